@@ -1,0 +1,26 @@
+"""Layer 3: validation of single messages.
+
+>>> report = validate({"Header": "PGM-KPA-V1.0", "Mode": "RS"})
+>>> report.type, report.mode, report.conforms
+('BKN-PAL', 'RS', False)
+>>> [f.rule for f in report.findings][:3]
+['required', 'required', 'required']
+"""
+
+from pgm_explore.validation._parse import InputProblem, loads
+from pgm_explore.validation._report import FINDING_COLUMNS, Report, validate
+from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
+
+__all__ = [
+    "FINDING_COLUMNS",
+    "RULES",
+    "Finding",
+    "InputProblem",
+    "Report",
+    "Rule",
+    "RuleCode",
+    "Severity",
+    "json_path",
+    "loads",
+    "validate",
+]

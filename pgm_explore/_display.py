@@ -1,0 +1,63 @@
+"""Notebook display shared by every layer: a mime bundle that never raises.
+
+Jupyter hides exceptions raised inside display hooks, so a failing HTML builder would
+leave a blank cell. :func:`mimebundle` falls back to the plain text, and to a bare
+type name if even that fails. All user text goes through :func:`esc`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Container
+from typing import Any
+
+__all__ = ["badge", "esc", "mimebundle", "table"]
+
+STYLE = (
+    "<style>"
+    ".pgmx-table{border-collapse:collapse;font-size:12px}"
+    ".pgmx-table th,.pgmx-table td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
+    ".pgmx-badge{display:inline-block;padding:1px 8px;border-radius:8px;color:#fff;font-weight:600}"
+    ".pgmx-ok{background:#2e7d32}.pgmx-bad{background:#c62828}.pgmx-warn{background:#ef6c00}"
+    "</style>"
+)
+
+
+def esc(value: Any) -> str:
+    """HTML-escape any value (also lone surrogates, which cannot be encoded)."""
+    text = value if isinstance(value, str) else str(value)
+    return html.escape(text.encode("utf-8", "backslashreplace").decode("utf-8"), quote=True)
+
+
+def badge(text: str, kind: str) -> str:
+    return f'<span class="pgmx-badge pgmx-{kind}">{esc(text)}</span>'
+
+
+def table(columns: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return f'<table class="pgmx-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def mimebundle(
+    obj: object,
+    text: Callable[[], str],
+    html_body: Callable[[], str],
+    include: Container[str] | None = None,
+    exclude: Container[str] | None = None,
+) -> dict[str, str]:
+    """A ``_repr_mimebundle_`` result with text/plain and text/html; never raises."""
+    try:
+        plain = text()
+    except Exception:  # a display hook must not raise, whatever went wrong
+        plain = f"<{type(obj).__name__}>"
+    bundle = {"text/plain": plain}
+    try:
+        bundle["text/html"] = STYLE + html_body()
+    except Exception:
+        bundle["text/html"] = f"<pre>{esc(plain)}</pre>"
+    return {
+        mime: data
+        for mime, data in bundle.items()
+        if (include is None or mime in include) and (exclude is None or mime not in exclude)
+    }

@@ -1,0 +1,370 @@
+"""Schema validation: a compiled verdict, and plain-language reasons when it is "no".
+
+The verdict comes from jsonschema-rs (hundreds of thousands of messages a second).
+Only a message that fails is handed to python-jsonschema, whose errors carry the
+sub-schema, the schema path and the alternatives of a failed ``oneOf``, which is what a
+message for a person needs. A test holds the two engines to the same verdict; should
+they ever differ at run time, the compiled engine's own error is reported rather than
+nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import jsonschema_rs
+
+from pgm_explore.spec import DataType, schema_resources
+from pgm_explore.validation.findings import Finding, RuleCode
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+__all__ = ["advisory_findings", "is_valid", "schema_findings"]
+
+_MODE_WORD = {"RQ": "Request", "RS": "Response"}
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "object": "an object",
+    "array": "an array",
+    "boolean": "true or false",
+    "null": "null",
+}
+_SHOWN = 40
+
+
+@cache
+def _rs_registry() -> jsonschema_rs.Registry:
+    return jsonschema_rs.Registry(list(schema_resources().items()))
+
+
+@cache
+def _rs_validator(dt: DataType) -> jsonschema_rs.Validator:
+    return jsonschema_rs.validator_for(dict(dt.schema), registry=_rs_registry(), offline=True)
+
+
+@cache
+def _py_validator(dt: DataType) -> Validator:
+    # Imported here: python-jsonschema costs up to ~2 s to import where the Jupyter
+    # stack is installed, and conforming messages never need it.
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    registry: Registry[Any] = Registry().with_resources(
+        (uri, Resource.from_contents(contents)) for uri, contents in schema_resources().items()
+    )
+    return Draft202012Validator(dt.schema, registry=registry)
+
+
+def is_valid(dt: DataType, document: Any) -> bool:
+    """The verdict of the compiled validator (falls back to python-jsonschema for
+    values it cannot take, such as strings with lone surrogates)."""
+    try:
+        return _rs_validator(dt).is_valid(document)
+    except (ValueError, TypeError, OverflowError):
+        return _py_validator(dt).is_valid(document)
+
+
+# --- explaining a failure -------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    """A short, safe rendering of a value for a message (never the whole of a 10 MB string)."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, str):
+        text = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
+        return f'the string "{text}"'
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _name(path: tuple[str | int, ...], dt: DataType) -> str:
+    """How a message names the value at ``path``: its property, or an item of it."""
+    if not path:
+        return f"A {dt.name} message"
+    last = path[-1]
+    if isinstance(last, int):
+        parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
+        return f"Each item of {parent}"
+    return str(last)
+
+
+def _labels(path: tuple[str | int, ...]) -> tuple[str, ...]:
+    return tuple(p for p in path if isinstance(p, str))
+
+
+def spec_reference(dt: DataType, path: tuple[str | int, ...]) -> str:
+    """The spec clause behind the value at ``path``, through the bundled schemas."""
+    labels = _labels(path)
+    if len(labels) > 1 and labels[0] == "DataXMData":
+        return f"PTF V1.0 Data Exchange Metadata (DECISIONS D6), via {dt.clause(labels[:1])}"
+    if len(labels) > 1 and labels[0] in ("QueryTime", "PCPromptTime"):
+        return f"OSD V1.5 Simple Time (DECISIONS D5), via {dt.clause(labels[:1])}"
+    return dt.clause(labels)
+
+
+def _one_of(error: ValidationError) -> str:
+    """Describe the alternatives of a failed oneOf/anyOf by the property each requires."""
+    forms = []
+    for alternative in error.validator_value:
+        required = alternative.get("required") if isinstance(alternative, dict) else None
+        if not required:
+            return "matches none of the allowed forms"
+        forms.append("{" + ", ".join(required) + "}")
+    if error.validator == "oneOf" and isinstance(error.instance, dict):
+        return "must be an object with exactly one of the forms " + " or ".join(forms)
+    return "must have one of the forms " + " or ".join(forms)
+
+
+def _close(word: str, options: list[str]) -> str:
+    match = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f' Did you mean "{match[0]}"?' if match else ""
+
+
+def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterator[Finding]:
+    path = tuple(error.absolute_path)
+    schema_path = tuple(error.absolute_schema_path)
+    keyword = error.validator
+    name = _name(path, dt)
+    spec = spec_reference(dt, path)
+
+    if keyword == "required":
+        # python-jsonschema yields one error per missing property; naming each one at
+        # its own path lets a form put the message beside the empty field.
+        instance = error.instance if isinstance(error.instance, dict) else {}
+        for prop in error.validator_value:
+            if prop in instance:
+                continue
+            where = path + (prop,)
+            if not path and "then" in schema_path and mode in _MODE_WORD:
+                requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
+                yield Finding.of(
+                    "mode-required",
+                    where,
+                    f"{prop} is missing: a {dt.name} {_MODE_WORD[mode]} must state its {prop}.",
+                    f"{dt.requirement(requirement)} (DECISIONS D7)",
+                )
+            elif not path and prop == "DataXMData":
+                yield Finding.of(
+                    "required",
+                    where,
+                    f"DataXMData is missing: every {dt.name} message shall include its Data Exchange Metadata.",
+                    f"{dt.requirement('Metadata')} (DECISIONS D6)",
+                )
+            elif "then" in schema_path:
+                accuracy = instance.get("AccuracyMode")
+                why = (
+                    f'AccuracyMode is "{accuracy}", which requires it'
+                    if isinstance(accuracy, str)
+                    else "a Simple Time segment without AccuracyMode must carry AccuracyPlusMinus, "
+                    "AccuracyStartPlusMinus and AccuracyEndPlusMinus (a quirk of the published schema)"
+                )
+                yield Finding.of("required", where, f"{prop} is missing: {why}.", spec)
+            else:
+                parent = f"a {dt.name} message" if not path else name
+                yield Finding.of(
+                    "required",
+                    where,
+                    f"{prop} is missing: it is required in {parent}.",
+                    spec_reference(dt, where),
+                )
+    elif keyword is None:
+        # A `false` sub-schema: only the Mode branches have them. python-jsonschema
+        # reports these without the property's path, so read the names off the branch.
+        branch = _branch(dt, schema_path)
+        if branch is None:
+            yield Finding.of("schema", path, error.message[:200], spec)
+            return
+        other = "RS" if mode == "RQ" else "RQ"
+        for prop in branch:
+            yield Finding.of(
+                "mode-forbidden",
+                (prop,),
+                f"{prop} is a {_MODE_WORD[other]} property and may not appear in a {_MODE_WORD.get(mode or '', '')}.",
+                f"{dt.requirement('Header')}; {dt.clause((prop,))} (DECISIONS D8)",
+            )
+    elif keyword == "additionalProperties":
+        declared = list((error.schema or {}).get("properties", {}))
+        for extra in error.instance:
+            if extra in declared:
+                continue
+            where = path + (extra,)
+            owner = f"a {dt.name} message" if not path else name
+            yield Finding.of(
+                "unknown-property",
+                where,
+                f"{extra} is not a property of {owner}.{_close(extra, declared)}",
+                f"{spec}: the properties the tables list (DECISIONS D3)"
+                if path
+                else f"{dt.name} Tables (DECISIONS D3)",
+            )
+    elif keyword == "type":
+        expected = (
+            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        )
+        words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+        yield Finding.of("type", path, f"{name} must be {words}, not {_shown(error.instance)}.", spec)
+    elif keyword == "enum":
+        options = [str(o) for o in error.validator_value]
+        hint = _close(error.instance, options) if isinstance(error.instance, str) else ""
+        yield Finding.of(
+            "enum",
+            path,
+            f"{name} must be one of {', '.join(options)}; {_shown(error.instance)} is not allowed.{hint}",
+            spec,
+        )
+    elif keyword == "const":
+        yield Finding.of(
+            "const", path, f'{name} must be "{error.validator_value}", not {_shown(error.instance)}.', spec
+        )
+    elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        bound = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "more than",
+            "exclusiveMaximum": "less than",
+        }[keyword]
+        yield Finding.of(
+            "range", path, f"{name} must be {bound} {error.validator_value}, not {error.instance!r}.", spec
+        )
+    elif keyword == "maxLength":
+        yield Finding.of(
+            "max-length",
+            path,
+            f"{name} has {len(error.instance)} characters; at most {error.validator_value} are allowed.",
+            spec,
+        )
+    elif keyword == "pattern":
+        yield Finding.of(
+            "pattern",
+            path,
+            f"{name} must match the pattern {error.validator_value} (for example PGM-KDA-V1.0); "
+            f"{_shown(error.instance)} does not.",
+            spec,
+        )
+    elif keyword == "minItems":
+        count = error.validator_value
+        yield Finding.of(
+            "min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec
+        )
+    elif keyword in ("oneOf", "anyOf"):
+        yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
+    else:
+        yield Finding.of("schema", path, f"{name}: {error.message[:200]}", spec)
+
+
+def _branch(dt: DataType, schema_path: tuple[str | int, ...]) -> list[str] | None:
+    """Names of the properties a Mode branch forbids, from ``allOf/i/then/properties``."""
+    if len(schema_path) != 4 or schema_path[0] != "allOf" or schema_path[2:] != ("then", "properties"):
+        return None
+    branch = dt.schema["allOf"][schema_path[1]]["then"]["properties"]
+    return [prop for prop, sub in branch.items() if sub is False]
+
+
+def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> list[Finding]:
+    """Why ``document`` does not conform: one finding per real problem, in schema order."""
+    findings: list[Finding] = []
+    seen: set[tuple[str, tuple[str | int, ...]]] = set()
+    for error in _py_validator(dt).iter_errors(document):
+        for finding in _translate(dt, mode, error):
+            # A forbidden property is only a problem when present; the branch lists them all.
+            if finding.rule == "mode-forbidden" and finding.path[0] not in document:
+                continue
+            key = (finding.rule, finding.path)
+            if key not in seen:
+                seen.add(key)
+                findings.append(finding)
+    if not findings:
+        findings.extend(_rs_findings(dt, document))
+    return findings
+
+
+def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
+    """The compiled engine's own words, for the case where the two engines disagree."""
+    try:
+        errors = list(_rs_validator(dt).iter_errors(document))
+    except (ValueError, TypeError, OverflowError) as exc:
+        yield Finding.of("schema", (), f"The message could not be checked: {exc}", dt.name)
+        return
+    for error in errors:
+        path = tuple(error.instance_path)
+        yield Finding.of(
+            "schema", path, f"{_name(path, dt)}: {error.message[:200]}", spec_reference(dt, path)
+        )
+
+
+# --- advisory checks (DECISIONS D9b) ---------------------------------------------------
+
+# Open properties hold whatever their producer put there, and the bundled schemas
+# already say what they require of their own arrays.
+_NOT_CHECKED = frozenset({"SceneContext", "Intent", "Personality", "Spatial", "Temporal", "DataXMData"})
+
+
+def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a schema that asks for non-empty strings and arrays."""
+    if not isinstance(node, dict):
+        return {}
+    if node.get("$ref", "").startswith("#/$defs/"):
+        return _advisory(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+    out: dict[str, Any] = {}
+    types = node.get("type")
+    types = types if isinstance(types, list) else [types]
+    if "string" in types and "enum" not in node and "const" not in node:
+        out["minLength"] = 1
+    if "array" in types:
+        out["minItems"] = 1
+        items = _advisory(node.get("items"), defs)
+        if items:
+            out["items"] = items
+    props = {
+        key: sub
+        for key, value in node.get("properties", {}).items()
+        if key not in _NOT_CHECKED and (sub := _advisory(value, defs))
+    }
+    if props:
+        out["properties"] = props
+    return out
+
+
+@cache
+def _advisory_validator(dt: DataType) -> jsonschema_rs.Validator:
+    return jsonschema_rs.validator_for(_advisory(dict(dt.schema), dt.schema.get("$defs", {})))
+
+
+def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
+    """``empty-value`` warnings: empty strings and lists where the spec expects content."""
+    validator = _advisory_validator(dt)
+    try:
+        if validator.is_valid(document):
+            return []
+        errors = list(validator.iter_errors(document))
+    except (ValueError, TypeError, OverflowError):
+        return []
+    findings = []
+    for error in errors:
+        path = tuple(error.instance_path)
+        if path == ("ProcessActions",):
+            continue  # an empty ProcessActions list has its own, more precise rules
+        what = "an empty string" if isinstance(error.instance, str) else "an empty list"
+        rule: RuleCode = "empty-value"
+        findings.append(
+            Finding.of(
+                rule,
+                path,
+                f"{_name(path, dt)} is {what}; the spec expects content here (leave it out if there is none).",
+                f"{spec_reference(dt, path)} (DECISIONS D9b)",
+            )
+        )
+    return findings
