@@ -92,9 +92,7 @@ def parse_tables(text: str) -> list[SpecTable]:
         stack: list[str] = []
         # Skip blank lines and the "Label Description" heading, then read rows up to
         # the first line that is not a row (a blank line ends the plain layout).
-        while i < len(lines) and (
-            not lines[i] or lines[i].replace("|", "").split() == ["Label", "Description"]
-        ):
+        while i < len(lines) and (not lines[i] or lines[i].replace("|", "").split() == ["Label", "Description"]):
             i += 1
         piped = i < len(lines) and lines[i].startswith("|")
         while i < len(lines) and lines[i] and lines[i].startswith("|") == piped:

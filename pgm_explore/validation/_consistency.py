@@ -32,11 +32,7 @@ def _rule(type_name: str, mode: str) -> Callable[[RuleFunction], RuleFunction]:
 
 
 def _objects(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
-    return (
-        [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
-        if isinstance(value, list)
-        else []
-    )
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def _duplicates(items: list[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
@@ -90,11 +86,7 @@ def process_action_steps_unique(dt: DataType, doc: Document) -> Iterator[Finding
 
 @_rule("BKN-DAC", "RQ")
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> Iterator[Finding]:
-    if (
-        doc.get("Kind") == "commitment"
-        and not doc.get("Commitments")
-        and not doc.get("ReleasedCommitmentIDs")
-    ):
+    if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
         yield Finding.of(
             "commitment-kind",
             ("Commitments",),

@@ -34,9 +34,7 @@ def position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _problem(
-    rule: RuleCode, message: str, line: int | None = None, column: int | None = None
-) -> InputProblem:
+def _problem(rule: RuleCode, message: str, line: int | None = None, column: int | None = None) -> InputProblem:
     return InputProblem(Finding.of(rule, (), message, _SPEC, line=line, column=column))
 
 
@@ -69,13 +67,9 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise _problem(
-            "syntax", f"Not valid JSON: {exc.msg}.", exc.lineno + first_line - 1, exc.colno
-        ) from None
+        raise _problem("syntax", f"Not valid JSON: {exc.msg}.", exc.lineno + first_line - 1, exc.colno) from None
     except RecursionError:
-        raise _problem(
-            "too-deep", "The JSON nests too deeply to be read (more than about 1,000 levels)."
-        ) from None
+        raise _problem("too-deep", "The JSON nests too deeply to be read (more than about 1,000 levels).") from None
     except ValueError as exc:
         match = _NON_JSON_CONSTANT.search(text)
         line, column = position(text, match.start()) if match else (1, 1)

@@ -145,8 +145,7 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
         return None, Finding.of(
             "header-unknown",
             ("Header",),
-            f"Header {_quoted(header)} is not a PGM-AUA V1.0 data type; "
-            f"the Headers are {', '.join(HEADERS)}.{hint}",
+            f"Header {_quoted(header)} is not a PGM-AUA V1.0 data type; the Headers are {', '.join(HEADERS)}.{hint}",
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     return dt, None

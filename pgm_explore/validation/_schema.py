@@ -147,7 +147,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         for prop in error.validator_value:
             if prop in instance:
                 continue
-            where = path + (prop,)
+            where = (*path, prop)
             if not path and "then" in schema_path and mode in _MODE_WORD:
                 requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
                 yield Finding.of(
@@ -200,7 +200,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         for extra in error.instance:
             if extra in declared:
                 continue
-            where = path + (extra,)
+            where = (*path, extra)
             owner = f"a {dt.name} message" if not path else name
             yield Finding.of(
                 "unknown-property",
@@ -211,9 +211,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 else f"{dt.name} Tables (DECISIONS D3)",
             )
     elif keyword == "type":
-        expected = (
-            error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        )
+        expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
         yield Finding.of("type", path, f"{name} must be {words}, not {_shown(error.instance)}.", spec)
     elif keyword == "enum":
@@ -256,9 +254,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         )
     elif keyword == "minItems":
         count = error.validator_value
-        yield Finding.of(
-            "min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec
-        )
+        yield Finding.of("min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec)
     elif keyword in ("oneOf", "anyOf"):
         yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
     else:
@@ -300,9 +296,7 @@ def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
         return
     for error in errors:
         path = tuple(error.instance_path)
-        yield Finding.of(
-            "schema", path, f"{_name(path, dt)}: {error.message[:200]}", spec_reference(dt, path)
-        )
+        yield Finding.of("schema", path, f"{_name(path, dt)}: {error.message[:200]}", spec_reference(dt, path))
 
 
 # --- advisory checks (DECISIONS D9b) ---------------------------------------------------

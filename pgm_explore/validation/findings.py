@@ -75,9 +75,7 @@ RULES: Mapping[str, Rule] = _rules(
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
     Rule("required", "error", True, "A property marked (required) in the Semantics tables is missing."),
-    Rule(
-        "mode-required", "error", True, "A property the mode requires is missing (Kind; RequestID, Outcome)."
-    ),
+    Rule("mode-required", "error", True, "A property the mode requires is missing (Kind; RequestID, Outcome)."),
     Rule("mode-forbidden", "error", True, "A property of the other mode is present (D8)."),
     Rule("unknown-property", "error", True, "A property that the tables do not list for this object."),
     Rule("type", "error", True, "A value of the wrong JSON type."),
@@ -91,9 +89,7 @@ RULES: Mapping[str, Rule] = _rules(
     Rule("schema", "error", True, "Any other schema violation."),
     Rule("feasibility-kind", "warning", False, "ProcessActions in a Request whose Kind is not feasibility."),
     Rule("feasibility-missing", "warning", False, "A feasibility Request without ProcessActions."),
-    Rule(
-        "duplicate-step", "warning", False, "Two Process Actions or two Feasibility steps with the same Step."
-    ),
+    Rule("duplicate-step", "warning", False, "Two Process Actions or two Feasibility steps with the same Step."),
     Rule("overall-mismatch", "error", False, "Feasibility.Overall contradicts the PA Status of the steps."),
     Rule("reason-missing", "warning", False, "A step whose PA Status is not Ack gives no Reason."),
     Rule(
