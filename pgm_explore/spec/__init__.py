@@ -26,8 +26,8 @@ from pgm_explore.spec._tables import SpecRow, SpecTable, parse_tables
 
 __all__ = [
     "DATA_TYPES",
-    "HEADERS",
     "DataType",
+    "HEADERS",
     "Mode",
     "SpecRow",
     "SpecTable",
@@ -197,3 +197,5 @@ def schema_resources() -> Mapping[str, Mapping[str, Any]]:
                 schema = json.loads(entry.read_text(encoding="utf-8"))
                 found[schema["$id"]] = schema
     return found
+
+SpecRow.__module__ = SpecTable.__module__ = __name__

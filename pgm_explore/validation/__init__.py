@@ -13,9 +13,9 @@ from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Seve
 
 __all__ = [
     "FINDING_COLUMNS",
-    "RULES",
     "Finding",
     "InputProblem",
+    "RULES",
     "Report",
     "Rule",
     "RuleCode",
@@ -24,3 +24,7 @@ __all__ = [
     "loads",
     "validate",
 ]
+
+# Public names are documented where they are imported from, not in private modules.
+for _name in ("InputProblem", "Report", "loads", "validate"):
+    globals()[_name].__module__ = __name__

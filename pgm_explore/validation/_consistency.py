@@ -110,6 +110,11 @@ def commitment_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
 # --- BKN-DAC Responses ------------------------------------------------------------------
 
 
+def _enum(dt: DataType, *labels: str) -> frozenset[str]:
+    found = dt.row(labels)
+    return frozenset(found[1].enum or ()) if found else frozenset()
+
+
 def _feasibility_steps(doc: Document) -> list[tuple[int, Mapping[str, Any]]]:
     feasibility = doc.get("Feasibility")
     return _objects(feasibility.get("Steps")) if isinstance(feasibility, dict) else []
@@ -150,7 +155,9 @@ def overall_agrees_with_steps(dt: DataType, doc: Document) -> Iterator[Finding]:
         return
     steps = _feasibility_steps(doc)
     statuses = [item.get("PAStatus") for _, item in steps]
-    if not all(isinstance(s, str) for s in statuses):
+    # A value outside the enumerations is already a conformance error; judging it again is noise.
+    known = _enum(dt, "Feasibility", "Steps", "PAStatus")
+    if overall not in _enum(dt, "Feasibility", "Overall") or not all(s in known for s in statuses):
         return
     expected = expected_overall(statuses)  # type: ignore[arg-type]
     if expected is None or expected == overall:
@@ -170,7 +177,7 @@ def overall_agrees_with_steps(dt: DataType, doc: Document) -> Iterator[Finding]:
 def non_ack_steps_have_reason(dt: DataType, doc: Document) -> Iterator[Finding]:
     for index, item in _feasibility_steps(doc):
         status = item.get("PAStatus")
-        if isinstance(status, str) and status != "Ack" and "Reason" not in item:
+        if status != "Ack" and status in _enum(dt, "Feasibility", "Steps", "PAStatus") and "Reason" not in item:
             yield Finding.of(
                 "reason-missing",
                 ("Feasibility", "Steps", index),

@@ -183,6 +183,9 @@ def validate(document: Any, *, source: str | None = None) -> Report:
 
     conforms = _schema.is_valid(dt, document)
     findings = [] if conforms else _schema.schema_findings(dt, document, mode)
-    findings += consistency_findings(dt, document, mode)
-    findings += _schema.advisory_findings(dt, document)
-    return Report(dt.name, mode, conforms, tuple(findings), source)
+    advice = consistency_findings(dt, document, mode) + _schema.advisory_findings(dt, document)
+    if findings and advice:
+        # Inside a value that is already wrong (a forbidden or mistyped property), advice is noise.
+        wrong = [f.path for f in findings]
+        advice = [a for a in advice if not any(a.path[: len(w)] == w for w in wrong)]
+    return Report(dt.name, mode, conforms, tuple(findings + advice), source)

@@ -1,0 +1,95 @@
+"""Shared test data: where the examples are, and minimal conforming messages to vary."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "data" / "examples"
+
+_TIME = {
+    "Header": "OSD-STM-V1.5",
+    "SimpleTimeID": "t-1",
+    "SimpleTimeData": [
+        {
+            "FlagsByte": 3,
+            "StartTime": 1795000000000,
+            "EndTime": 1795000000000,
+            "AccuracyMode": "single",
+            "AccuracyPlusMinus": 5,
+            "TimeType": True,
+            "TimeUnit": "01",
+        }
+    ],
+}
+_HEADERS = {"PC Prompt": "PGM-PCP-V1.0", "BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
+_SENDERS = {"BKN-PRC": "PGM-PRC", "BKN-DAC": "PGM-DAC", "BKN-PAL": "PGM-PAL"}
+
+
+def minimal_message(type_name: str, mode: str | None = None) -> dict[str, Any]:
+    """The smallest conforming message of a type and mode, built by hand (not by the library)."""
+    header = _HEADERS[type_name]
+    if type_name == "PC Prompt":
+        return {
+            "Header": header,
+            "MInstance": "mi-1",
+            "UEnvironment": "ue-1",
+            "SessionID": "s-1",
+            "PCPromptID": "p-1",
+            "PCPromptTime": copy.deepcopy(_TIME),
+            "DialogID": "d-1",
+            "Prompt": "Help me buy a lantern.",
+            "DataXMData": {"Header": "PTF-DEM-V1.0", "DataID": "p-1", "Source": [{"AIMID": "PGM-PRC"}]},
+        }
+    doc: dict[str, Any] = {
+        "Header": header,
+        "Mode": mode,
+        "MInstance": "mi-1",
+        "UEnvironment": "ue-1",
+        "SessionID": "s-1",
+        "QueryID": f"q-{mode}",
+        "QueryTime": copy.deepcopy(_TIME),
+        "DialogID": "d-1",
+        "TurnIndex": 0,
+        "DataXMData": {
+            "Header": "PTF-DEM-V1.0",
+            "DataID": f"q-{mode}",
+            "Source": [{"AIMID": "PGM-BKN" if mode == "RQ" else _SENDERS[type_name]}],
+        },
+    }
+    if mode == "RQ" and type_name != "BKN-PAL":
+        doc["Kind"] = "clarification"
+    if mode == "RS":
+        doc["RequestID"] = "q-RQ"
+        doc["Outcome"] = "answered"
+        doc.update(
+            {
+                "BKN-PRC": {"Representation": {"Text": "The lantern on the left stall."}},
+                "BKN-DAC": {"Answer": {"Text": "Lanterns are sold at stall 7."}},
+                "BKN-PAL": {"Stance": {"Label": "helpful-guide"}},
+            }[type_name]
+        )
+    return doc
+
+
+KINDS = [("PC Prompt", None)] + [(t, m) for t in ("BKN-PRC", "BKN-DAC", "BKN-PAL") for m in ("RQ", "RS")]
+
+
+@pytest.fixture
+def message() -> Callable[..., dict[str, Any]]:
+    return minimal_message
+
+
+def example_files(kind: str) -> list[Path]:
+    """Example messages (not their ``.expected.json`` sidecars) under ``data/examples/*/<kind>/``."""
+    return sorted(p for p in EXAMPLES.glob(f"*/{kind}/*.json") if not p.name.endswith(".expected.json"))
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))

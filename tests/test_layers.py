@@ -1,0 +1,53 @@
+"""Each layer imports only from the layers before it (the tree shows the architecture)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
+
+# Position in the data flow; a module may import from its own position or earlier ones.
+# `_display` and `_sources` are shared helpers below every layer; the command line sits on top.
+LAYERS = {
+    "_display": 0,
+    "spec": 1,
+    "models": 2,
+    "validation": 3,
+    "_sources": 3,
+    "dialogue": 4,
+    "analysis": 5,
+    "widgets": 6,
+    "mcp": 6,
+    "cli": 7,
+    "__main__": 7,
+    "__init__": 7,
+}
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name.startswith("pgm_explore.")}
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_layer_order(path: Path) -> None:
+    relative = path.relative_to(PACKAGE).with_suffix("")
+    own = relative.parts[0] if len(relative.parts) > 1 else relative.name
+    assert own in LAYERS, f"{relative} belongs to no layer: add it to LAYERS"
+    for imported in _imports(path):
+        target = _layer(imported)
+        assert LAYERS.get(target, 99) <= LAYERS[own], f"{relative} ({own}) imports {imported} ({target})"

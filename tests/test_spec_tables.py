@@ -1,0 +1,156 @@
+"""The schemas against the spec texts: every table row, both ways, so neither can drift.
+
+The texts are read from ../shared/spec (the project's normative copy) when it is there,
+and the copy vendored in the package must equal it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from pgm_explore.spec import DATA_TYPES, DataType, SpecRow, schema_resources
+from pgm_explore.spec._tables import parse_tables
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "spec"
+TYPES = [pytest.param(dt, id=dt.name) for dt in DATA_TYPES]
+
+
+def _text(dt: DataType) -> str:
+    shared = SHARED / dt.text_file
+    return shared.read_text(encoding="utf-8") if shared.exists() else dt.text
+
+
+def _resolve(schema: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = node.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return schema["$defs"][ref.rsplit("/", 1)[1]]
+    return node
+
+
+def _object_at(schema: Mapping[str, Any], labels: tuple[str, ...]) -> Mapping[str, Any]:
+    """The object schema holding the properties of the row at ``labels`` (arrays stepped through)."""
+    node: Mapping[str, Any] = schema
+    for label in labels:
+        node = _resolve(schema, node["properties"][label])
+        if node.get("type") == "array":
+            node = _resolve(schema, node["items"])
+    return node
+
+
+def _rows(dt: DataType) -> Iterator[tuple[str | None, SpecRow]]:
+    for table in parse_tables(_text(dt)):
+        for row in table.rows:
+            yield table.mode, row
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_vendored_text_equals_shared_copy(dt: DataType) -> None:
+    if not SHARED.exists():
+        pytest.skip("../shared/spec is not beside this checkout")
+    assert dt.text == (SHARED / dt.text_file).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_tables_found(dt: DataType) -> None:
+    tables = parse_tables(_text(dt))
+    assert [t.number for t in tables] == ([1] if not dt.has_modes else [1, 2, 3])
+    assert all(t.rows for t in tables)
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_every_row_is_in_the_schema(dt: DataType) -> None:
+    for _mode, row in _rows(dt):
+        parent = _object_at(dt.schema, row.path[:-1])
+        assert row.label in parent["properties"], f"{row.path} missing from {dt.schema_file}"
+        node = parent["properties"][row.label]
+        assert node.get("description") == row.description.replace(" (required)", ""), row.path
+        node = _resolve(dt.schema, node)
+        if row.enum is not None:
+            assert node.get("enum", [node.get("const")]) == list(row.enum), row.path
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_required_where_marked(dt: DataType) -> None:
+    for _mode, row in _rows(dt):
+        parent = _object_at(dt.schema, row.path[:-1])
+        # D6: every Functional Requirement says "shall include DataXMData", which the tables do not mark.
+        marked = row.required or row.path == ("DataXMData",)
+        assert (row.label in parent.get("required", [])) == marked, row.path
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_every_schema_property_is_in_a_table(dt: DataType) -> None:
+    rows = {row.path for _mode, row in _rows(dt)}
+
+    def walk(node: Mapping[str, Any], prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        for label, sub in node.get("properties", {}).items():
+            path = (*prefix, label)
+            yield path
+            sub = _resolve(dt.schema, sub)
+            if sub.get("type") == "array":
+                sub = _resolve(dt.schema, sub["items"])
+            # Open properties and the bundled MPAI types are not described by the tables.
+            if sub.get("additionalProperties") is False and "$ref" not in sub:
+                yield from walk(sub, path)
+
+    # D11: ActionContext.Affordances has the item shape of BKN-DAC Answer.Affordances,
+    # which the tables give only there.
+    beyond = {p for p in walk(dt.schema, ()) if "ActionContext" in p and p[-2:-1] == ("Affordances",)}
+    assert set(walk(dt.schema, ())) - rows == beyond
+    assert all(p[-1] in ("EntityID", "Class", "Action") for p in beyond)
+
+
+@pytest.mark.parametrize("dt", [p for p in TYPES if p.values[0].has_modes])
+def test_mode_branches_follow_tables_2_and_3(dt: DataType) -> None:
+    rq = {row.label for mode, row in _rows(dt) if mode == "RQ" and row.depth == 0}
+    rs = {row.label for mode, row in _rows(dt) if mode == "RS" and row.depth == 0}
+    branches = {b["if"]["properties"]["Mode"]["const"]: b["then"] for b in dt.schema["allOf"]}
+    forbidden_in_rq = {k for k, v in branches["RQ"]["properties"].items() if v is False}
+    forbidden_in_rs = {k for k, v in branches["RS"]["properties"].items() if v is False}
+    assert forbidden_in_rq == rs  # D8
+    assert forbidden_in_rs == rq
+    # D7: Kind in PRC and DAC Requests; RequestID and Outcome in every Response.
+    assert branches["RQ"].get("required", []) == ([] if dt.name == "BKN-PAL" else ["Kind"])
+    assert branches["RS"]["required"] == ["RequestID", "Outcome"]
+
+
+@pytest.mark.parametrize("dt", TYPES)
+def test_identity_and_metadata(dt: DataType) -> None:
+    schema = dt.schema
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"  # D1
+    assert schema["$id"] == dt.schema_id
+    assert schema["title"] == dt.title
+    assert schema["properties"]["Header"]["const"] == dt.header  # D2
+    assert ("Mode" in schema["properties"]) == dt.has_modes
+    assert "DataXMData" in schema["required"]  # D6
+    assert schema["properties"]["DescrMetadata"]["maxLength"] == 2048  # D9
+    assert schema["additionalProperties"] is False  # D3
+
+
+@pytest.mark.parametrize("uri", sorted(schema_resources()))
+def test_every_bundled_schema_passes_its_metaschema(uri: str) -> None:
+    jsonschema.Draft202012Validator.check_schema(schema_resources()[uri])
+
+
+def test_every_reference_resolves_offline() -> None:
+    def refs(node: Any) -> Iterator[str]:
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                yield node["$ref"]
+            for value in node.values():
+                yield from refs(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from refs(value)
+
+    known = schema_resources()
+    for uri, schema in known.items():
+        for ref in refs(schema):
+            if ref.startswith("#"):
+                continue
+            assert ref.split("#")[0] in known, f"{uri} refers to {ref}, which is not bundled"
