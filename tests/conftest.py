@@ -28,7 +28,12 @@ _TIME = {
         }
     ],
 }
-_HEADERS = {"PC Prompt": "PGM-PCP-V1.0", "BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
+_HEADERS = {
+    "PC Prompt": "PGM-PCP-V1.0",
+    "BKN-PRC": "PGM-KPR-V1.0",
+    "BKN-DAC": "PGM-KDA-V1.0",
+    "BKN-PAL": "PGM-KPA-V1.0",
+}
 _SENDERS = {"BKN-PRC": "PGM-PRC", "BKN-DAC": "PGM-DAC", "BKN-PAL": "PGM-PAL"}
 
 

@@ -10,8 +10,7 @@ from conftest import KINDS, minimal_message
 
 import pgm_explore
 from pgm_explore.spec import data_type
-from pgm_explore.validation import RULES, Finding, Report, validate
-from pgm_explore.validation import _schema
+from pgm_explore.validation import RULES, Finding, Report, _schema, validate
 
 
 @pytest.mark.parametrize(("type_name", "mode"), KINDS)
@@ -25,7 +24,10 @@ def _rules(report: Report) -> list[tuple[str, str]]:
 
 
 def test_other_mode_property_is_named() -> None:
-    doc = minimal_message("BKN-DAC", "RQ") | {"Outcome": "answered", "Feasibility": {"Steps": [], "Overall": "feasible"}}
+    doc = minimal_message("BKN-DAC", "RQ") | {
+        "Outcome": "answered",
+        "Feasibility": {"Steps": [], "Overall": "feasible"},
+    }
     report = validate(doc)
     assert not report.conforms
     assert _rules(report) == [("mode-forbidden", "$.Outcome"), ("mode-forbidden", "$.Feasibility")]
@@ -124,7 +126,12 @@ def test_one_finding_per_problem_with_many_problems() -> None:
     keys = _rules(report)
     assert len(keys) == len(set(keys)) == 4
     assert {rule for rule, _ in keys} == {"range", "mode-forbidden", "unknown-property", "mode-required"}
-    assert report.best is not None and report.best.rule in {"range", "mode-forbidden", "unknown-property", "mode-required"}
+    assert report.best is not None and report.best.rule in {
+        "range",
+        "mode-forbidden",
+        "unknown-property",
+        "mode-required",
+    }
 
 
 def test_consistency_never_changes_the_verdict() -> None:
@@ -136,7 +143,10 @@ def test_consistency_never_changes_the_verdict() -> None:
     }
     report = validate(doc)
     assert report.conforms
-    assert _rules(report) == [("overall-mismatch", "$.Feasibility.Overall"), ("reason-missing", "$.Feasibility.Steps[1]")]
+    assert _rules(report) == [
+        ("overall-mismatch", "$.Feasibility.Overall"),
+        ("reason-missing", "$.Feasibility.Steps[1]"),
+    ]
     assert "partially_feasible" in report.findings[0].message
     assert report.findings[0].severity == "error" and report.findings[1].severity == "warning"
 
