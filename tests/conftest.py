@@ -98,3 +98,19 @@ def example_files(kind: str) -> list[Path]:
 
 def load(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep kernels, IPython and matplotlib from writing into the home directory."""
+    import os
+    import tempfile
+
+    state = Path(tempfile.mkdtemp(prefix="pgm-explore-test-"))
+    for variable, folder in (
+        ("JUPYTER_CONFIG_DIR", "jupyter-config"),
+        ("JUPYTER_DATA_DIR", "jupyter-data"),
+        ("JUPYTER_RUNTIME_DIR", "jupyter-runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "mpl"),
+    ):
+        os.environ.setdefault(variable, str(state / folder))

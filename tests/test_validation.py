@@ -145,7 +145,7 @@ def test_consistency_never_changes_the_verdict() -> None:
     assert report.conforms
     assert _rules(report) == [
         ("overall-mismatch", "$.Feasibility.Overall"),
-        ("reason-missing", "$.Feasibility.Steps[1]"),
+        ("reason-missing", "$.Feasibility.Steps[1].Reason"),
     ]
     assert "partially_feasible" in report.findings[0].message
     assert report.findings[0].severity == "error" and report.findings[1].severity == "warning"

@@ -180,7 +180,7 @@ def non_ack_steps_have_reason(dt: DataType, doc: Document) -> Iterator[Finding]:
         if status != "Ack" and status in _enum(dt, "Feasibility", "Steps", "PAStatus") and "Reason" not in item:
             yield Finding.of(
                 "reason-missing",
-                ("Feasibility", "Steps", index),
+                ("Feasibility", "Steps", index, "Reason"),
                 f"Step {item.get('Step')} has PA Status {status} but gives no Reason; "
                 "Basic Knowledge cannot repair a step without knowing why it failed.",
                 dt.clause(("Feasibility", "Steps", "Reason")),

@@ -183,7 +183,10 @@ def validate(document: Any, *, source: str | None = None) -> Report:
 
     conforms = _schema.is_valid(dt, document)
     findings = [] if conforms else _schema.schema_findings(dt, document, mode)
-    advice = consistency_findings(dt, document, mode) + _schema.advisory_findings(dt, document)
+    consistency = consistency_findings(dt, document, mode)
+    # Where a consistency rule already explains an empty value, "it is empty" adds nothing.
+    explained = {f.path for f in consistency}
+    advice = consistency + [f for f in _schema.advisory_findings(dt, document) if f.path not in explained]
     if findings and advice:
         # Inside a value that is already wrong (a forbidden or mistyped property), advice is noise.
         wrong = [f.path for f in findings]

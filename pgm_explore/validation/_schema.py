@@ -349,8 +349,6 @@ def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
     findings = []
     for error in errors:
         path = tuple(error.instance_path)
-        if path == ("ProcessActions",):
-            continue  # an empty ProcessActions list has its own, more precise rules
         what = "an empty string" if isinstance(error.instance, str) else "an empty list"
         rule: RuleCode = "empty-value"
         findings.append(
