@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -114,3 +115,11 @@ def pytest_configure(config: pytest.Config) -> None:
         ("MPLCONFIGDIR", "mpl"),
     ):
         os.environ.setdefault(variable, str(state / folder))
+
+
+# CI runs the same examples every time: a red build must be reproducible from its log.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pgm_explore.spec import DataType
+from pgm_explore.spec.process_actions import StatementError, parse_statement
 from pgm_explore.validation.findings import Finding
 
 __all__ = ["RULE_FUNCTIONS", "consistency_findings"]
@@ -82,6 +83,24 @@ def process_action_steps_unique(dt: DataType, doc: Document) -> Iterator[Finding
             f"Step {step} appears more than once among the ProcessActions; each Step indexes one Process Action.",
             dt.clause(("ProcessActions", "Step")),
         )
+
+
+@_rule("BKN-DAC", "RQ")
+def statements_parse(dt: DataType, doc: Document) -> Iterator[Finding]:
+    for index, item in _objects(doc.get("ProcessActions")):
+        statement = item.get("Statement")
+        if not isinstance(statement, str) or not statement:
+            continue
+        try:
+            parse_statement(statement)
+        except StatementError as error:
+            yield Finding.of(
+                "statement-syntax",
+                ("ProcessActions", index, "Statement"),
+                f"Step {item.get('Step')}: column {error.column}: {error.message}",
+                f"{dt.clause(('ProcessActions', 'Statement'))}; docs/process-actions.md (DECISIONS D17)",
+                column=error.column,
+            )
 
 
 @_rule("BKN-DAC", "RQ")

@@ -50,6 +50,33 @@ RuleCode = Literal[
     "outcome-payload",
     "failure-outcome",
     "empty-value",
+    "statement-syntax",
+    # Transcript rules (DECISIONS D15-D16): errors where the texts require, else warnings.
+    "request-unknown",
+    "turn-mismatch",
+    "response-duplicate",
+    "query-id-reused",
+    "prompt-id-reused",
+    "dialog-not-opened",
+    "turn-start",
+    "turn-gap",
+    "unanswered",
+    "context-mismatch",
+    "time-backwards",
+    "dialog-reopened",
+    "commitment-conflict",
+    "release-unknown",
+    "released-twice",
+    "commitment-status-unknown",
+    "commitment-status-wrong",
+    "commitment-unconfirmed",
+    "steps-mismatch",
+    "too-many-steps",
+    "action-not-in-repertoire",
+    "payload-kind",
+    "entity-unknown",
+    "stance-constraints",
+    "precheck-differs",
 ]
 
 
@@ -60,6 +87,8 @@ class Rule:
     conformance: bool
     """True when breaking the rule makes the message non-conforming (D13)."""
     summary: str
+    scope: Literal["message", "transcript"] = "message"
+    """Whether one message shows it, or only the messages around it (``pgm-explore check``)."""
 
 
 def _rules(*rules: Rule) -> Mapping[str, Rule]:
@@ -102,6 +131,37 @@ RULES: Mapping[str, Rule] = _rules(
     Rule("outcome-payload", "warning", False, "The Outcome does not match the payload of the Response."),
     Rule("failure-outcome", "warning", False, "A Response reports a Failure but says Outcome answered."),
     Rule("empty-value", "warning", False, "An empty string or list where the spec expects content."),
+    Rule("statement-syntax", "warning", False, "A Process Action statement that the MMM-TEC V2.2 grammar does not parse."),
+    *(
+        Rule(code, severity, False, summary, "transcript")
+        for code, severity, summary in (
+            ("request-unknown", "error", "A Response whose RequestID names no earlier Request of its type and dialogue."),
+            ("turn-mismatch", "error", "A Response whose TurnIndex differs from its Request's."),
+            ("response-duplicate", "error", "A second Response to the same Request."),
+            ("query-id-reused", "error", "A QueryID already used by another message of the transcript."),
+            ("prompt-id-reused", "error", "A PCPromptID already used by another PC Prompt."),
+            ("dialog-not-opened", "error", "A BKN-PRC message in a DialogID that no earlier PC Prompt opened."),
+            ("turn-start", "warning", "The first exchange of a dialogue has a TurnIndex other than 0."),
+            ("turn-gap", "warning", "A Request's TurnIndex is not the previous Request's plus one."),
+            ("unanswered", "warning", "A Request that no Response answers by the end of the transcript."),
+            ("context-mismatch", "warning", "MInstance, UEnvironment or SessionID differ from the dialogue's PC Prompt."),
+            ("time-backwards", "warning", "A QueryTime earlier than the one before it in the dialogue."),
+            ("dialog-reopened", "warning", "A second PC Prompt opens a DialogID that is already open."),
+            ("commitment-conflict", "warning", "A retained CommitmentID is submitted again with another Statement."),
+            ("release-unknown", "warning", "ReleasedCommitmentIDs names a commitment the dialogue never retained."),
+            ("released-twice", "warning", "ReleasedCommitmentIDs names a commitment already released."),
+            ("commitment-status-unknown", "warning", "CommitmentStatus names a commitment unknown in the dialogue."),
+            ("commitment-status-wrong", "warning", "CommitmentStatus contradicts what the Requests asked (released, retained)."),
+            ("commitment-unconfirmed", "warning", "A commitment submitted in a Request is missing from its Response."),
+            ("steps-mismatch", "warning", "The Response's Feasibility steps differ from the Request's ProcessActions."),
+            ("too-many-steps", "warning", "More Process Actions than the ActionContext's MaxSteps."),
+            ("action-not-in-repertoire", "warning", "A Process Action outside the Repertoire of the ActionContext."),
+            ("payload-kind", "warning", "An answered Response whose payload does not suit the Kind of its Request."),
+            ("entity-unknown", "warning", "EntityIDs that the dialogue's PC Prompt does not know."),
+            ("stance-constraints", "warning", "A Stance whose Role or Locale differs from the Request's Constraints."),
+            ("precheck-differs", "warning", "The heuristic pre-check predicts another PA Status than the one reported."),
+        )
+    ),
 )
 
 assert set(RULES) == set(get_args(RuleCode)), "RULES and RuleCode must list the same codes"

@@ -1,0 +1,24 @@
+"""Layer 4: dialogues and transcripts.
+
+A transcript is what a Basic Knowledge exchanged during one or more deliberations: PC
+Prompts and the Requests and Responses of BKN-PRC, BKN-DAC and BKN-PAL, in the order they
+happened. :class:`Transcript` holds one in memory; :class:`TranscriptChecker` and
+:func:`check_paths` check one as a stream.
+"""
+
+from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, check_documents, simple_time_seconds
+from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths
+
+__all__ = [
+    "Exchange",
+    "Message",
+    "Transcript",
+    "TranscriptChecker",
+    "TranscriptFinding",
+    "check_documents",
+    "check_paths",
+    "simple_time_seconds",
+]
+
+for _name in __all__:
+    globals()[_name].__module__ = __name__

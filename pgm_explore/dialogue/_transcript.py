@@ -1,0 +1,171 @@
+"""Transcripts in memory: messages, dialogues and exchanges, for notebooks and tables.
+
+``pgm-explore check`` streams through :func:`check_paths`; a :class:`Transcript` keeps
+every message, which is what tables and plots need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pgm_explore import _display
+from pgm_explore._sources import iter_documents
+from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
+from pgm_explore.validation import Report, validate
+
+__all__ = ["Exchange", "Message", "Transcript", "check_paths"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a transcript, where it was read, and its validation report."""
+
+    position: int
+    """0-based order in the transcript."""
+    source: str
+    document: Any
+    report: Report
+
+    @property
+    def type(self) -> str | None:
+        return self.report.type
+
+    @property
+    def mode(self) -> str | None:
+        return self.report.mode
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.document.get(key, default) if isinstance(self.document, dict) else default
+
+    @property
+    def dialog(self) -> str | None:
+        value = self.get("DialogID")
+        return value if isinstance(value, str) else None
+
+    @property
+    def time(self) -> float | None:
+        """Seconds of the QueryTime (or PCPromptTime), on its own epoch."""
+        read = simple_time_seconds(self.get("QueryTime", self.get("PCPromptTime")))
+        return read[1] if read else None
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A Request and its Response (``None`` while unanswered)."""
+
+    type: str
+    dialog: str
+    request: Message
+    response: Message | None
+
+    @property
+    def latency(self) -> float | None:
+        """Seconds from the Request's QueryTime to the Response's, when both can be read."""
+        if self.response is None or self.request.time is None or self.response.time is None:
+            return None
+        return self.response.time - self.request.time
+
+
+@dataclass
+class Transcript:
+    """Every message of one or more transcript files, in order, with every finding.
+
+    >>> t = Transcript.from_documents([{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}])
+    >>> len(t.messages), t.errors > 0
+    (1, True)
+    """
+
+    messages: list[Message] = field(default_factory=list)
+    findings: list[TranscriptFinding] = field(default_factory=list)
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
+        """A transcript from parsed messages (sources ``NAME#INDEX``)."""
+        return cls._build((f"{source}#{i}", doc, None) for i, doc in enumerate(documents))
+
+    @classmethod
+    def load(cls, *paths: str) -> Transcript:
+        """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
+        return cls._build((item.source, item.document, item.problem) for path in paths for item in iter_documents(path))
+
+    @classmethod
+    def _build(cls, items: Iterable[tuple[str, Any, Any]]) -> Transcript:
+        transcript = cls()
+        checker = TranscriptChecker()
+        for position, (source, document, problem) in enumerate(items):
+            if problem is not None:
+                report = Report(None, None, False, (problem,), source)
+                transcript.findings += checker.feed(source, document, problem)
+            else:
+                report = validate(document, source=source)
+                transcript.findings += checker.feed_report(source, document, report)
+            transcript.messages.append(Message(position, source, document, report))
+        transcript.findings += checker.finish()
+        return transcript
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity == "error" for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.severity == "warning" for f in self.findings)
+
+    def dialogues(self) -> Mapping[tuple[str, str], list[Message]]:
+        """Messages grouped by (DialogID, data type), PC Prompts under their DialogID (D15)."""
+        groups: dict[tuple[str, str], list[Message]] = {}
+        for message in self.messages:
+            if message.dialog is not None and message.type is not None:
+                groups.setdefault((message.dialog, message.type), []).append(message)
+        return groups
+
+    def exchanges(self) -> list[Exchange]:
+        """Every Request with the Response that names it, in the order of the Requests."""
+        requests: dict[tuple[str, str, str], Exchange] = {}
+        for message in self.messages:
+            query, dialog, kind = message.get("QueryID"), message.dialog, message.type
+            if message.mode == "RQ" and isinstance(query, str) and dialog and kind:
+                requests.setdefault((kind, dialog, query), Exchange(kind, dialog, message, None))
+        for message in self.messages:
+            answered, dialog, kind = message.get("RequestID"), message.dialog, message.type
+            if message.mode == "RS" and isinstance(answered, str) and dialog and kind:
+                key = (kind, dialog, answered)
+                if key in requests and requests[key].response is None:
+                    exchange = requests[key]
+                    requests[key] = Exchange(exchange.type, exchange.dialog, exchange.request, message)
+        return list(requests.values())
+
+    def __str__(self) -> str:
+        head = f"{len(self.messages)} messages, {self.errors} errors, {self.warnings} warnings"
+        lines = [head] + [f"  {f.source}: {f.severity} [{f.rule}] {f.message}" for f in self.findings]
+        return "\n".join(lines)
+
+    def _html(self) -> str:
+        state = "ok" if not self.errors else "bad"
+        head = (
+            f"<p>{len(self.messages)} messages in {len(self.dialogues())} dialogues "
+            f"{_display.badge(f'{self.errors} errors', state)} "
+            f"{_display.badge(f'{self.warnings} warnings', 'warn' if self.warnings else 'ok')}</p>"
+        )
+        rows = [[f.source, f.dialog or "", f.type or "", f.severity, f.rule, f.message] for f in self.findings]
+        return head + (
+            _display.table(["source", "dialog", "type", "severity", "rule", "message"], rows) if rows else ""
+        )
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
+        return _display.mimebundle(self, self.__str__, self._html, include, exclude)
+
+
+def check_paths(paths: Iterable[str]) -> Iterator[TranscriptFinding]:
+    """Stream every finding of a transcript spread over ``paths`` (read in order, one checker).
+
+    Only findings are produced; nothing about a message is kept once it is checked
+    beyond what later messages can refer to.
+    """
+    checker = TranscriptChecker()
+    for path in paths:
+        for item in iter_documents(path):
+            yield from checker.feed(item.source, item.document, item.problem)
+    yield from checker.finish()

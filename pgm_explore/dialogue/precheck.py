@@ -1,0 +1,637 @@
+"""A HEURISTIC feasibility pre-check: which PA Status would each Process Action of a plan receive?
+
+Given the Process Action statements of a BKN-DAC feasibility Request and the ``ActionContext`` a PC Prompt
+(or a BKN-PRC Response) gave Basic Knowledge, :func:`predict` guesses the PA Status of every step, and
+:func:`compare` sets the guesses beside the statuses a Response reports.
+
+**This is a heuristic, not a spec rule.** Only Domain Access knows the M-Instance; the ActionContext
+is a summary of it, and its Rights and Rules are mostly opaque identifiers. A prediction says what
+the ActionContext *suggests*; a disagreement is something to look at, not an error. Every
+:class:`Prediction` carries ``heuristic=True`` so that no consumer can forget it.
+
+The checks, in the order of the "suggested mapping to PA Status" table of NOTES 4.7 (:data:`CHECKS`);
+the first failing check gives the step its status, and a step no check fails is predicted ``Ack``:
+
+==================  ===========  ===========================================================================
+check               status       fails when
+==================  ===========  ===========================================================================
+``statement``       FaultyReq    the statement does not parse (strict V2.2 grammar), is a Right (has a
+                                 deontic verb), or uses a preposition its action's V2.2 signature never uses
+``repertoire``      FaultyReq    ``Repertoire`` is given and the action is not in it
+``ids``             IncID        ``known_ids`` is given and an operand that is an ID is not in it
+``m-location``      LocOOR       ``MLocations`` is given and an operand that is an M-Location is not in it
+``rights``          InsRights    a ``With Rights=<id>`` is not in ``RightsRefs``; or a readable May Not
+                                 Right or Rule covers the step; or no readable Right covers it
+``wallet``          InsValue     the step's amount brings the spending over ``WalletLimit``
+``qualifier``       QualNS       ``Vocabularies`` is given and a ``With Qualifier=<q>`` is not in it
+``data-qualifier``  IncDQ        never decided (needs the Data)
+``clash``           Clash        the step MM-Adds an Item an earlier step placed at the same M-Location, or
+                                 moves an Item from where an earlier step did not leave it
+``post``            PostRef      never decided (the Service's choice)
+``max-steps``       FaultyReq    the step comes after the first ``MaxSteps`` steps
+==================  ===========  ===========================================================================
+
+Conventions of the project (none of them is in the spec):
+
+* **Order.** Steps are taken in ascending ``Step`` order (stably, so duplicates keep their order); a
+  step's position in that order is what ``MaxSteps`` counts. Predictions come back in that order.
+* **Repertoire vs InsRights** (NOTES 7.5 item 8): an action outside ``Repertoire`` is ``FaultyReq``.
+  The Repertoire is "The Process Actions that may be used" in *this* plan, a vocabulary agreed for
+  planning like ``MaxSteps`` (whose excess NOTES 4.7 also maps to FaultyReq), not a Right: Rights are
+  ``RightsRefs``. Repertoire entries are compared as canonical actions (``PropertyChange`` =
+  ``Property Change``); an entry that is a whole statement counts by its action.
+* **IDs** are checked only when the caller passes ``known_ids`` (the ActionContext lists none). An
+  operand is an ID when it is ``ItemID=<id>`` (or another ``…ID`` type name, ``Item=``, ``Process=``)
+  or a single untyped word after ``Nil``/``At``/``From``/``To`` that is no type name and has a digit,
+  ``-``, ``_`` or ``:`` (``item-lantern-blue-114``, ``proc-user-lucia``; not ``Message``). M-Location
+  operands are left to the ``m-location`` check.
+* **M-Locations.** An operand is an M-Location when it is ``MLocation=<id>`` / ``MLocationID=<id>``
+  (any preposition), or an untyped single word after ``At``/``From``/``To`` that either is in
+  ``MLocations`` or starts with ``ML-`` (the naming convention of the project's examples). It is in
+  range when it is in ``MLocations``, compared as exact strings (no hierarchy).
+* **Rights.** ``RightsRefs`` are "Identifiers of the Rights that the A-User holds", so usually opaque.
+  An entry is *readable* when it is itself a Right statement (``May MM-Add Nil Item At ML-1``) or when
+  ``definitions`` maps it to one or more Right statements; ``Rules`` entries likewise (a Rule is a
+  Process followed by a Right: ``Any Process May Not MM-Add Nil Item At ML-Plaza-Fountain``). Then, in
+  this order: a ``With Rights=<id>`` (also ``RightsID=``, ``Right=``, ``ModelRights=``, ``Requested
+  Rights=``) naming an id not in ``RightsRefs`` → InsRights; a readable May Not Right, or May Not Rule
+  whose Process is ``Any Process`` (``Any``, ``Every Process``, ``All Processes``, none) or equals
+  ``requester``, that covers the step (:func:`~pgm_explore.spec.process_actions.covers`) → InsRights
+  (May Not prevails); and when ``RightsRefs`` is non-empty and *every* entry is readable, no May/Must
+  Right covering the step → InsRights. Conditional Rights and Rules (``If …``) are ignored: the event
+  cannot be evaluated. Opaque entries never produce a prediction.
+* **Wallet.** A step's amount is the largest of its ``With SPM=…``, ``With Value=…`` and ``With
+  Transaction=…`` values that are numbers, optionally followed by a currency (``180``, ``180 AGR``,
+  ``12.5EUR``): they usually describe one payment (a price model and the Transaction that pays it).
+  Spending is cumulative over the steps predicted ``Ack`` (a step that fails spends nothing); the
+  step that would bring it over ``WalletLimit`` is predicted InsValue. ``WalletLimit`` has no
+  currency, so amounts are taken to be in the Wallet's; once two different currencies have been seen
+  the check stops deciding. Amounts that are not written in the statement (a price held by the
+  Service's SPM) cannot be seen.
+* **Qualifiers.** ``With Qualifier=<q>`` (also ``Qualifiers=``, ``ModelQualifier=``, ``Vocabulary=``)
+  whose value is not in ``Vocabularies`` → QualNS.
+* **Clash** is decided only from earlier steps of the same plan predicted ``Ack``: MM-Add (MU-Add) of
+  an Item at an M-Location (U-Location) where an earlier step placed it, and MM-Move (MU-Move) ``From``
+  a location where the Item is known not to be because an earlier step placed or moved it elsewhere.
+  What was in the scene before the plan is unknown, so "never placed" is not decided.
+* Without an ActionContext only the ``statement`` (and, with ``known_ids``, the ``ids``) and ``clash``
+  checks can fail.
+
+>>> context = {"Repertoire": ["MM-Move", "MM-Add", "Transact"], "MLocations": ["ML-Gate", "ML-Stall"], "WalletLimit": 150}
+>>> for p in predict([(0, "MM-Move Nil me From ML-Gate To ML-Stall"),
+...                   (1, "Transact With Transaction=180 AGR"),
+...                   (2, "MM-Add Nil item-1 At ML-Balcony")], context):
+...     print(p.step, p.predicted, p.check, "-", p.reason)
+0 Ack None - no check of the heuristic fails
+1 InsValue wallet - 180 AGR would bring the spending to 180, over the WalletLimit 150
+2 LocOOR m-location - ML-Balcony is not among the ActionContext's MLocations
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pgm_explore.spec.process_actions import (
+    OPERAND_TYPES,
+    PAStatusCode,
+    Rule,
+    Statement,
+    StatementError,
+    covers,
+    parse_rule,
+    parse_statement,
+    resolve_action,
+    signature_problems,
+)
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "CheckName",
+    "Comparison",
+    "Prediction",
+    "action_context_of",
+    "compare",
+    "predict",
+    "steps_of",
+]
+
+CheckName = Literal[
+    "statement",
+    "repertoire",
+    "ids",
+    "m-location",
+    "rights",
+    "wallet",
+    "qualifier",
+    "data-qualifier",
+    "clash",
+    "post",
+    "max-steps",
+]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One row of the NOTES 4.7 mapping table as the pre-check implements it."""
+
+    name: CheckName
+    status: PAStatusCode
+    condition: str
+    """What must hold for the step to pass this check."""
+    decided: bool
+    """False for rows the heuristic never decides (the ActionContext cannot tell)."""
+
+
+CHECKS: tuple[Check, ...] = (
+    Check(
+        "statement",
+        "FaultyReq",
+        "the statement parses; its action is a V2.2 action; its complements fit the action",
+        True,
+    ),
+    Check("repertoire", "FaultyReq", "the action is in Repertoire (when Repertoire is given)", True),
+    Check("ids", "IncID", "every ID operand is known (when known_ids is given)", True),
+    Check("m-location", "LocOOR", "every M-Location operand is in MLocations (when MLocations is given)", True),
+    Check(
+        "rights",
+        "InsRights",
+        "a Right covering the action is held, and no applicable May Not Right or Rule forbids it",
+        True,
+    ),
+    Check("wallet", "InsValue", "the cumulative spending of the plan stays within WalletLimit", True),
+    Check("qualifier", "QualNS", "the Qualifier or vocabulary used is in Vocabularies", True),
+    Check("data-qualifier", "IncDQ", "Data and Qualifier are consistent (not decidable from the ActionContext)", False),
+    Check("clash", "Clash", "no conflict with an earlier step of the plan", True),
+    Check("post", "PostRef", "the target Service accepts the Post (not decidable from the ActionContext)", False),
+    Check("max-steps", "FaultyReq", "the step is within the first MaxSteps steps", True),
+)
+"""The NOTES 4.7 mapping table, in its order (which is the order in which the checks are tried)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The PA Status the heuristic expects for one step, and why. Always ``heuristic=True``."""
+
+    step: int
+    statement: str
+    predicted: PAStatusCode
+    reason: str
+    """Plain words: what failed, or that nothing did."""
+    check: CheckName | None
+    """The row of :data:`CHECKS` that fired; None for Ack."""
+    parsed: Statement | None = field(default=None, repr=False)
+    """The parsed statement (None when it does not parse)."""
+    heuristic: Literal[True] = True
+
+
+ComparisonKind = Literal["agree", "missed", "differs", "stricter", "unreported"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A prediction beside the PA Status a Response reports for the same step."""
+
+    step: int
+    predicted: PAStatusCode | None
+    """None when the Response reports a step the predictions do not have."""
+    reported: str | None
+    """None when the Response reports nothing for the step."""
+    agree: bool
+    reason: str = ""
+    """The prediction's reason."""
+    check: CheckName | None = None
+    heuristic: Literal[True] = True
+
+    @property
+    def kind(self) -> ComparisonKind:
+        """How they differ: ``missed`` (predicted Ack, reported a failure the ActionContext did not show),
+        ``differs`` (two different failures), ``stricter`` (predicted a failure, reported Ack),
+        ``unreported`` (one side missing) or ``agree``.
+
+        >>> Comparison(1, "Ack", "InsValue", False).kind
+        'missed'
+        """
+        if self.agree:
+            return "agree"
+        if self.predicted is None or self.reported is None:
+            return "unreported"
+        if self.predicted == "Ack":
+            return "missed"
+        return "stricter" if self.reported == "Ack" else "differs"
+
+
+# --- operand conventions ------------------------------------------------------------------------------
+
+_MLOCATION_TERMS = frozenset({"MLocation", "MLocationID", "M-Location", "M-LocationID"})
+_MLOCATION_PREFIX = "ML-"
+_PLACE_PREPOSITIONS = frozenset({"At", "From", "To"})
+_ID_PREPOSITIONS = frozenset({"Nil", "At", "From", "To"})
+_ID_TERMS = frozenset({"Item", "Process", "Entity"})
+_ID_LIKE = re.compile(r"^[A-Za-z0-9][\w.:-]*$")
+_RIGHTS_TERMS = frozenset({"Rights", "RightsID", "Right", "ModelRights", "Model Rights", "Requested Rights"})
+_WALLET_TERMS = ("SPM", "Value", "Transaction")
+_AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z][A-Za-z0-9]{0,9})?\s*$")
+_QUALIFIER_TERMS = frozenset({"Qualifier", "Qualifiers", "ModelQualifier", "Vocabulary"})
+_ANY_PROCESS = frozenset({"", "any process", "any", "every process", "all processes"})
+_PLACING = {"MM-Add": "MM", "MU-Add": "MU"}
+_MOVING = {"MM-Move": "MM", "MU-Move": "MU"}
+
+
+def _mlocations(statement: Statement, known: Collection[str]) -> list[str]:
+    found = []
+    for c in statement.complements:
+        if c.term in _MLOCATION_TERMS and c.value is not None:
+            found.append(c.value)
+        elif (
+            c.preposition in _PLACE_PREPOSITIONS
+            and c.value is None
+            and " " not in c.term
+            and (c.term in known or c.term.startswith(_MLOCATION_PREFIX))
+        ):
+            found.append(c.term)
+    return found
+
+
+def _ids(statement: Statement, mlocations: Collection[str]) -> list[str]:
+    found = []
+    for c in statement.complements:
+        if c.preposition not in _ID_PREPOSITIONS or c.term in _MLOCATION_TERMS:
+            continue
+        if c.value is not None:
+            if c.term in _ID_TERMS or (c.term.endswith("ID") and c.term in OPERAND_TYPES | {"EntityID"}):
+                found.append(c.value)
+        elif (
+            " " not in c.term
+            and c.term not in OPERAND_TYPES
+            and _ID_LIKE.match(c.term)
+            and any(ch.isdigit() or ch in "-_:" for ch in c.term)
+            and c.term not in mlocations
+            and not (c.preposition in _PLACE_PREPOSITIONS and c.term.startswith(_MLOCATION_PREFIX))
+        ):
+            found.append(c.term)
+    return found
+
+
+def _amount(statement: Statement) -> tuple[float, str | None] | None:
+    best: tuple[float, str | None] | None = None
+    for c in statement.complements:
+        if c.preposition == "With" and c.term in _WALLET_TERMS and c.value is not None:
+            m = _AMOUNT.match(c.value)
+            if m and (best is None or float(m.group(1)) > best[0]):
+                best = (float(m.group(1)), m.group(2))
+    return best
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _strings(value: Any) -> list[str] | None:
+    """A list of strings from the ActionContext; None when absent or not a list (then nothing is checked)."""
+    if not isinstance(value, list | tuple):
+        return None
+    return [v for v in value if isinstance(v, str)]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+# --- the context --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    repertoire: set[str] | None = None
+    vocabularies: set[str] | None = None
+    max_steps: int | None = None
+    mlocations: set[str] | None = None
+    rights_refs: list[str] | None = None
+    wallet_limit: float | None = None
+    forbidding: list[tuple[str, Statement]] = field(default_factory=list)
+    """(where it comes from, May Not pattern) that apply to the requester."""
+    granting: list[Statement] | None = None
+    """May/Must Rights held, when every RightsRefs entry is readable; else None."""
+
+
+def _readable(entry: str, definitions: Mapping[str, str | Sequence[str]]) -> list[Rule] | None:
+    defined = definitions.get(entry, entry)
+    texts = [defined] if isinstance(defined, str) else list(defined)
+    try:
+        return [parse_rule(t) for t in texts if isinstance(t, str)] or None
+    except StatementError:
+        return None
+
+
+def _context(
+    action_context: Mapping[str, Any] | None,
+    definitions: Mapping[str, str | Sequence[str]],
+    requester: str | None,
+) -> _Context:
+    if action_context is None:
+        return _Context()
+    if not isinstance(action_context, Mapping) and hasattr(action_context, "model_dump"):
+        action_context = action_context.model_dump(exclude_none=True)  # a pgm_explore.models ActionContextModel
+    ctx = _Context()
+    if (repertoire := _strings(action_context.get("Repertoire"))) is not None:
+        ctx.repertoire = set()
+        for entry in repertoire:
+            action = resolve_action(entry)
+            if action is None:  # an entry written as a whole statement counts by its action
+                try:
+                    action = parse_statement(entry).action
+                except StatementError:
+                    continue
+            ctx.repertoire.add(action)
+    if (vocabularies := _strings(action_context.get("Vocabularies"))) is not None:
+        ctx.vocabularies = set(vocabularies)
+    if (mlocations := _strings(action_context.get("MLocations"))) is not None:
+        ctx.mlocations = set(mlocations)
+    max_steps = _number(action_context.get("MaxSteps"))
+    ctx.max_steps = int(max_steps) if max_steps is not None and max_steps.is_integer() else None
+    ctx.wallet_limit = _number(action_context.get("WalletLimit"))
+
+    ctx.rights_refs = _strings(action_context.get("RightsRefs"))
+    if ctx.rights_refs is not None:
+        granting: list[Statement] = []
+        all_readable = bool(ctx.rights_refs)
+        for ref in ctx.rights_refs:
+            rules = _readable(ref, definitions)
+            if rules is None or any(r.right.condition is not None for r in rules):
+                all_readable = False
+                continue
+            for rule in rules:
+                if rule.right.deontic == "May Not":
+                    ctx.forbidding.append((f"the Right {ref}", rule.right))
+                else:
+                    granting.append(rule.right)
+        ctx.granting = granting if all_readable else None
+    for entry in _strings(action_context.get("Rules")) or ():
+        for rule in _readable(entry, definitions) or ():
+            process = (rule.process or "").casefold()
+            applies = process in _ANY_PROCESS or (requester is not None and rule.process == requester)
+            if applies and rule.right.deontic == "May Not" and rule.right.condition is None:
+                ctx.forbidding.append((f"the Rule {entry!r}", rule.right))
+    return ctx
+
+
+# --- the checks ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    """What the earlier steps predicted Ack have done: spending, and where Items were placed."""
+
+    spent: float = 0.0
+    currencies: set[str] = field(default_factory=set)
+    placed: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    """(family, Item) → {location: step that put it there}."""
+
+
+def _check_statement(text: Any, lenient: bool) -> tuple[Statement | None, str | None]:
+    if not isinstance(text, str):
+        return None, f"the statement is not a string ({type(text).__name__})"
+    try:
+        statement = parse_statement(text, lenient=lenient)
+    except StatementError as e:
+        return None, f"the statement does not parse: {e.message} (column {e.column})"
+    if statement.deontic is not None:
+        return statement, f"'{statement.deontic}' makes the statement a Right, not a Process Action Request"
+    problems = signature_problems(statement)
+    return statement, (problems[0] if problems else None)
+
+
+def _check_rights(s: Statement, ctx: _Context) -> str | None:
+    if ctx.rights_refs is not None:
+        for c in s.complements:
+            if (
+                c.preposition == "With"
+                and c.term in _RIGHTS_TERMS
+                and c.value is not None
+                and c.value not in ctx.rights_refs
+            ):
+                return f"With {c.term}={c.value} names a Right that is not among the ActionContext's RightsRefs"
+    for where, pattern in ctx.forbidding:
+        if covers(pattern, s):
+            return f"{where} forbids it ({pattern}); May Not prevails"
+    if ctx.granting is not None and not any(covers(p, s) for p in ctx.granting):
+        return f"none of the RightsRefs (all readable) grants {s.action} with these operands"
+    return None
+
+
+def _check_wallet(s: Statement, ctx: _Context, plan: _Plan) -> str | None:
+    amount = _amount(s)
+    if ctx.wallet_limit is None or amount is None:
+        return None
+    value, currency = amount
+    if len(plan.currencies | ({currency} if currency else set())) > 1:
+        return None  # amounts in two currencies cannot be added up
+    total = plan.spent + value
+    if total > ctx.wallet_limit:
+        shown = f"{_fmt(value)} {currency}" if currency else _fmt(value)
+        return f"{shown} would bring the spending to {_fmt(total)}, over the WalletLimit {_fmt(ctx.wallet_limit)}"
+    return None
+
+
+def _check_qualifier(s: Statement, ctx: _Context) -> str | None:
+    if ctx.vocabularies is None:
+        return None
+    for c in s.complements:
+        if (
+            c.preposition == "With"
+            and c.term in _QUALIFIER_TERMS
+            and c.value is not None
+            and c.value not in ctx.vocabularies
+        ):
+            return f"{c.term} {c.value} is not among the ActionContext's Vocabularies"
+    return None
+
+
+def _first(s: Statement, preposition: str) -> str | None:
+    found = s.find(preposition)
+    return found[0].ref if found else None
+
+
+def _check_clash(s: Statement, plan: _Plan) -> str | None:
+    item = s.nil.ref if s.nil else None
+    if item is None:
+        return None
+    if (family := _PLACING.get(s.action)) is not None:
+        at = _first(s, "At")
+        earlier = plan.placed.get((family, item), {})
+        if at is not None and at in earlier:
+            return f"step {earlier[at]} already placed {item} at {at}"
+    elif (family := _MOVING.get(s.action)) is not None:
+        source = _first(s, "From")
+        earlier = plan.placed.get((family, item), {})
+        if source is not None and earlier and source not in earlier:
+            where = ", ".join(f"{loc} (step {step})" for loc, step in earlier.items())
+            return f"{item} is at {where}, not at {source}"
+    return None
+
+
+def _record(s: Statement, step: int, plan: _Plan) -> None:
+    """Let an Ack step change the plan's state."""
+    if (amount := _amount(s)) is not None:
+        plan.spent += amount[0]
+        if amount[1]:
+            plan.currencies.add(amount[1])
+    item = s.nil.ref if s.nil else None
+    if item is None:
+        return
+    if (family := _PLACING.get(s.action)) is not None and (at := _first(s, "At")) is not None:
+        plan.placed.setdefault((family, item), {})[at] = step
+    elif (family := _MOVING.get(s.action)) is not None and (to := _first(s, "To")) is not None:
+        places = plan.placed.setdefault((family, item), {})
+        places.pop(_first(s, "From") or "", None)
+        places[to] = step
+
+
+def _run_checks(
+    s: Statement, ctx: _Context, plan: _Plan, known_ids: Collection[str] | None
+) -> tuple[CheckName, str] | None:
+    """The first check after ``statement`` that fails, in the table's order (``max-steps`` is separate)."""
+    if ctx.repertoire is not None and s.action not in ctx.repertoire:
+        return "repertoire", f"{s.action} is not in the ActionContext's Repertoire"
+    if known_ids is not None:
+        for unknown in (i for i in _ids(s, ctx.mlocations or ()) if i not in known_ids):
+            return "ids", f"{unknown} is not a known ID"
+    if ctx.mlocations is not None:
+        for outside in (m for m in _mlocations(s, ctx.mlocations) if m not in ctx.mlocations):
+            return "m-location", f"{outside} is not among the ActionContext's MLocations"
+    if (failure := _check_rights(s, ctx)) is not None:
+        return "rights", failure
+    if (failure := _check_wallet(s, ctx, plan)) is not None:
+        return "wallet", failure
+    if (failure := _check_qualifier(s, ctx)) is not None:
+        return "qualifier", failure
+    if (failure := _check_clash(s, plan)) is not None:
+        return "clash", failure
+    return None
+
+
+def _step_pairs(steps: Iterable[tuple[int, str] | Mapping[str, Any]]) -> list[tuple[Any, Any]]:
+    pairs = []
+    for item in steps:
+        if isinstance(item, Mapping):
+            pairs.append((item.get("Step"), item.get("Statement")))
+        else:
+            step, text = item
+            pairs.append((step, text))
+    if all(isinstance(step, int) and not isinstance(step, bool) for step, _ in pairs):
+        pairs.sort(key=lambda pair: pair[0])
+    return pairs
+
+
+def predict(
+    steps: Iterable[tuple[int, str] | Mapping[str, Any]],
+    action_context: Mapping[str, Any] | None,
+    *,
+    known_ids: Collection[str] | None = None,
+    definitions: Mapping[str, str | Sequence[str]] | None = None,
+    requester: str | None = None,
+    lenient: bool = False,
+) -> list[Prediction]:
+    """HEURISTIC: the PA Status each step would probably receive, given the ActionContext.
+
+    ``steps`` are ``(Step, Statement)`` pairs or BKN-DAC ``ProcessActions`` items. ``known_ids``
+    turns on the IncID check; ``definitions`` maps RightsRefs / Rules identifiers to the Right or
+    Rule statements they stand for; ``requester`` is the Process whose Rules apply (besides
+    ``Any Process``); ``lenient`` parses statements with the lenient grammar. See the module
+    docstring for the conventions.
+
+    >>> rules = {"Rules": ["Any Process May Not MM-Add Nil Item At ML-Fountain"], "MLocations": ["ML-Fountain"]}
+    >>> p = predict([(0, "MM-Add Nil lantern-1 At ML-Fountain")], rules)[0]
+    >>> p.predicted, p.check, p.heuristic
+    ('InsRights', 'rights', True)
+    """
+    ctx = _context(action_context, definitions or {}, requester)
+    plan = _Plan()
+    predictions = []
+    for position, (step, text) in enumerate(_step_pairs(steps), start=1):
+        parsed, failure = _check_statement(text, lenient)
+        check: CheckName | None = "statement" if failure else None
+        if parsed is not None and failure is None and (fired := _run_checks(parsed, ctx, plan, known_ids)):
+            check, failure = fired
+        if failure is None and ctx.max_steps is not None and position > ctx.max_steps:
+            check, failure = "max-steps", f"it is Process Action number {position}, beyond MaxSteps {ctx.max_steps}"
+        if failure is None:
+            predicted: PAStatusCode = "Ack"
+            reason = "no check of the heuristic fails"
+            if parsed is not None:
+                _record(parsed, step, plan)
+        else:
+            predicted = next(c.status for c in CHECKS if c.name == check)
+            reason = failure
+        predictions.append(Prediction(step, text, predicted, reason, check, parsed))
+    return predictions
+
+
+def compare(
+    predictions: Iterable[Prediction],
+    reported_steps: Mapping[Any, Any] | Iterable[tuple[int, str] | Mapping[str, Any]],
+) -> list[Comparison]:
+    """Set each prediction beside the reported PA Status of the same step.
+
+    ``reported_steps`` is a BKN-DAC ``Feasibility.Steps`` list, ``(Step, PAStatus)`` pairs, or a
+    ``{Step: PAStatus}`` mapping. A step reported twice counts by its first report. Steps reported
+    without a prediction come last, with ``predicted=None``.
+
+    >>> preds = predict([(0, "MM-Send Nil Message To proc-1"), (1, "Track Nil x")], None)
+    >>> [(c.step, c.predicted, c.reported, c.agree) for c in compare(preds, [{"Step": 0, "PAStatus": "Ack"}, {"Step": 1, "PAStatus": "Ack"}])]
+    [(0, 'Ack', 'Ack', True), (1, 'FaultyReq', 'Ack', False)]
+    """
+    if isinstance(reported_steps, Mapping):
+        pairs: list[tuple[Any, Any]] = list(reported_steps.items())
+    else:
+        pairs = [(r.get("Step"), r.get("PAStatus")) if isinstance(r, Mapping) else (r[0], r[1]) for r in reported_steps]
+    reported: dict[Any, Any] = {}
+    for step, status in pairs:
+        reported.setdefault(step, status)
+    out = []
+    seen = set()
+    for p in predictions:
+        seen.add(p.step)
+        status = reported.get(p.step)
+        status = status if isinstance(status, str) else None
+        out.append(Comparison(p.step, p.predicted, status, status == p.predicted, p.reason, p.check))
+    for step, status in reported.items():
+        if step not in seen:
+            out.append(Comparison(step, None, status if isinstance(status, str) else None, False))
+    return out
+
+
+# --- helpers to feed it -------------------------------------------------------------------------------
+
+
+def steps_of(request: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    """The ``(Step, Statement)`` pairs of a BKN-DAC Request's ``ProcessActions`` (malformed items skipped).
+
+    >>> steps_of({"ProcessActions": [{"Step": 0, "Statement": "MM-Send Nil Message To proc-1"}, "junk"]})
+    [(0, 'MM-Send Nil Message To proc-1')]
+    """
+    items = request.get("ProcessActions")
+    if not isinstance(items, list):
+        return []
+    return [(item.get("Step"), item.get("Statement")) for item in items if isinstance(item, Mapping)]
+
+
+def action_context_of(message: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``ActionContext`` a PC Prompt carries, or a BKN-PRC Response in its ``Representation``.
+
+    >>> action_context_of({"Header": "PGM-PCP-V1.0", "ActionContext": {"MaxSteps": 3}})
+    {'MaxSteps': 3}
+    >>> action_context_of({"Header": "PGM-KPR-V1.0", "Mode": "RS", "Representation": {"ActionContext": {"MaxSteps": 2}}})
+    {'MaxSteps': 2}
+    """
+    found = message.get("ActionContext")
+    if found is None and isinstance(rep := message.get("Representation"), Mapping):
+        found = rep.get("ActionContext")
+    return found if isinstance(found, Mapping) else None
