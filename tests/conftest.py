@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
-import os
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "data" / "examples"
@@ -118,8 +119,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # CI runs the same examples every time: a red build must be reproducible from its log.
-from hypothesis import settings  # noqa: E402
-
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")

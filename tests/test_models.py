@@ -688,6 +688,21 @@ def test_invalid_examples_get_the_schema_verdict(path: Path) -> None:
     assert rs == py == model_accepts(type_name, doc)
 
 
+def test_generated_json_schema_offers_no_null_and_accepts_the_examples() -> None:
+    # What pydantic generates from the models (for tools and notebooks) is not the normative
+    # schema, but it must not invite null values or reject a conforming message.
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(models.Message).json_schema()
+    assert '"null"' not in json.dumps(schema)
+    validator = jsonschema_rs.validator_for(schema)
+    for doc in [minimal(t, m) for t, m in KINDS] + [json.loads(p.read_text("utf-8")) for p in _examples("valid")]:
+        assert validator.is_valid(doc)
+    assert (
+        BKNDACResponse.model_json_schema()["$defs"]["FeasibilityStep"]["properties"]["PAStatus"]["title"] == "PAStatus"
+    )
+
+
 def test_union_types_are_exported() -> None:
     assert isinstance(models.AnyMessage, types.UnionType)
     assert len(typing.get_args(models.AnyMessage)) == len(CLASSES)
