@@ -6,7 +6,14 @@ import importlib
 
 import pytest
 
-PUBLIC_MODULES = ["pgm_explore", "pgm_explore.spec", "pgm_explore.validation", "pgm_explore.models"]
+PUBLIC_MODULES = [
+    "pgm_explore",
+    "pgm_explore.spec",
+    "pgm_explore.models",
+    "pgm_explore.validation",
+    "pgm_explore.dialogue",
+    "pgm_explore.analysis",
+]
 
 
 @pytest.mark.parametrize("module_name", PUBLIC_MODULES)

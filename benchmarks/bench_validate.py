@@ -1,0 +1,314 @@
+"""Bulk validation speed: bare ``json.loads`` against the library path and the command.
+
+Generates a JSON Lines file of realistic messages (about 1 KB each: all four data types,
+both modes, mostly conforming, one in 200 not, a few with consistency warnings) into
+``benchmarks/out/`` (git-ignored), then measures in one run:
+
+1. bare ``json.loads`` over every line of the file (the yardstick),
+2. the library bulk path: :func:`pgm_explore._sources.iter_reports` (reader + ``validate``),
+3. the command end to end: ``main(["validate", "--format", "json", PATH])`` in process,
+   with standard output sent to ``os.devnull``,
+
+and prints messages per second and the ratios to the yardstick (target: the library path
+at least 0.5 of ``json.loads``), then the time ``import pgm_explore`` and
+``import pgm_explore.cli`` take in a fresh interpreter (target 0.5 s).
+
+Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R]``.
+Each figure is the best of R passes (default 3); one warm-up pass over a few messages of
+every kind comes first, so that compiling the validators and importing python-jsonschema
+(which only non-conforming messages need) are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pgm_explore._sources import iter_reports
+from pgm_explore.cli import main
+
+OUT = Path(__file__).resolve().parent / "out"
+TARGET_RATIO = 0.5
+TARGET_IMPORT = 0.5
+
+# --- realistic messages --------------------------------------------------------------------
+
+PLACES = [
+    ("mi-civic-museum", "ue-visitor-kiosk-04", "sp-gallery-4", "ML-Gallery4-Case2", "exh-amphora-0412", "museum guide"),
+    (
+        "mi-agora-market",
+        "ue-flat-turin-12",
+        "sp-stall-glass",
+        "ML-Stall7-Shelf3",
+        "item-lantern-blue-114",
+        "shopkeeper",
+    ),
+    ("mi-open-campus", "ue-lab-vr-02", "sp-lecture-hall-b", "ML-HallB-Desk5", "obj-molecule-model-7", "tutor"),
+    ("mi-harbour-tour", "ue-ferry-deck-1", "sp-pier-3", "ML-Pier3-Bench2", "obj-lighthouse-1890", "tour guide"),
+]
+QUESTIONS = [
+    "Can the guide take the amphora out of its case and turn it to show the painted back to the visitor?",
+    "Which of the lanterns on the top shelf did the User mean when asking for the blue glass one?",
+    "What does the student already know about covalent bonds, judging from the last three answers?",
+    "Is the visitor asking about the history of the lighthouse or about the times of the next ferry?",
+    "Should the answer be given in French, as the visitor's last sentence was, or stay in English?",
+]
+TEXTS = [
+    "While speaking, the User gazed at the taller cobalt-blue lantern on the top shelf, next to the brass one.",
+    "The visitor pointed at display case 2 and asked who painted the vase; the catalogue attributes it to the Berlin Painter.",
+    "The student answered the previous two questions correctly but confused ionic and covalent bonds in the third.",
+    "The visitor looked at the lighthouse for several seconds before asking about it, then checked a paper timetable.",
+]
+STATEMENTS = [
+    "MM-Move Nil {entity} From {loc} To {loc}-Plinth With SpatialAttitude With Rights (Status=Model)",
+    "MM-Animate Nil {entity} At {loc}-Plinth With Stream With Rights (Status=Model)",
+    "MM-Send Nil Message-{n} To aua-guide With Rights (Status=Model)",
+]
+
+
+def _time(stamp: int, ident: str) -> dict[str, Any]:
+    return {
+        "Header": "OSD-STM-V1.5",
+        "SimpleTimeID": f"st-{ident}",
+        "SimpleTimeData": [
+            {
+                "FlagsByte": 3,
+                "StartTime": stamp,
+                "EndTime": stamp,
+                "AccuracyMode": "single",
+                "AccuracyPlusMinus": 5,
+                "TimeType": True,
+                "TimeUnit": "01",
+            }
+        ],
+    }
+
+
+def _dem(ident: str, data_type: str, aim: str, minstance: str) -> dict[str, Any]:
+    return {
+        "Header": "PTF-DEM-V1.0",
+        "DataID": ident,
+        "DataType": data_type,
+        "Source": [{"AIMID": aim}],
+        "MInstanceID": minstance,
+        "DataExchangeMetadataID": f"dem-{ident}",
+    }
+
+
+def message(n: int) -> dict[str, Any]:
+    """The ``n``-th message of the benchmark: a type and mode in turn, varied text."""
+    minstance, uenv, space, loc, entity, role = PLACES[n % len(PLACES)]
+    session = f"ses-{n // 1000:05x}"
+    stamp = 1794061805000 + n * 350
+    question, text = QUESTIONS[n % len(QUESTIONS)], TEXTS[n % len(TEXTS)]
+    common = {"MInstance": minstance, "UEnvironment": uenv, "SessionID": session}
+    kind = n % 7
+    if kind == 0:
+        ident = f"pcp-{n:07d}"
+        return {
+            "Header": "PGM-PCP-V1.0",
+            **common,
+            "PCPromptID": ident,
+            "PCPromptTime": _time(stamp, ident),
+            "DialogID": f"dlg-{n // 50:06d}",
+            "Prompt": question,
+            "SceneContext": {"SpaceID": space, "Entities": [{"EntityID": entity, "MLocation": loc}]},
+            "Intent": {"Category": "Informational", "Action": "identify", "Type": "question"},
+            "ResolvedReferents": [{"Expression": "this one", "EntityID": entity, "Confidence": 0.88}],
+            "ExpressiveConfiguration": {"Role": role, "Locale": "en-GB", "Constraints": ["no speculation"]},
+            "DataXMData": _dem(ident, "PGM-PCP-V1.0", "PGM-PRC", minstance),
+        }
+    header, acronym, sender = [
+        ("PGM-KPR-V1.0", "kpr", "PGM-PRC"),
+        ("PGM-KDA-V1.0", "kda", "PGM-DAC"),
+        ("PGM-KPA-V1.0", "kpa", "PGM-PAL"),
+    ][(kind - 1) // 2]
+    request = kind % 2 == 1
+    ident = f"{acronym}-{n:07d}"
+    msg: dict[str, Any] = {
+        "Header": header,
+        "Mode": "RQ" if request else "RS",
+        **common,
+        "QueryID": ident,
+        "QueryTime": _time(stamp, ident),
+        "DialogID": f"dlg-{n // 50:06d}-{acronym}",
+        "TurnIndex": (n // 7) % 40,
+        "DataXMData": _dem(ident, header, "PGM-BKN" if request else sender, minstance),
+    }
+    if not request:
+        msg["RequestID"] = f"{acronym}-{n - 1:07d}"
+        msg["Outcome"] = "answered"
+    if kind == 1:
+        msg |= {"Kind": "clarification", "Question": question, "EntityIDs": [entity]}
+    elif kind == 2:
+        msg["Representation"] = {
+            "Text": text,
+            "ResolvedReferents": [{"Expression": "the blue one", "EntityID": entity, "Confidence": 0.96}],
+        }
+    elif kind == 3:
+        steps = [{"Step": i, "Statement": STATEMENTS[i].format(entity=entity, loc=loc, n=n)} for i in range(2)]
+        msg |= {"Kind": "feasibility", "Question": question, "Space": {"SpaceID": space}, "ProcessActions": steps}
+    elif kind == 4:
+        msg["Feasibility"] = {
+            "Steps": [
+                {"Step": 0, "PAStatus": "Ack"},
+                {"Step": 1, "PAStatus": "LocOOR", "Reason": f"{loc}-Plinth is not among the guide's M-Locations."},
+            ],
+            "Overall": "partially_feasible",
+        }
+        msg["SourcesUsed"] = [f"{minstance}-rules", f"{minstance}-rights-service"]
+    elif kind == 5:
+        msg |= {"Question": question, "Constraints": {"Role": role, "Locale": "en-GB"}}
+    else:
+        msg["Stance"] = {
+            "Label": "warm-informative",
+            "Role": role,
+            "Locale": "en-GB",
+            "ExpressiveConstraints": ["warm", "at most three sentences"],
+            "Rationale": text,
+        }
+    return msg
+
+
+def _spoil(msg: dict[str, Any], n: int) -> dict[str, Any]:
+    """A non-conforming variant, one of the mistakes people make."""
+    bad = copy.deepcopy(msg)
+    way = (n // 200) % 4
+    if way == 0:
+        bad.pop("DataXMData")
+    elif way == 1:
+        bad["TurnIndex" if "TurnIndex" in bad else "Prompt"] = -1
+    elif way == 2:
+        bad["Comment"] = "not a property of any PGM-AUA data type"
+    else:
+        bad["Header"] = bad["Header"].replace("V1.0", "V1.1")
+    return bad
+
+
+def _warn(msg: dict[str, Any]) -> dict[str, Any]:
+    """A conforming variant with a consistency warning (an answered Response with a Failure)."""
+    if msg.get("Header") == "PGM-KDA-V1.0" and msg.get("Mode") == "RS":
+        return {**msg, "Failure": {"Service": "rights-service", "Nature": "transient"}}
+    return msg
+
+
+def messages(count: int) -> Iterator[dict[str, Any]]:
+    for n in range(count):
+        msg = message(n)
+        if n % 200 == 199:
+            msg = _spoil(msg, n)
+        elif n % 100 == 3:
+            msg = _warn(msg)
+        yield msg
+
+
+def generate(path: Path, count: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for msg in messages(count):
+            out.write(json.dumps(msg, ensure_ascii=False))
+            out.write("\n")
+
+
+# --- measuring -------------------------------------------------------------------------------
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bare_json(path: Path) -> None:
+    loads = json.loads
+    with path.open("rb") as f:
+        for line in f:
+            loads(line)
+
+
+def library(path: Path) -> int:
+    nonconforming = 0
+    for rep in iter_reports(str(path)):
+        nonconforming += not rep.conforms
+    return nonconforming
+
+
+def command(path: Path) -> int:
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        return main(["validate", "--format", "json", str(path)])
+
+
+def import_time(module: str, runs: int = 7) -> float:
+    """Best wall time of a fresh interpreter importing ``module`` (startup included)."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def warm_up() -> None:
+    from pgm_explore.validation import validate
+
+    for n in range(400):
+        msg = message(n)
+        validate(_spoil(msg, n) if n % 3 == 0 else msg)
+
+
+def main_(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=200_000, help="messages in the file (default 200000)")
+    parser.add_argument("--repeat", type=int, default=3, help="passes per measurement; the best counts (default 3)")
+    args = parser.parse_args(argv)
+    count = args.messages
+
+    path = OUT / f"bench-{count}.jsonl"
+    start = time.perf_counter()
+    generate(path, count)
+    size = path.stat().st_size
+    print(f"file: {path} ({count} messages, {size / count:.0f} bytes each on average,", end=" ")
+    print(f"generated in {time.perf_counter() - start:.1f} s)")
+
+    warm_up()
+    nonconforming = library(path)
+    print(f"non-conforming messages: {nonconforming}")
+    t_json = best_of(args.repeat, lambda: bare_json(path))
+    t_lib = best_of(args.repeat, lambda: library(path))
+    t_cli = best_of(args.repeat, lambda: command(path))
+
+    def rate(seconds: float) -> str:
+        return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"
+
+    ratio_lib, ratio_cli = t_json / t_lib, t_json / t_cli
+    print(f"json.loads                      {rate(t_json)}")
+    print(f"library (read + validate)       {rate(t_lib)}")
+    print(f"command (validate --format json) {rate(t_cli)}")
+    verdict = "ok" if ratio_lib >= TARGET_RATIO else "BELOW TARGET"
+    print(f"validate / json.loads = {ratio_lib:.2f} (target {TARGET_RATIO}) {verdict}")
+    print(f"command  / json.loads = {ratio_cli:.2f}")
+
+    bare = import_time("sys")
+    for module in ("pgm_explore", "pgm_explore.cli"):
+        seconds = import_time(module)
+        verdict = "ok" if seconds <= TARGET_IMPORT else "ABOVE TARGET"
+        print(
+            f"import {module:<16} {seconds:.3f} s (target {TARGET_IMPORT} s; bare interpreter {bare:.3f} s) {verdict}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_())

@@ -1,0 +1,318 @@
+"""Reading messages in bulk: files, JSON Lines and standard input, as a stream of items.
+
+Every later layer that reads messages from disk (``pgm-explore validate``, the transcript
+checker, tables) goes through :func:`iter_documents`, so that they all agree on what a
+source is called (``PATH``, ``PATH:LINE``, ``PATH#INDEX``) and on what counts as a line.
+
+How a path is read:
+
+- ``.json``: one JSON value. An object is one message (source ``PATH``); an array is a
+  list of messages (sources ``PATH#0``, ``PATH#1``, ...); anything else is one
+  non-conforming message. The file is read whole.
+- ``.jsonl`` and ``.ndjson``: JSON Lines, one message per line (source ``PATH:LINE``, the
+  1-based physical line; blank lines are skipped but counted, DECISIONS D18). Read line
+  by line, so a file larger than memory is fine.
+- ``-`` (standard input) and any other extension: sniffed, see :func:`iter_stream`.
+
+An unreadable path (missing, a directory, no permission) raises :class:`UnreadablePath`;
+everything wrong *inside* a file is an item with a :class:`~pgm_explore.validation.Finding`,
+so that one bad line never stops the rest.
+
+>>> import io
+>>> items = list(iter_stream(io.BytesIO(b'{"a": 1}\\n\\n[1, 2]\\n{oops\\n'), "t.jsonl", "jsonl"))
+>>> [(i.source, i.document, i.problem and i.problem.rule) for i in items]
+[('t.jsonl:1', {'a': 1}, None), ('t.jsonl:3', [1, 2], None), ('t.jsonl:4', None, 'syntax')]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, Literal, NamedTuple
+
+from pgm_explore.validation import Finding, InputProblem, Report, loads, validate
+
+__all__ = [
+    "InputKind",
+    "Item",
+    "UnreadablePath",
+    "input_kind",
+    "iter_documents",
+    "iter_reports",
+    "iter_stream",
+    "report",
+]
+
+InputKind = Literal["json", "jsonl", "auto"]
+"""How to read a source: one JSON value, JSON Lines, or decide from the content."""
+
+STDIN = "-"
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
+_FORMAT_SPEC = "pgm-explore input: a .json file holds one message or an array of messages, a .jsonl file one per line"
+
+
+class Item(NamedTuple):
+    """One message as read from a source, before validation.
+
+    ``problem`` is set when the text could not be read as JSON (``document`` is then
+    ``None``); otherwise ``document`` is the parsed value, which may itself be ``None``
+    for a line reading ``null``. ``line`` is the physical line of a JSON Lines message,
+    ``index`` the position of a message in a top-level array.
+    """
+
+    # A NamedTuple rather than a frozen dataclass: it is built once per message in
+    # the bulk path, and a tuple is built in a third of the time.
+    source: str
+    line: int | None
+    index: int | None
+    document: Any
+    problem: Finding | None
+
+
+class UnreadablePath(Exception):
+    """A path that cannot be read at all: missing, a directory, permission denied.
+
+    ``str()`` of it is a complete sentence naming the path, for a message on stderr.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot read {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory (give the files inside it)"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return exc.strerror or str(exc)
+
+
+def input_kind(path: str) -> InputKind:
+    """How :func:`iter_documents` reads ``path`` when not told otherwise.
+
+    >>> input_kind("a.json"), input_kind("b.JSONL"), input_kind("c.ndjson"), input_kind("-"), input_kind("d.txt")
+    ('json', 'jsonl', 'jsonl', 'auto', 'auto')
+    """
+    lowered = path.lower()
+    if lowered.endswith(".json"):
+        return "json"
+    if lowered.endswith(_JSONL_SUFFIXES):
+        return "jsonl"
+    return "auto"
+
+
+def iter_documents(path: str, *, kind: InputKind | None = None) -> Iterator[Item]:
+    """Every message in ``path`` (``"-"`` for standard input), in order.
+
+    The path is opened at once, so :class:`UnreadablePath` comes from this call rather
+    than from the first ``next()``; a read error later on raises it from the iterator.
+    ``kind`` overrides the choice :func:`input_kind` makes from the extension.
+    """
+    kind = kind or input_kind(path)
+    if path == STDIN:
+        # Bytes, not text: the reader decides about UTF-8 itself and reports bad bytes
+        # as a finding at their line instead of dying in the text layer.
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # no stdin at all, or a notebook's stand-in
+            raise UnreadablePath(path, "standard input is not available here")
+        return _guarded(iter_stream(buffer, STDIN, kind), path)
+    try:
+        if os.path.isdir(path):  # Windows would report a directory as PermissionError
+            raise IsADirectoryError(path)
+        stream = open(path, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
+    except OSError as exc:
+        raise UnreadablePath(path, _reason(exc)) from None
+    return _guarded(_owned(stream, iter_stream(stream, path, kind)), path)
+
+
+def _owned(stream: IO[bytes], items: Iterator[Item]) -> Iterator[Item]:
+    with stream:
+        yield from items
+
+
+def _guarded(items: Iterator[Item], path: str) -> Iterator[Item]:
+    try:
+        yield from items
+    except OSError as exc:
+        raise UnreadablePath(path, _reason(exc)) from None
+
+
+def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Iterator[Item]:
+    """Every message in a binary stream; ``source`` names it in the items.
+
+    With ``kind="auto"`` (standard input and unknown extensions) the content decides:
+    the input is **JSON Lines** when its first non-blank line is a complete JSON value
+    by itself, or is broken in a way no later line could mend, *and* another non-blank
+    line follows. Otherwise it is **one JSON value**, read like a ``.json`` file: a
+    pretty-printed document, a one-line message, or a one-line array of messages.
+    Only a first line that stops in the middle of a value makes the reader take the
+    whole input in memory; JSON Lines stream.
+    """
+    if kind == "json":
+        return _whole(source, stream.read(), 1)
+    if kind == "jsonl":
+        return _lines(source, enumerate(stream, 1), None)
+    return _sniffed(stream, source)
+
+
+# --- parsing one piece of text ------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+# One decoder for the whole run: json.loads(text, parse_constant=...) would build a new
+# decoder for every line, which costs as much as validating a short message.
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+
+def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
+    """(value, None) or (None, finding). The fast path takes well-formed UTF-8 JSON; all
+    else goes through :func:`pgm_explore.validation.loads`, which words the finding."""
+    try:
+        return _decode(raw.decode()), None
+    except (ValueError, RecursionError):
+        return _parse_slowly(raw, line)
+
+
+def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
+    try:
+        # Succeeds only for what the fast path leaves to it on purpose (a UTF-8 BOM).
+        return loads(raw, first_line=line), None
+    except InputProblem as problem:
+        return None, problem.finding
+
+
+def _incomplete(raw: bytes) -> bool:
+    """True when ``raw`` fails only because it stops in the middle of a JSON value,
+    so that the lines after it may complete it (a pretty-printed document)."""
+    try:
+        text = raw.decode().removeprefix("\ufeff")
+        _decode(text)
+    except json.JSONDecodeError as exc:
+        # The decoder reports the first offending character (an unterminated string at
+        # its opening quote: a string cannot span lines); only at the end of the line
+        # could more text still make a value.
+        return exc.pos >= len(text.rstrip())
+    except (ValueError, RecursionError):
+        return False
+    return False
+
+
+# --- the three readers --------------------------------------------------------------------
+
+
+def _empty(source: str, message: str) -> Item:
+    return Item(source, None, None, None, Finding.of("empty", (), message, _FORMAT_SPEC))
+
+
+def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
+    try:
+        value = loads(data, first_line=first_line)
+    except InputProblem as problem:
+        yield Item(source, None, None, None, problem.finding)
+        return
+    if not isinstance(value, list):
+        yield Item(source, None, None, value, None)
+    elif not value:
+        yield _empty(source, "The array holds no messages: there is nothing to validate.")
+    else:
+        for index, document in enumerate(value):
+            yield Item(f"{source}#{index}", None, index, document, None)
+
+
+def _lines(source: str, numbered: Iterable[tuple[int, bytes]], first: Item | None) -> Iterator[Item]:
+    seen = first is not None
+    if first is not None:
+        yield first
+    decode = _decode
+    for number, raw in numbered:
+        if raw.isspace():  # never empty: iteration keeps the b"\n"
+            continue
+        seen = True
+        # _parse() inlined: this loop runs once per message of a transcript.
+        try:
+            document, problem = decode(raw.decode()), None
+        except (ValueError, RecursionError):
+            document, problem = _parse_slowly(raw, number)
+        yield Item(f"{source}:{number}", number, None, document, problem)
+    if not seen:
+        yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
+
+
+def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
+    numbered = enumerate(stream, 1)
+    held: list[bytes] = []  # every line read so far, to re-read the input whole if need be
+    first = _next_content(numbered, held)
+    if first is None:
+        yield from _whole(source, b"".join(held), 1)  # "empty", with the loads() wording
+        return
+    first_number, first_raw = first
+    whole_start = len(held) - 1
+    incomplete = _incomplete(first_raw)
+    if not incomplete:
+        # Complete or beyond repair: JSON Lines exactly when another message follows.
+        second = _next_content(numbered, held)
+        if second is None:
+            yield from _whole(source, first_raw, first_number)
+            return
+        document, problem = _parse(first_raw, first_number)
+        lead = Item(f"{source}:{first_number}", first_number, None, document, problem)
+        yield from _lines(source, _chain(second, numbered), lead)
+        return
+    # A value that goes on over several lines: read it all, like a .json file.
+    held.append(stream.read())
+    yield from _whole(source, b"".join(held[whole_start:]), first_number)
+
+
+def _next_content(numbered: Iterator[tuple[int, bytes]], held: list[bytes]) -> tuple[int, bytes] | None:
+    for number, raw in numbered:
+        held.append(raw)
+        if not raw.isspace():
+            return number, raw
+    return None
+
+
+def _chain(head: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+    yield head
+    yield from rest
+
+
+# --- validating what was read ---------------------------------------------------------------
+
+
+def report(item: Item) -> Report:
+    """The validation report on one item; a reading problem is the report's only finding."""
+    if item.problem is not None:
+        return Report(None, None, False, (item.problem,), item.source)
+    document = item.document
+    if isinstance(document, str):
+        # validate() takes a str as JSON text to parse; a document that *is* a JSON
+        # string goes back to being text, so that it is reported as not an object.
+        document = json.dumps(document)
+    try:
+        return validate(document, source=item.source)
+    except RecursionError:
+        # A value nested nearly as deep as the reader allows can still exhaust the
+        # stack of the schema engines; in bulk that is one message's problem, not the run's.
+        finding = Finding.of(
+            "too-deep",
+            (),
+            "The message nests too deeply to be checked: reading it worked, validating it ran out of stack.",
+            _DEPTH_SPEC,
+        )
+        return Report(None, None, False, (finding,), item.source)
+
+
+def iter_reports(path: str, *, kind: InputKind | None = None) -> Iterator[Report]:
+    """A report for every message in ``path``: the bulk validation path of the library."""
+    for item in iter_documents(path, kind=kind):
+        yield report(item)

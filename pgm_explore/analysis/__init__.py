@@ -1,0 +1,74 @@
+"""Layer 5: tables and plots of a transcript.
+
+Each table is a pure function from a :class:`~pgm_explore.dialogue.Transcript` to a tidy
+:class:`pandas.DataFrame` with a fixed column order (the ``*_COLUMNS`` constants) and fixed dtypes
+(:data:`DTYPES`); an empty transcript gives an empty frame with the same columns. :data:`TABLES`
+names them as ``pgm-explore table`` does. The plots draw with matplotlib, which is imported only
+when one is called. ``docs/tables.md`` describes every column.
+
+>>> from pgm_explore.dialogue import Transcript
+>>> sorted(TABLES)
+['commitments', 'exchanges', 'feasibility', 'findings', 'messages', 'outcomes', 'pastatus']
+>>> empty = messages(Transcript())
+>>> len(empty), tuple(empty.columns) == MESSAGES_COLUMNS
+(0, True)
+"""
+
+from pgm_explore.analysis._plots import plot_feasibility, plot_pa_status, plot_timeline
+from pgm_explore.analysis._tables import (
+    COMMITMENT_EVENTS,
+    COMMITMENTS_COLUMNS,
+    DTYPES,
+    EXCHANGES_COLUMNS,
+    FEASIBILITY_COLUMNS,
+    FINDINGS_COLUMNS,
+    MESSAGES_COLUMNS,
+    OUTCOMES_COLUMNS,
+    PA_STATUS_COLUMNS,
+    TABLES,
+    commitments,
+    exchanges,
+    feasibility,
+    findings,
+    messages,
+    outcomes,
+    pa_status_counts,
+)
+
+__all__ = [
+    "COMMITMENTS_COLUMNS",
+    "COMMITMENT_EVENTS",
+    "DTYPES",
+    "EXCHANGES_COLUMNS",
+    "FEASIBILITY_COLUMNS",
+    "FINDINGS_COLUMNS",
+    "MESSAGES_COLUMNS",
+    "OUTCOMES_COLUMNS",
+    "PA_STATUS_COLUMNS",
+    "TABLES",
+    "commitments",
+    "exchanges",
+    "feasibility",
+    "findings",
+    "messages",
+    "outcomes",
+    "pa_status_counts",
+    "plot_feasibility",
+    "plot_pa_status",
+    "plot_timeline",
+]
+
+# Public functions are documented where they are imported from, not in private modules.
+for _function in (
+    commitments,
+    exchanges,
+    feasibility,
+    findings,
+    messages,
+    outcomes,
+    pa_status_counts,
+    plot_feasibility,
+    plot_pa_status,
+    plot_timeline,
+):
+    _function.__module__ = __name__

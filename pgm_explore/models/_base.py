@@ -1,0 +1,144 @@
+"""Shared configuration and JSON-Schema-faithful types of the models layer.
+
+The models must accept exactly the documents the schemas accept (DECISIONS D9, D13), so
+nothing here coerces: every scalar type below reproduces one JSON Schema ``type`` with
+its draft 2020-12 meaning, and values are kept as given so that
+``model_dump(mode="json", exclude_unset=True)`` gives the input document back.
+"""
+
+import math
+from functools import cache
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, StrictStr, WithJsonSchema
+from pydantic_core import PydanticCustomError, PydanticKnownError
+
+from pgm_explore.spec import data_type
+
+__all__ = [
+    "DescrText",
+    "Integer",
+    "MPAIModel",
+    "NonNegativeInteger",
+    "NonNegativeNumber",
+    "Number",
+    "ObjectOrString",
+    "Omittable",
+    "OpenObject",
+    "OutcomeValue",
+    "PositiveInteger",
+    "Probability",
+    "StringList",
+    "describe",
+]
+
+T = TypeVar("T")
+
+
+def _omit_null_alternatives(schema: dict[str, Any]) -> None:
+    # An Omittable property reads as None in Python, but JSON may only leave it out (see
+    # Omittable): the JSON Schema pydantic generates for the models should not offer null.
+    for prop in schema.get("properties", {}).values():
+        alternatives = prop.get("anyOf", [])
+        if {"type": "null"} in alternatives:
+            rest = [a for a in prop.pop("anyOf") if a != {"type": "null"}]
+            if len(rest) == 1:
+                prop.update(rest[0])
+            else:
+                prop["anyOf"] = rest
+            prop.pop("default", None)
+
+
+class MPAIModel(BaseModel):
+    """Base of every model: closed objects (``additionalProperties: false``), no coercion."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra=_omit_null_alternatives,
+        field_title_generator=lambda name, _: name,  # the MPAI label, not pydantic's "Pastatus"
+        # pydantic's Rust regex engine anchors ``$`` at the very end of the string, as the
+        # ECMA-262 regexes of JSON Schema (and jsonschema-rs) do; Python's ``re`` would also
+        # match before a trailing newline.
+        regex_engine="rust-regex",
+    )
+
+
+def _reject_null(value: object) -> object:
+    # No property of these schemas admits null: an optional property is either absent or
+    # has a value. The ``None`` default only stands for "absent" and is never validated.
+    if value is None:
+        raise PydanticCustomError(
+            "null_forbidden", "Input should not be null: leave the property out if it has no value"
+        )
+    return value
+
+
+Omittable = Annotated[T | None, BeforeValidator(_reject_null)]
+"""An optional property: may be left out (reads as ``None``) but never be ``null``."""
+
+
+def _json_integer(value: object) -> int | float:
+    # JSON Schema "integer" is a mathematical test: 1.0 is an integer, true and "1" are not.
+    # An integral float is kept as a float so that dumps round-trip the document.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticKnownError("int_type")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise PydanticKnownError("int_from_float")
+    return value
+
+
+def _json_number(value: object) -> int | float:
+    # JSON Schema "number" takes ints and floats but not booleans (a bool is an int in Python).
+    # NaN and infinities are not JSON and jsonschema-rs rejects them.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticKnownError("float_type")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PydanticKnownError("finite_number")
+    return value
+
+
+# The WithJsonSchema annotations describe the types in the JSON Schema that pydantic
+# generates for the models (a plain validator has none of its own).
+Integer = Annotated[int | float, PlainValidator(_json_integer), WithJsonSchema({"type": "integer"})]
+NonNegativeInteger = Annotated[
+    int | float, PlainValidator(_json_integer), Field(ge=0), WithJsonSchema({"type": "integer", "minimum": 0})
+]
+PositiveInteger = Annotated[
+    int | float, PlainValidator(_json_integer), Field(ge=1), WithJsonSchema({"type": "integer", "minimum": 1})
+]
+Number = Annotated[int | float, PlainValidator(_json_number), WithJsonSchema({"type": "number"})]
+NonNegativeNumber = Annotated[
+    int | float, PlainValidator(_json_number), Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})
+]
+Probability = Annotated[
+    int | float,
+    PlainValidator(_json_number),
+    Field(ge=0, le=1),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
+]
+DescrText = Annotated[StrictStr, Field(max_length=2048)]
+"""Plain text of at most 2048 characters; like JSON Schema, Python counts code points."""
+OpenObject = dict[StrictStr, Any]
+"""``{"type": "object"}``: any JSON object, kept as given (DECISIONS D3, D6)."""
+ObjectOrString = OpenObject | StrictStr
+"""``{"type": ["object", "string"]}`` (DECISIONS D3)."""
+StringList = list[StrictStr]
+OutcomeValue = Literal["answered", "partially_answered", "not_answered"]
+"""``Outcome`` of a Response, the same in the three BKN types."""
+
+
+@cache
+def describe(type_name: str, *labels: str) -> str:
+    """The Semantics-table description of the property at ``labels`` of a data type.
+
+    Raises ``LookupError`` when the table has no such row, so a model that names a
+    property the spec text does not describe fails at import time.
+
+    >>> describe("BKN-DAC", "Feasibility", "Overall")
+    'Overall. One of: feasible, partially_feasible, infeasible. (required)'
+    """
+    found = data_type(type_name).row(labels)
+    if found is None:
+        raise LookupError(f"{type_name} has no Semantics-table row {' – '.join(labels)}")
+    return found[1].description

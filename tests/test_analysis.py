@@ -1,0 +1,571 @@
+"""Tables and plots of a transcript: fixed columns and dtypes, exact values, plots that do not warn."""
+
+from __future__ import annotations
+
+import copy
+import math
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from conftest import EXAMPLES, ROOT, load
+
+from pgm_explore import analysis
+from pgm_explore.analysis import (
+    COMMITMENT_EVENTS,
+    COMMITMENTS_COLUMNS,
+    DTYPES,
+    EXCHANGES_COLUMNS,
+    FEASIBILITY_COLUMNS,
+    FINDINGS_COLUMNS,
+    MESSAGES_COLUMNS,
+    OUTCOMES_COLUMNS,
+    PA_STATUS_COLUMNS,
+    TABLES,
+    commitments,
+    exchanges,
+    feasibility,
+    findings,
+    messages,
+    outcomes,
+    pa_status_counts,
+)
+from pgm_explore.dialogue import Transcript
+
+TRANSCRIPTS = sorted((ROOT / "data" / "transcripts").glob("*.jsonl"))
+PA_CODES = ["Ack", "Clash", "FaultyReq", "IncID", "IncDQ", "InsRights", "InsValue", "LocOOR", "PostRef", "QualNS"]
+COLUMNS = {
+    "messages": MESSAGES_COLUMNS,
+    "exchanges": EXCHANGES_COLUMNS,
+    "feasibility": FEASIBILITY_COLUMNS,
+    "pastatus": PA_STATUS_COLUMNS,
+    "outcomes": OUTCOMES_COLUMNS,
+    "commitments": COMMITMENTS_COLUMNS,
+    "findings": FINDINGS_COLUMNS,
+}
+
+
+def values(column: pd.Series) -> list[Any]:
+    """A column as a list, missing values as None."""
+    return [None if pd.isna(v) else v for v in column]
+
+
+def example(name: str) -> dict[str, Any]:
+    return copy.deepcopy(load(EXAMPLES / name))
+
+
+def market_documents() -> list[dict[str, Any]]:
+    """The Agora market story, cut down: PC Prompt, a feasibility exchange (Ack / InsValue / InsRights),
+    a commitment exchange, and a BKN-PAL Request left unanswered. Turns renumbered from 0."""
+    feasibility_rq = example("bkn-dac/valid/rq-feasibility-market.json")
+    feasibility_rs = example("bkn-dac/valid/rs-feasibility-market.json")
+    commitment_rq = example("bkn-dac/valid/rq-commitment.json")
+    commitment_rs = example("bkn-dac/valid/rs-commitment.json")
+    for document, turn in ((feasibility_rq, 0), (feasibility_rs, 0), (commitment_rq, 1), (commitment_rs, 1)):
+        document["TurnIndex"] = turn
+    return [
+        example("pc-prompt/valid/market-purchase.json"),
+        feasibility_rq,
+        feasibility_rs,
+        commitment_rq,
+        commitment_rs,
+        example("bkn-pal/valid/rq-minimal.json"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def market() -> Transcript:
+    return Transcript.from_documents(market_documents(), source="m")
+
+
+# A transcript whose values have every wrong JSON type the tables must survive.
+HOSTILE: list[Any] = [
+    [1, 2],
+    {"Header": "nope", "QueryID": 5},
+    {"Header": "PGM-PCP-V1.0", "DialogID": "d", "SessionID": "s", "ActionContext": ["not", "an", "object"]},
+    {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RQ",
+        "QueryID": "q-1",
+        "DialogID": "d",
+        "TurnIndex": "zero",
+        "Kind": "feasibility",
+        # No integer Step: with one, TranscriptChecker itself fails on the Response's unhashable Steps.
+        "ProcessActions": ["junk", {"Step": [1], "Statement": 5}, {"Step": 1.5, "Statement": "MM-Move Nil x"}, {}],
+        "Commitments": ["junk", {"CommitmentID": 3}, {"CommitmentID": "c", "Statement": ["x"]}],
+        "ReleasedCommitmentIDs": [None, "c"],
+        "QueryTime": {"SimpleTimeData": [{"StartTime": "soon"}]},
+    },
+    {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RS",
+        "QueryID": ["q-2"],
+        "DialogID": "d",
+        "RequestID": "q-1",
+        "TurnIndex": 1.5,
+        "Outcome": 7,
+        "Feasibility": {"Steps": ["junk", {"Step": {"a": 1}, "PAStatus": 3}, {"Step": [1]}], "Overall": None},
+        "CommitmentStatus": [{"CommitmentID": "c", "Status": "lost"}, {"CommitmentID": "c", "Status": 1}, "junk"],
+    },
+    {"Header": "PGM-KDA-V1.0", "Mode": "RQ", "DialogID": 4, "Kind": "feasibility", "ProcessActions": "none"},
+]
+
+
+def transcripts() -> Iterator[tuple[str, Transcript]]:
+    yield "empty", Transcript()
+    yield "market", Transcript.from_documents(market_documents())
+    yield "hostile", Transcript.from_documents(HOSTILE)
+
+
+# --- the shape of every table ---------------------------------------------------------------------
+
+
+def test_tables_and_dtypes_have_the_same_names() -> None:
+    assert list(TABLES) == ["messages", "exchanges", "feasibility", "pastatus", "outcomes", "commitments", "findings"]
+    assert list(DTYPES) == list(TABLES)
+    for name, columns in COLUMNS.items():
+        assert tuple(DTYPES[name]) == columns, name
+
+
+def test_all_is_sorted_and_public() -> None:
+    assert analysis.__all__ == sorted(analysis.__all__)
+    for name in analysis.__all__:
+        value = getattr(analysis, name)
+        if callable(value) and hasattr(value, "__module__"):
+            assert value.__module__ == "pgm_explore.analysis", name
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+@pytest.mark.parametrize(("label", "transcript"), list(transcripts()), ids=lambda v: v if isinstance(v, str) else "")
+def test_columns_and_dtypes(name: str, label: str, transcript: Transcript) -> None:
+    frame = TABLES[name](transcript)
+    assert tuple(frame.columns) == COLUMNS[name]
+    assert {c: str(d) for c, d in frame.dtypes.items()} == dict(DTYPES[name])
+    assert isinstance(frame.index, pd.RangeIndex)
+    # What the command line will do with it.
+    frame.to_csv()
+    frame.to_json(orient="records")
+
+
+@pytest.mark.parametrize("name", [n for n in TABLES if n != "pastatus"])
+def test_an_empty_transcript_gives_empty_tables(name: str) -> None:
+    assert TABLES[name](Transcript()).empty
+
+
+def test_import_does_not_load_matplotlib() -> None:
+    code = "import sys, pgm_explore.analysis; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+# --- exact values on the market transcript --------------------------------------------------------
+
+
+def test_messages(market: Transcript) -> None:
+    frame = messages(market)
+    assert frame[["position", "source", "type", "mode", "dialog"]].to_dict("list") == {
+        "position": [0, 1, 2, 3, 4, 5],
+        "source": [f"m#{i}" for i in range(6)],
+        "type": ["PC Prompt", "BKN-DAC", "BKN-DAC", "BKN-DAC", "BKN-DAC", "BKN-PAL"],
+        "mode": [None, "RQ", "RS", "RQ", "RS", "RQ"],
+        "dialog": ["dlg-7f3a-01", "dlg-7f3a-dac", "dlg-7f3a-dac", "dlg-7f3a-dac", "dlg-7f3a-dac", "dlg-b9d0-pal0"],
+    }
+    assert frame["query_id"].tolist() == [
+        "pcp-7f3a-0001",
+        "kda-7f3a-0105",
+        "kda-7f3a-0106",
+        "kda-7f3a-0107",
+        "kda-7f3a-0108",
+        "kpa-b9d0-0000",
+    ]
+    records = frame[["session", "request_id", "turn", "kind", "outcome", "conforms"]].to_dict("records")
+    assert records[0] == {
+        "session": "ses-7f3a-20261114",
+        "request_id": None,
+        "turn": None,
+        "kind": None,
+        "outcome": None,
+        "conforms": True,
+    }
+    assert records[2] == {
+        "session": "ses-7f3a-20261114",
+        "request_id": "kda-7f3a-0105",
+        "turn": 0,
+        "kind": None,
+        "outcome": "answered",
+        "conforms": True,
+    }
+    assert values(frame["kind"])[1::2] == ["feasibility", "commitment", None]
+    assert frame["turn"].tolist()[1:] == [0, 0, 1, 1, 0]
+    assert frame["time"].tolist() == pytest.approx(
+        [1794651340.0, 1794651345.5, 1794651346.3, 1794651347.0, 1794651347.4, 1795279202.0]
+    )
+    # Counted from the findings at each source, whatever the rules of the checker are today.
+    for severity in ("error", "warning"):
+        expected = [sum(f.severity == severity and f.source == s for f in market.findings) for s in frame["source"]]
+        assert frame[f"{severity}s"].tolist() == expected
+    assert frame["errors"].sum() == market.errors and frame["warnings"].sum() == market.warnings
+    assert frame["warnings"][5] >= 1  # the BKN-PAL Request is unanswered
+
+
+def test_exchanges(market: Transcript) -> None:
+    frame = exchanges(market)
+    records = frame.drop(columns="latency").to_dict("records")
+    assert records == [
+        {
+            "type": "BKN-DAC",
+            "dialog": "dlg-7f3a-dac",
+            "turn": 0,
+            "kind": "feasibility",
+            "request": "kda-7f3a-0105",
+            "request_source": "m#1",
+            "response": "kda-7f3a-0106",
+            "response_source": "m#2",
+            "outcome": "answered",
+        },
+        {
+            "type": "BKN-DAC",
+            "dialog": "dlg-7f3a-dac",
+            "turn": 1,
+            "kind": "commitment",
+            "request": "kda-7f3a-0107",
+            "request_source": "m#3",
+            "response": "kda-7f3a-0108",
+            "response_source": "m#4",
+            "outcome": "answered",
+        },
+        {
+            "type": "BKN-PAL",
+            "dialog": "dlg-b9d0-pal0",
+            "turn": 0,
+            "kind": None,
+            "request": "kpa-b9d0-0000",
+            "request_source": "m#5",
+            "response": None,
+            "response_source": None,
+            "outcome": None,
+        },
+    ]
+    latency = frame["latency"].tolist()
+    assert latency[:2] == pytest.approx([0.8, 0.4], abs=1e-6)
+    assert math.isnan(latency[2])
+
+
+def test_latency_needs_one_clock() -> None:
+    documents = market_documents()[1:3]
+    segment = documents[1]["QueryTime"]["SimpleTimeData"][0]
+    segment["TimeType"], segment["FlagsByte"] = False, 2  # the Response on a relative clock
+    assert math.isnan(exchanges(Transcript.from_documents(documents))["latency"][0])
+
+
+def test_feasibility(market: Transcript) -> None:
+    frame = feasibility(market)
+    assert frame.drop(columns=["Statement", "Reason"]).to_dict("records") == [
+        {
+            "DialogID": "dlg-7f3a-dac",
+            "RequestID": "kda-7f3a-0105",
+            "Step": step,
+            "Action": action,
+            "PAStatus": status,
+            "Overall": "partially_feasible",
+            "PredictedPAStatus": "Ack",
+        }
+        for step, action, status in ((0, "MM-Move", "Ack"), (1, "Transact", "InsValue"), (2, "MM-Add", "InsRights"))
+    ]
+    assert frame["Statement"][1] == "Transact With Transaction With SPM (Status=Model)"
+    assert frame["Reason"].isna().tolist() == [True, False, False]
+    assert frame["Reason"][1].startswith("The lantern costs 180 AGR")
+
+
+def _plan(statements: list[str], **changes: Any) -> list[dict[str, Any]]:
+    """PC Prompt + a feasibility Request of the market, with these statements, and no Response."""
+    prompt, request = market_documents()[:2]
+    request["ProcessActions"] = [{"Step": i, "Statement": s} for i, s in enumerate(statements)]
+    for key, value in changes.items():
+        target, field = key.split("__")
+        {"prompt": prompt, "request": request}[target][field] = value
+    return [prompt, request]
+
+
+def _predicted(documents: list[dict[str, Any]]) -> list[str | None]:
+    return values(feasibility(Transcript.from_documents(documents))["PredictedPAStatus"])
+
+
+def test_predicted_pa_status_uses_the_session_action_context() -> None:
+    plan = ["Transact With Transaction=180 AGR", "MM-Add Nil item-1 At ML-Balcony", "Track Nil x"]
+    # WalletLimit 150; ML-Balcony is not among the MLocations; Track is not in the Repertoire.
+    assert _predicted(_plan(plan)) == ["InsValue", "LocOOR", "FaultyReq"]
+    # Another session and no PC Prompt of the dialogue: no ActionContext, no prediction.
+    assert _predicted(_plan(plan, request__SessionID="ses-other")) == [None, None, None]
+    # The PC Prompt of the dialogue itself wins over the session's.
+    assert _predicted(_plan(plan, request__SessionID="ses-other", prompt__DialogID="dlg-7f3a-dac"))[0] == "InsValue"
+    # A PC Prompt without an ActionContext: no prediction.
+    documents = _plan(plan)
+    del documents[0]["ActionContext"]
+    assert _predicted(documents) == [None, None, None]
+
+
+def test_predicted_pa_status_counts_only_earlier_prompts() -> None:
+    prompt, request = _plan(["Transact With Transaction=180 AGR"])
+    assert _predicted([request, prompt]) == [None]
+
+
+def test_the_predictions_are_the_checkers(market: Transcript) -> None:
+    """PredictedPAStatus is what the checker predicts: a step reported Ack that the table predicts to
+    fail is exactly a ``precheck-differs`` warning (the checker warns only of those, "stricter")."""
+    prompt, request = _plan(["Transact With Transaction=180 AGR", "MM-Add Nil item-1 At ML-Balcony-Lucia"])
+    response = example("bkn-dac/valid/rs-feasibility-market.json")
+    response["TurnIndex"] = 0
+    response["Feasibility"] = {
+        "Steps": [{"Step": 0, "PAStatus": "Ack"}, {"Step": 1, "PAStatus": "Ack"}],
+        "Overall": "feasible",
+    }
+    stricter = Transcript.from_documents([prompt, request, response])
+    assert values(feasibility(stricter)["PredictedPAStatus"]) == ["InsValue", "Ack"]
+    for transcript in [stricter, market, *(Transcript.load(str(p)) for p in TRANSCRIPTS)]:
+        frame = feasibility(transcript)
+        failing = frame["PredictedPAStatus"].notna() & (frame["PredictedPAStatus"] != "Ack")
+        differ = frame[failing & (frame["PAStatus"] == "Ack")]
+        warned = [f for f in transcript.findings if f.rule == "precheck-differs"]
+        assert len(differ) == len(warned)
+        for (_, row), finding in zip(differ.iterrows(), warned, strict=True):
+            assert f"Step {row['Step']} is reported Ack" in finding.message
+            assert f"suggests {row['PredictedPAStatus']}" in finding.message
+    assert any(f.rule == "precheck-differs" for f in stricter.findings)
+
+
+def test_pa_status_counts(market: Transcript) -> None:
+    frame = pa_status_counts(market)
+    assert frame["PAStatus"].tolist() == PA_CODES
+    assert dict(zip(frame["PAStatus"], frame["count"], strict=True)) == {
+        code: {"Ack": 1, "InsValue": 1, "InsRights": 1}.get(code, 0) for code in PA_CODES
+    }
+    predicted = pa_status_counts(market, predicted=True)
+    assert predicted["count"].tolist() == [3] + [0] * 9
+    assert pa_status_counts(Transcript())["count"].tolist() == [0] * 10
+    assert pa_status_counts(Transcript())["PAStatus"].tolist() == PA_CODES
+
+
+def test_outcomes(market: Transcript) -> None:
+    assert outcomes(market).to_dict("records") == [
+        {
+            "type": "BKN-DAC",
+            "kind": "feasibility",
+            "answered": 1,
+            "partially_answered": 0,
+            "not_answered": 0,
+            "unanswered": 0,
+            "total": 1,
+        },
+        {
+            "type": "BKN-DAC",
+            "kind": "commitment",
+            "answered": 1,
+            "partially_answered": 0,
+            "not_answered": 0,
+            "unanswered": 0,
+            "total": 1,
+        },
+        {
+            "type": "BKN-PAL",
+            "kind": None,
+            "answered": 0,
+            "partially_answered": 0,
+            "not_answered": 0,
+            "unanswered": 1,
+            "total": 1,
+        },
+    ]
+
+
+def test_outcomes_follow_the_spec_order() -> None:
+    documents = []
+    for i, (kind, outcome) in enumerate(
+        [
+            ("clarification", "answered"),
+            ("affordances", "not_answered"),
+            ("zz-custom", "maybe"),
+            ("clarification", None),
+        ]
+    ):
+        documents.append({"Header": "PGM-KDA-V1.0", "Mode": "RQ", "QueryID": f"q{i}", "DialogID": "d", "Kind": kind})
+        if outcome:
+            documents.append(
+                {
+                    "Header": "PGM-KDA-V1.0",
+                    "Mode": "RS",
+                    "QueryID": f"r{i}",
+                    "DialogID": "d",
+                    "RequestID": f"q{i}",
+                    "Outcome": outcome,
+                }
+            )
+    documents.insert(0, {"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "p", "DialogID": "d"})
+    frame = outcomes(Transcript.from_documents(documents))
+    assert frame[["type", "kind"]].to_dict("list") == {
+        "type": ["BKN-DAC", "BKN-DAC", "BKN-DAC", "BKN-PAL"],
+        "kind": ["affordances", "clarification", "zz-custom", None],
+    }
+    assert frame["answered"].tolist() == [0, 1, 0, 0]
+    assert frame["not_answered"].tolist() == [1, 0, 0, 0]
+    assert frame["unanswered"].tolist() == [0, 1, 0, 1]
+    assert frame["total"].tolist() == [1, 2, 1, 1]  # "maybe" is no Outcome: it counts in total only
+
+
+def test_commitments(market: Transcript) -> None:
+    frame = commitments(market)
+    budget = "The total spend in this dialogue must not exceed 150 AGR."
+    lantern = "'the blue glass lantern' denotes item-lantern-blue-114."
+    assert frame.drop(columns="dialog").to_dict("records") == [
+        {"source": "m#3", "position": 3, "commitment": "cm-budget-150", "event": "submitted", "statement": budget},
+        {"source": "m#3", "position": 3, "commitment": "cm-lantern-114", "event": "submitted", "statement": lantern},
+        {"source": "m#3", "position": 3, "commitment": "cm-route-plaza-gate", "event": "released", "statement": None},
+        {"source": "m#4", "position": 4, "commitment": "cm-budget-150", "event": "retained", "statement": budget},
+        {"source": "m#4", "position": 4, "commitment": "cm-lantern-114", "event": "retained", "statement": lantern},
+        {
+            "source": "m#4",
+            "position": 4,
+            "commitment": "cm-route-plaza-gate",
+            "event": "status-released",
+            "statement": None,
+        },
+    ]
+    assert set(frame["dialog"]) == {"dlg-7f3a-dac"}
+    assert set(frame["event"]) <= set(COMMITMENT_EVENTS)
+
+
+def test_commitment_statements_are_per_dialogue() -> None:
+    first = {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RQ",
+        "DialogID": "a",
+        "Commitments": [{"CommitmentID": "c", "Statement": "A"}],
+    }
+    second = {"Header": "PGM-KDA-V1.0", "Mode": "RQ", "DialogID": "b", "ReleasedCommitmentIDs": ["c"]}
+    third = {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RS",
+        "DialogID": "a",
+        "CommitmentStatus": [{"CommitmentID": "c", "Status": "conflicting"}],
+    }
+    frame = commitments(Transcript.from_documents([first, second, third]))
+    assert frame[["dialog", "event", "statement"]].to_dict("records") == [
+        {"dialog": "a", "event": "submitted", "statement": "A"},
+        {"dialog": "b", "event": "released", "statement": None},
+        {"dialog": "a", "event": "conflicting", "statement": "A"},
+    ]
+
+
+def test_findings(market: Transcript) -> None:
+    frame = findings(market)
+    assert len(frame) == len(market.findings)
+    for record, finding in zip(frame.to_dict("records"), market.findings, strict=True):
+        expected = finding.to_dict()
+        assert record == {
+            "source": expected["source"],
+            "dialog": expected["dialog"],
+            "type": expected["type"],
+            "severity": expected["severity"],
+            "rule": expected["rule"],
+            "path": finding.path,
+            "message": expected["message"],
+            "spec": expected["spec"],
+        }
+    assert frame[["source", "rule", "path"]].iloc[-1].tolist() == ["m#5", "unanswered", "$.QueryID"]
+
+
+def test_hostile_values_are_missing_not_wrong() -> None:
+    transcript = Transcript.from_documents(HOSTILE)
+    frame = messages(transcript)
+    assert frame["query_id"].isna().tolist() == [True, True, True, False, True, True]
+    assert frame["turn"].isna().all()
+    assert frame["time"].isna().all()
+    steps = feasibility(transcript)
+    assert len(steps) == 3  # the three ProcessActions items that are objects
+    assert steps["Step"].isna().all() and steps["PredictedPAStatus"].isna().all()
+    assert steps["PAStatus"].isna().all() and steps["Overall"].isna().all()
+    assert commitments(transcript)["event"].tolist() == ["submitted", "released"]
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+def test_tables_of_the_sample_transcripts(path: Path) -> None:
+    transcript = Transcript.load(str(path))
+    for name, table in TABLES.items():
+        assert tuple(table(transcript).columns) == COLUMNS[name]
+    frame = messages(transcript)
+    assert frame["errors"].sum() == transcript.errors
+    assert frame["warnings"].sum() == transcript.warnings
+    assert len(exchanges(transcript)) == outcomes(transcript)["total"].sum()
+
+
+# --- plots ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pyplot() -> Iterator[Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")
+
+
+PLOTS = [
+    ("plot_pa_status", {}),
+    ("plot_pa_status", {"predicted": True}),
+    ("plot_feasibility", {}),
+    ("plot_feasibility", {"by": "request"}),
+    ("plot_timeline", {}),
+    ("plot_timeline", {"x": "time"}),
+    ("plot_timeline", {"x": "position"}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), PLOTS, ids=lambda v: v if isinstance(v, str) else repr(v))
+@pytest.mark.parametrize(("label", "transcript"), list(transcripts()), ids=lambda v: v if isinstance(v, str) else "")
+def test_plots_return_axes_without_warnings(
+    pyplot: Any, name: str, options: dict[str, Any], label: str, transcript: Transcript
+) -> None:
+    from matplotlib.axes import Axes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = getattr(analysis, name)(transcript, **options)
+        ax.figure.canvas.draw()
+    assert isinstance(ax, Axes)
+
+
+def test_plots_draw_on_the_given_axes(pyplot: Any, market: Transcript) -> None:
+    _, axes = pyplot.subplots(1, 3)
+    assert analysis.plot_pa_status(market, ax=axes[0]) is axes[0]
+    assert analysis.plot_feasibility(market, ax=axes[1]) is axes[1]
+    assert analysis.plot_timeline(market, ax=axes[2]) is axes[2]
+    assert len(pyplot.get_fignums()) == 1
+
+
+def test_plot_contents(pyplot: Any, market: Transcript) -> None:
+    ax = analysis.plot_pa_status(market)
+    assert [p.get_height() for p in ax.patches] == [1, 0, 0, 0, 0, 1, 1, 0, 0, 0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == PA_CODES
+    ax = analysis.plot_feasibility(market)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["dlg-7f3a-dac"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Ack", "InsRights", "InsValue"]
+    ax = analysis.plot_timeline(market)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["dlg-7f3a-01", "dlg-7f3a-dac", "dlg-b9d0-pal0"]
+    assert ax.get_xlabel() == "seconds since the first message"
+    assert len(ax.get_lines()) == 2  # the two answered exchanges
+    assert "unanswered" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_plot_options_are_checked(pyplot: Any, market: Transcript) -> None:
+    with pytest.raises(ValueError, match="by must be"):
+        analysis.plot_feasibility(market, by="dialogue")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="x must be"):
+        analysis.plot_timeline(market, x="turn")  # type: ignore[arg-type]
