@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from pgm_explore.dialogue import Message, Transcript, simple_time_seconds
+from pgm_explore.dialogue import Transcript
 from pgm_explore.dialogue.precheck import predict
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.spec.process_actions import PA_STATUS_CODES, StatementError, parse_statement
@@ -198,21 +198,6 @@ def _frame(rows: Sequence[Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataF
     )
 
 
-def _latency(request: Message, response: Message | None) -> float | None:
-    """Seconds from a Request's QueryTime to its Response's; None unless both are readable and on one clock.
-
-    An absolute time and a relative one cannot be subtracted, so unlike ``Exchange.latency`` this
-    looks at TimeType too.
-    """
-    if response is None:
-        return None
-    sent = simple_time_seconds(request.get("QueryTime"))
-    answered = simple_time_seconds(response.get("QueryTime"))
-    if sent is None or answered is None or sent[0] != answered[0]:
-        return None
-    return answered[1] - sent[1]
-
-
 # --- messages ---------------------------------------------------------------------------------------
 
 
@@ -287,7 +272,7 @@ def exchanges(t: Transcript) -> pd.DataFrame:
                 e.request.source,
                 _str(response.get("QueryID")) if response else None,
                 response.source if response else None,
-                _latency(e.request, response),
+                e.latency,
                 _str(response.get("Outcome")) if response else None,
             )
         )
@@ -369,24 +354,12 @@ def _checked(item: Mapping[str, Any]) -> bool:
 def _feasibility_requests(t: Transcript) -> Iterator[_FeasibilityRequest]:
     """Every BKN-DAC feasibility Request in transcript order, its steps as rows of :func:`feasibility`.
 
-    The ActionContext is looked up as ``TranscriptChecker._context_for`` does while it streams: the
-    PC Prompt that opened the Request's DialogID, else the latest PC Prompt (so far) of its SessionID.
-    Only PC Prompts that came *before* the Request count, which is what makes the predictions the ones
-    behind the checker's ``precheck-differs`` warnings.
+    The ActionContext is the one the checker had in force when the Request came
+    (:meth:`Transcript.action_context`), which is what makes the predictions the ones behind
+    its ``precheck-differs`` warnings.
     """
     responses = {e.request.position: e.response for e in t.exchanges()}
-    # DialogID / SessionID -> that PC Prompt's ActionContext (None: a PC Prompt without one).
-    opened: dict[str, Mapping[str, Any] | None] = {}
-    by_session: dict[str, Mapping[str, Any] | None] = {}
     for m in t.messages:
-        if m.type == "PC Prompt":
-            if m.dialog is not None:
-                given = m.get("ActionContext")
-                prompt_context = given if isinstance(given, dict) else None
-                opened[m.dialog] = prompt_context
-                if isinstance(session := m.get("SessionID"), str):
-                    by_session[session] = prompt_context
-            continue
         if m.type != "BKN-DAC" or m.mode != "RQ":
             continue
         items = m.get("ProcessActions")
@@ -400,13 +373,7 @@ def _feasibility_requests(t: Transcript) -> Iterator[_FeasibilityRequest]:
             if isinstance(item, dict):
                 reported.setdefault(_step_key(item.get("Step")), item)  # the first report counts, as in compare()
 
-        action_context: Mapping[str, Any] | None = None
-        if m.dialog is not None:
-            session = m.get("SessionID")
-            if m.dialog in opened:
-                action_context = opened[m.dialog]
-            elif isinstance(session, str):
-                action_context = by_session.get(session)
+        action_context = t.action_context(m)
         # The checker pre-checks the steps with an integer Step and a string Statement; so do we, so that
         # the spending and placements the heuristic accumulates over a plan are the same.
         checked = [(item["Step"], item["Statement"]) for item in steps if _checked(item)]

@@ -103,12 +103,18 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
 
 @dataclass
 class _Context:
-    """What a PC Prompt (and later BKN-PRC Responses) tell about a dialogue."""
+    """What a PC Prompt, and the BKN-PRC Responses of its dialogue, tell about a dialogue.
+
+    A BKN-PRC Response returns "a more complete or different representation of the
+    understanding of the context": its ActionContext replaces the PC Prompt's and its
+    ResolvedReferents add Entities.
+    """
 
     source: str
     ids: tuple[Any, Any, Any]
     action_context: Mapping[str, Any] | None
     entities: set[str]
+    time: tuple[bool, float] | None = None
 
 
 @dataclass
@@ -122,6 +128,8 @@ class _Pending:
     released: list[str]
     constraints: Mapping[str, Any] | None
     context: _Context | None
+    new_commitments: frozenset[str] = frozenset()
+    """CommitmentIDs this Request submitted that the dialogue did not hold before."""
 
 
 @dataclass
@@ -151,6 +159,15 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+def _items(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of an array property, whatever a non-conforming message put there."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _is_step(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class TranscriptChecker:
     """Checks a transcript fed one message at a time, in the order they happened.
 
@@ -165,6 +182,7 @@ class TranscriptChecker:
         self._prompt_ids: dict[str, str] = {}
         self._opened: dict[str, _Context] = {}
         self._session_context: dict[str, _Context] = {}
+        self._session_entities: dict[str, set[str]] = {}
         self._dialogues: dict[tuple[str, str], _Dialogue] = {}
         self.messages = 0
 
@@ -200,7 +218,11 @@ class TranscriptChecker:
                         "BKN-PRC Definition; DECISIONS D15, D16",
                     )
                 )
-            state = self._dialogues.setdefault((dialog, report.type), _Dialogue())
+            state = self._dialogues.get((dialog, report.type))
+            if state is None:
+                opener = self._opened.get(dialog)
+                # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
+                state = self._dialogues[(dialog, report.type)] = _Dialogue(last_time=opener.time if opener else None)
             self._context_ids(document, dialog, found)
             if report.mode == "RQ":
                 self._request(source, document, report.type, dialog, state, found)
@@ -267,10 +289,25 @@ class TranscriptChecker:
             (doc.get("MInstance"), doc.get("UEnvironment"), doc.get("SessionID")),
             action_context if isinstance(action_context, dict) else None,
             entities,
+            simple_time_seconds(doc.get("PCPromptTime")),
         )
         self._opened[dialog] = context
         if isinstance(doc.get("SessionID"), str):
             self._session_context[doc["SessionID"]] = context
+            self._session_entities.setdefault(doc["SessionID"], set()).update(entities)
+
+    def action_context_for(self, document: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The ActionContext that applies to ``document`` now: its dialogue's PC Prompt (or a
+        later BKN-PRC Response of that dialogue), else the latest PC Prompt of its session."""
+        dialog = document.get("DialogID")
+        context = self._context_for(document, dialog) if isinstance(dialog, str) else None
+        return context.action_context if context else None
+
+    def _known_entities(self, doc: Mapping[str, Any], context: _Context) -> set[str]:
+        # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
+        # Entity any PC Prompt of the session mentioned is known to them.
+        session = doc.get("SessionID")
+        return self._session_entities.get(session, context.entities) if isinstance(session, str) else context.entities
 
     def _context_for(self, doc: Mapping[str, Any], dialog: str) -> _Context | None:
         # BKN-DAC and BKN-PAL may run in MCP sessions of their own (D15): then the latest
@@ -364,20 +401,21 @@ class TranscriptChecker:
         query_id = doc.get("QueryID")
         steps = [
             (item["Step"], item["Statement"])
-            for item in doc.get("ProcessActions") or ()
-            if isinstance(item, dict) and isinstance(item.get("Step"), int) and isinstance(item.get("Statement"), str)
+            for item in _items(doc.get("ProcessActions"))
+            if _is_step(item.get("Step")) and isinstance(item.get("Statement"), str)
         ]
         commitments = [
-            item["CommitmentID"]
-            for item in doc.get("Commitments") or ()
-            if isinstance(item, dict) and isinstance(item.get("CommitmentID"), str)
+            item["CommitmentID"] for item in _items(doc.get("Commitments")) if isinstance(item.get("CommitmentID"), str)
         ]
+        new_commitments: frozenset[str] = frozenset()
         if type_name == "BKN-DAC":
+            new_commitments = frozenset(c for c in commitments if c not in state.commitments)
             self._request_commitments(doc, state, found)
             if steps:
                 self._request_feasibility(steps, context, found)
-        if context is not None and context.entities:
-            unknown = [e for e in _strings(doc.get("EntityIDs")) if e not in context.entities]
+        known = self._known_entities(doc, context) if context is not None else set()
+        if context is not None and known:
+            unknown = [e for e in _strings(doc.get("EntityIDs")) if e not in known]
             if unknown:
                 found.append(
                     Finding.of(
@@ -401,6 +439,7 @@ class TranscriptChecker:
                 _strings(doc.get("ReleasedCommitmentIDs")),
                 constraints if isinstance(constraints, dict) else None,
                 context,
+                new_commitments,
             )
 
     def _request_feasibility(
@@ -435,7 +474,7 @@ class TranscriptChecker:
                     )
 
     def _request_commitments(self, doc: Mapping[str, Any], state: _Dialogue, found: list[Finding]) -> None:
-        for index, item in enumerate(doc.get("Commitments") or ()):
+        for index, item in enumerate(doc.get("Commitments") if isinstance(doc.get("Commitments"), list) else ()):
             if not isinstance(item, dict) or not isinstance(cid := item.get("CommitmentID"), str):
                 continue
             statement = item.get("Statement")
@@ -452,7 +491,8 @@ class TranscriptChecker:
                 )
             elif isinstance(statement, str):
                 state.commitments[cid] = (statement, "retained")
-        for index, cid in enumerate(doc.get("ReleasedCommitmentIDs") or ()):
+        released = doc.get("ReleasedCommitmentIDs")
+        for index, cid in enumerate(released if isinstance(released, list) else ()):
             if not isinstance(cid, str):
                 continue
             held = state.commitments.get(cid)
@@ -531,11 +571,29 @@ class TranscriptChecker:
                 )
             )
         self._payload_kind(doc, type_name, pending, found)
+        if type_name == "BKN-PRC":
+            self._representation(doc)
         if type_name == "BKN-DAC":
             self._response_commitments(doc, state, pending, found)
             self._response_feasibility(doc, pending, found)
         if type_name == "BKN-PAL":
             self._stance(doc, pending, found)
+
+    def _representation(self, doc: Mapping[str, Any]) -> None:
+        """Fold what Prompt Creation returns into the dialogue's context (see :class:`_Context`)."""
+        representation = doc.get("Representation")
+        context = self._opened.get(doc.get("DialogID"))  # type: ignore[arg-type]
+        if not isinstance(representation, dict) or context is None or doc.get("Outcome") == "not_answered":
+            return
+        if isinstance(representation.get("ActionContext"), dict):
+            context.action_context = representation["ActionContext"]
+        added: set[str] = set()
+        for key in ("ResolvedReferents", "ActionContext"):
+            _entities(representation.get(key), added)
+        context.entities |= added
+        session = doc.get("SessionID")
+        if isinstance(session, str):
+            self._session_entities.setdefault(session, set()).update(added)
 
     def _payload_kind(self, doc: Mapping[str, Any], type_name: str, pending: _Pending, found: list[Finding]) -> None:
         if doc.get("Outcome") != "answered" or not isinstance(pending.kind, str):
@@ -582,11 +640,8 @@ class TranscriptChecker:
         feasibility = doc.get("Feasibility")
         if not isinstance(feasibility, dict) or not pending.steps:
             return
-        reported = [
-            (item.get("Step"), item.get("PAStatus"))
-            for item in feasibility.get("Steps") or ()
-            if isinstance(item, dict)
-        ]
+        reported = [(item.get("Step"), item.get("PAStatus")) for item in _items(feasibility.get("Steps"))]
+        reported = [(step, status) for step, status in reported if _is_step(step)]
         asked = {step for step, _ in pending.steps}
         answered = {step for step, _ in reported}
         partial = doc.get("Outcome") == "partially_answered"
@@ -628,7 +683,9 @@ class TranscriptChecker:
         self, doc: Mapping[str, Any], state: _Dialogue, pending: _Pending, found: list[Finding]
     ) -> None:
         reported: set[str] = set()
-        for index, item in enumerate(doc.get("CommitmentStatus") or ()):
+        for index, item in enumerate(
+            doc.get("CommitmentStatus") if isinstance(doc.get("CommitmentStatus"), list) else ()
+        ):
             if not isinstance(item, dict) or not isinstance(cid := item.get("CommitmentID"), str):
                 continue
             reported.add(cid)
@@ -661,8 +718,9 @@ class TranscriptChecker:
                         "BKN-DAC Table 3, CommitmentStatus (NOTES 6.3 C3)",
                     )
                 )
-            elif status == "conflicting" and held[1] == "retained" and cid in pending.commitments:
-                # Domain Access refused to retain it: the dialogue does not hold it.
+            elif status == "conflicting" and cid in pending.new_commitments:
+                # Domain Access refused to retain what this Request submitted first: the dialogue
+                # does not hold it. A conflicting re-submission leaves the retained original alone.
                 del state.commitments[cid]
         missing = [cid for cid in pending.commitments if cid not in reported]
         if missing and doc.get("Outcome") != "not_answered":

@@ -45,10 +45,16 @@ class Message:
         return value if isinstance(value, str) else None
 
     @property
+    def clock(self) -> tuple[bool, float] | None:
+        """(absolute?, seconds) of the QueryTime (or PCPromptTime): times on different
+        epochs (absolute and relative Simple Time) cannot be compared."""
+        return simple_time_seconds(self.get("QueryTime", self.get("PCPromptTime")))
+
+    @property
     def time(self) -> float | None:
         """Seconds of the QueryTime (or PCPromptTime), on its own epoch."""
-        read = simple_time_seconds(self.get("QueryTime", self.get("PCPromptTime")))
-        return read[1] if read else None
+        clock = self.clock
+        return clock[1] if clock else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +69,11 @@ class Exchange:
     @property
     def latency(self) -> float | None:
         """Seconds from the Request's QueryTime to the Response's, when both can be read."""
-        if self.response is None or self.request.time is None or self.response.time is None:
+        sent = self.request.clock
+        answered = self.response.clock if self.response is not None else None
+        if sent is None or answered is None or sent[0] != answered[0]:
             return None
-        return self.response.time - self.request.time
+        return answered[1] - sent[1]
 
 
 @dataclass
@@ -79,6 +87,8 @@ class Transcript:
 
     messages: list[Message] = field(default_factory=list)
     findings: list[TranscriptFinding] = field(default_factory=list)
+    action_contexts: dict[int, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    """The ActionContext in force at each BKN-DAC Request (by position), as the checker saw it."""
 
     @classmethod
     def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
@@ -95,6 +105,10 @@ class Transcript:
         transcript = cls()
         checker = TranscriptChecker()
         for position, (source, document, problem) in enumerate(items):
+            if isinstance(document, dict) and document.get("Header") == "PGM-KDA-V1.0" and document.get("Mode") == "RQ":
+                context = checker.action_context_for(document)
+                if context is not None:
+                    transcript.action_contexts[position] = context
             if problem is not None:
                 report = Report(None, None, False, (problem,), source)
                 transcript.findings += checker.feed(source, document, problem)
@@ -121,20 +135,27 @@ class Transcript:
                 groups.setdefault((message.dialog, message.type), []).append(message)
         return groups
 
+    def action_context(self, message: Message) -> Mapping[str, Any] | None:
+        """The ActionContext that applied to a BKN-DAC Request when it was sent (None if none)."""
+        return self.action_contexts.get(message.position)
+
     def exchanges(self) -> list[Exchange]:
-        """Every Request with the Response that names it, in the order of the Requests."""
+        """Every Request with the first later Response that names it, in the order of the Requests.
+
+        A Response that comes before any Request it could answer stays unpaired, as the
+        checker's ``request-unknown`` says.
+        """
         requests: dict[tuple[str, str, str], Exchange] = {}
         for message in self.messages:
-            query, dialog, kind = message.get("QueryID"), message.dialog, message.type
-            if message.mode == "RQ" and isinstance(query, str) and dialog and kind:
+            dialog, kind = message.dialog, message.type
+            if not dialog or not kind:
+                continue
+            if message.mode == "RQ" and isinstance(query := message.get("QueryID"), str):
                 requests.setdefault((kind, dialog, query), Exchange(kind, dialog, message, None))
-        for message in self.messages:
-            answered, dialog, kind = message.get("RequestID"), message.dialog, message.type
-            if message.mode == "RS" and isinstance(answered, str) and dialog and kind:
-                key = (kind, dialog, answered)
-                if key in requests and requests[key].response is None:
-                    exchange = requests[key]
-                    requests[key] = Exchange(exchange.type, exchange.dialog, exchange.request, message)
+            elif message.mode == "RS" and isinstance(answered := message.get("RequestID"), str):
+                exchange = requests.get((kind, dialog, answered))
+                if exchange is not None and exchange.response is None:
+                    requests[(kind, dialog, answered)] = Exchange(kind, dialog, exchange.request, message)
         return list(requests.values())
 
     def __str__(self) -> str:

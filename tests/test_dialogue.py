@@ -1,0 +1,209 @@
+"""Transcript rules on small transcripts built in the test, one behaviour each."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from conftest import minimal_message
+
+from pgm_explore.dialogue import Transcript
+
+SESSION = "s-1"
+
+
+def _time(ms: int) -> dict[str, Any]:
+    return {
+        "Header": "OSD-STM-V1.5",
+        "SimpleTimeID": f"t-{ms}",
+        "SimpleTimeData": [
+            {
+                "FlagsByte": 3,
+                "StartTime": ms,
+                "EndTime": ms,
+                "AccuracyMode": "single",
+                "AccuracyPlusMinus": 1,
+                "TimeType": True,
+                "TimeUnit": "01",
+            }
+        ],
+    }
+
+
+def prompt(dialog: str = "d-1", ms: int = 1_000, **extra: Any) -> dict[str, Any]:
+    doc = minimal_message("PC Prompt") | {"DialogID": dialog, "PCPromptID": f"p-{dialog}", "PCPromptTime": _time(ms)}
+    doc["DataXMData"]["DataID"] = doc["PCPromptID"]
+    return doc | extra
+
+
+def request(type_name: str, query: str, turn: int, ms: int, dialog: str = "d-1", **extra: Any) -> dict[str, Any]:
+    doc = minimal_message(type_name, "RQ")
+    doc.update({"QueryID": query, "TurnIndex": turn, "QueryTime": _time(ms), "DialogID": dialog})
+    doc["DataXMData"]["DataID"] = query
+    return doc | extra
+
+
+def response(
+    type_name: str, query: str, answers: str, turn: int, ms: int, dialog: str = "d-1", **extra: Any
+) -> dict[str, Any]:
+    doc = minimal_message(type_name, "RS")
+    doc.update({"QueryID": query, "RequestID": answers, "TurnIndex": turn, "QueryTime": _time(ms), "DialogID": dialog})
+    doc["DataXMData"]["DataID"] = query
+    for key, value in extra.items():
+        if value is None:
+            doc.pop(key, None)
+        else:
+            doc[key] = value
+    return doc
+
+
+def rules(documents: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    t = Transcript.from_documents(documents, source="t")
+    return sorted((int(f.source.split("#")[1]), f.rule) for f in t.findings)
+
+
+def test_a_clean_exchange_has_no_findings() -> None:
+    docs = [prompt(), request("BKN-PRC", "q-1", 0, 2_000), response("BKN-PRC", "q-2", "q-1", 0, 3_000)]
+    assert rules(docs) == []
+
+
+def test_response_dated_before_its_request_is_reported_once() -> None:
+    docs = [prompt(), request("BKN-PRC", "q-1", 0, 5_000), response("BKN-PRC", "q-2", "q-1", 0, 4_000)]
+    assert rules(docs) == [(2, "time-backwards")]
+
+
+def test_query_time_before_the_pc_prompt_is_backwards() -> None:
+    docs = [prompt(ms=10_000), request("BKN-PRC", "q-1", 0, 5_000), response("BKN-PRC", "q-2", "q-1", 0, 11_000)]
+    assert rules(docs) == [(1, "time-backwards")]
+
+
+def _commitment_request(
+    query: str, turn: int, ms: int, statement: str | None = None, release: bool = False
+) -> dict[str, Any]:
+    extra: dict[str, Any] = {"Kind": "commitment"}
+    if statement is not None:
+        extra["Commitments"] = [{"CommitmentID": "c-1", "Statement": statement}]
+    if release:
+        extra["ReleasedCommitmentIDs"] = ["c-1"]
+    return request("BKN-DAC", query, turn, ms, dialog="dac-1", **extra)
+
+
+def _commitment_response(query: str, answers: str, turn: int, ms: int, status: str) -> dict[str, Any]:
+    return response(
+        "BKN-DAC",
+        query,
+        answers,
+        turn,
+        ms,
+        dialog="dac-1",
+        Answer=None,
+        CommitmentStatus=[{"CommitmentID": "c-1", "Status": status}],
+    )
+
+
+def test_conflicting_resubmission_keeps_the_retained_original() -> None:
+    docs = [
+        prompt(),
+        _commitment_request("q-1", 0, 2_000, "The budget is 150."),
+        _commitment_response("q-2", "q-1", 0, 2_500, "retained"),
+        _commitment_request("q-3", 1, 3_000, "The budget is 200."),
+        _commitment_response("q-4", "q-3", 1, 3_500, "conflicting"),
+        _commitment_request("q-5", 2, 4_000, release=True),
+        _commitment_response("q-6", "q-5", 2, 4_500, "released"),
+    ]
+    # Only the re-submission itself is questionable; the release finds c-1 still retained.
+    assert rules(docs) == [(3, "commitment-conflict")]
+
+
+def test_a_first_submission_refused_as_conflicting_is_not_held() -> None:
+    docs = [
+        prompt(),
+        _commitment_request("q-1", 0, 2_000, "The budget is 150."),
+        _commitment_response("q-2", "q-1", 0, 2_500, "conflicting"),
+        _commitment_request("q-3", 1, 3_000, release=True),
+        _commitment_response("q-4", "q-3", 1, 3_500, "released"),
+    ]
+    assert rules(docs) == [(3, "release-unknown"), (4, "commitment-status-unknown")]
+
+
+def _feasibility(query: str, turn: int, ms: int, statement: str) -> dict[str, Any]:
+    return request(
+        "BKN-DAC",
+        query,
+        turn,
+        ms,
+        dialog="dac-1",
+        Kind="feasibility",
+        ProcessActions=[{"Step": 0, "Statement": statement}],
+    )
+
+
+def _feasible(query: str, answers: str, turn: int, ms: int) -> dict[str, Any]:
+    return response(
+        "BKN-DAC",
+        query,
+        answers,
+        turn,
+        ms,
+        dialog="dac-1",
+        Answer=None,
+        Feasibility={"Steps": [{"Step": 0, "PAStatus": "Ack"}], "Overall": "feasible"},
+    )
+
+
+PLACE = "MM-Add Nil Lantern At ML-Fountain With SpatialAttitude With Rights (Status=Model)"
+
+
+def test_action_context_of_a_prompt_creation_response_replaces_the_prompts() -> None:
+    context = {"Repertoire": ["MM-Add"], "MLocations": ["ML-Stall"]}
+    wider = {"Repertoire": ["MM-Add"], "MLocations": ["ML-Stall", "ML-Fountain"]}
+    before = [prompt(ActionContext=context), _feasibility("q-1", 0, 2_000, PLACE), _feasible("q-2", "q-1", 0, 2_500)]
+    assert rules(before) == [(2, "precheck-differs")]
+    after = [
+        prompt(ActionContext=context),
+        request("BKN-PRC", "q-3", 0, 1_500, Kind="action_context"),
+        response("BKN-PRC", "q-4", "q-3", 0, 1_800, Representation={"ActionContext": wider}),
+        _feasibility("q-1", 0, 2_000, PLACE),
+        _feasible("q-2", "q-1", 0, 2_500),
+    ]
+    assert rules(after) == []
+    transcript = Transcript.from_documents(after)
+    assert transcript.action_context(transcript.messages[3]) == wider
+
+
+def test_entities_of_every_pc_prompt_of_the_session_are_known() -> None:
+    first = prompt("d-1", 1_000, ResolvedReferents=[{"Expression": "that stall", "EntityID": "stall-05"}])
+    second = prompt("d-2", 5_000, ResolvedReferents=[{"Expression": "the lantern", "EntityID": "lantern-1"}])
+    ask = request("BKN-DAC", "q-1", 0, 6_000, dialog="dac-1", Kind="affordances", EntityIDs=["stall-05", "ghost"])
+    answer = response(
+        "BKN-DAC", "q-2", "q-1", 0, 6_500, dialog="dac-1", Answer={"Affordances": [{"Action": "Inspect"}]}
+    )
+    assert rules([first, second, ask, answer]) == [(2, "entity-unknown")]
+    finding = next(f for f in Transcript.from_documents([first, second, ask, answer]).findings)
+    assert "ghost" in finding.message and "stall-05" not in finding.message
+
+
+def test_malformed_steps_do_not_crash_the_checker() -> None:
+    ask = _feasibility("q-1", 0, 2_000, PLACE)
+    answer = _feasible("q-2", "q-1", 0, 2_500)
+    answer["Feasibility"]["Steps"][0]["Step"] = [0]
+    t = Transcript.from_documents([prompt(ActionContext={"Repertoire": ["MM-Add"]}), ask, answer])
+    assert any(f.rule == "type" for f in t.findings)
+
+
+def test_a_response_before_its_request_is_not_paired() -> None:
+    answer = response("BKN-PAL", "q-2", "q-1", 0, 2_500, dialog="pal-1")
+    ask = request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")
+    t = Transcript.from_documents([answer, ask])
+    assert [(e.request.position, e.response) for e in t.exchanges()] == [(1, None)]
+    assert sorted(f.rule for f in t.findings) == ["request-unknown", "time-backwards", "unanswered"]
+
+
+def test_latency_needs_one_clock() -> None:
+    ask = request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")
+    answer = response("BKN-PAL", "q-2", "q-1", 0, 2_500, dialog="pal-1")
+    t = Transcript.from_documents([ask, answer])
+    assert t.exchanges()[0].latency == 0.5
+    relative = copy.deepcopy(answer)
+    relative["QueryTime"]["SimpleTimeData"][0].update(TimeType=False, FlagsByte=2)
+    assert Transcript.from_documents([ask, relative]).exchanges()[0].latency is None
