@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pgm_explore.dialogue.precheck import compare, predict
+from pgm_explore.dialogue.precheck import Prediction, compare, predict
 from pgm_explore.validation import Finding, Report, RuleCode, validate
 
 __all__ = ["TranscriptChecker", "TranscriptFinding", "check_documents", "simple_time_seconds"]
@@ -117,7 +117,7 @@ class _Context:
     time: tuple[bool, float] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     source: str
     turn: Any
@@ -130,15 +130,16 @@ class _Pending:
     context: _Context | None
     new_commitments: frozenset[str] = frozenset()
     """CommitmentIDs this Request submitted that the dialogue did not hold before."""
+    predictions: list[Prediction] | None = None
+    """The pre-check of the steps, made once when the Request came."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Dialogue:
+    # A long transcript holds many of these: slots, and nothing that is not needed.
     last_turn: int | None = None
     last_time: tuple[bool, float] | None = None
     pending: dict[str, _Pending] = field(default_factory=dict)
-    answered: set[str] = field(default_factory=set)
-    requests: set[str] = field(default_factory=set)
     # BKN-DAC commitments: id -> (statement, state) with state "retained" or "released".
     commitments: dict[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -183,6 +184,9 @@ class TranscriptChecker:
         self._opened: dict[str, _Context] = {}
         self._session_context: dict[str, _Context] = {}
         self._session_entities: dict[str, set[str]] = {}
+        # QueryIDs are unique in a transcript (query-id-reused says so when they are not), so
+        # one set of answered Requests serves every dialogue.
+        self._answered: set[str] = set()
         self._dialogues: dict[tuple[str, str], _Dialogue] = {}
         self.messages = 0
 
@@ -408,11 +412,13 @@ class TranscriptChecker:
             item["CommitmentID"] for item in _items(doc.get("Commitments")) if isinstance(item.get("CommitmentID"), str)
         ]
         new_commitments: frozenset[str] = frozenset()
+        predictions = None
         if type_name == "BKN-DAC":
             new_commitments = frozenset(c for c in commitments if c not in state.commitments)
             self._request_commitments(doc, state, found)
-            if steps:
-                self._request_feasibility(steps, context, found)
+            if steps and context is not None and context.action_context:
+                predictions = predict(steps, context.action_context)
+                self._request_feasibility(steps, context, predictions, found)
         known = self._known_entities(doc, context) if context is not None else set()
         if context is not None and known:
             unknown = [e for e in _strings(doc.get("EntityIDs")) if e not in known]
@@ -427,7 +433,6 @@ class TranscriptChecker:
                     )
                 )
         if isinstance(query_id, str):
-            state.requests.add(query_id)
             constraints = doc.get("Constraints")
             state.pending[query_id] = _Pending(
                 source,
@@ -440,28 +445,27 @@ class TranscriptChecker:
                 constraints if isinstance(constraints, dict) else None,
                 context,
                 new_commitments,
+                predictions,
             )
 
     def _request_feasibility(
-        self, steps: list[tuple[int, str]], context: _Context | None, found: list[Finding]
+        self, steps: list[tuple[int, str]], context: _Context, predictions: list[Prediction], found: list[Finding]
     ) -> None:
-        action_context = context.action_context if context else None
-        if not action_context:
-            return
+        action_context = context.action_context or {}
         max_steps = action_context.get("MaxSteps")
         if isinstance(max_steps, int) and not isinstance(max_steps, bool) and len(steps) > max_steps:
             found.append(
                 Finding.of(
                     "too-many-steps",
                     ("ProcessActions",),
-                    f"{len(steps)} Process Actions, but the ActionContext (PC Prompt at {context.source}) "  # type: ignore[union-attr]
+                    f"{len(steps)} Process Actions, but the ActionContext (PC Prompt at {context.source}) "
                     f"allows at most MaxSteps {max_steps}.",
                     "PC Prompt Table 1, ActionContext – MaxSteps (NOTES 6.3 F5)",
                 )
             )
         repertoire = _strings(action_context.get("Repertoire"))
         if repertoire:
-            for prediction in predict(steps, action_context):
+            for prediction in predictions:
                 if prediction.check == "repertoire":
                     index = next(i for i, (step, _) in enumerate(steps) if step == prediction.step)
                     found.append(
@@ -526,7 +530,7 @@ class TranscriptChecker:
         request_id = doc.get("RequestID")
         if not isinstance(request_id, str):
             return
-        if request_id in state.answered:
+        if request_id in self._answered and request_id not in state.pending:
             found.append(
                 Finding.of(
                     "response-duplicate",
@@ -547,7 +551,7 @@ class TranscriptChecker:
                 )
             )
             return
-        state.answered.add(request_id)
+        self._answered.add(request_id)
         turn = doc.get("TurnIndex")
         if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
             found.append(
@@ -659,11 +663,10 @@ class TranscriptChecker:
                     "BKN-DAC Table 3, Feasibility – Steps: 'Outcome for each Process Action' (NOTES 6.3 F7)",
                 )
             )
-        context = pending.context.action_context if pending.context else None
-        if context is None:
+        if pending.predictions is None:
             return
         statuses = {step: status for step, status in reported if isinstance(status, str)}
-        for comparison in compare(predict(pending.steps, context), statuses):
+        for comparison in compare(pending.predictions, statuses):
             # Only "stricter" is worth a warning: Domain Access accepted a step that the
             # ActionContext rules out. Where it reports a failure the ActionContext cannot
             # show (missed) or names another failure (differs), Domain Access knows more.

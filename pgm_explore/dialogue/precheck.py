@@ -93,6 +93,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from pgm_explore.spec.process_actions import (
@@ -321,13 +322,23 @@ class _Context:
     """May/Must Rights held, when every RightsRefs entry is readable; else None."""
 
 
+@lru_cache(maxsize=4096)
+def _rule_or_none(text: str) -> Rule | None:
+    # RightsRefs and Rules are mostly opaque ids that never parse; a transcript names the
+    # same few thousand times, and a failed parse (an exception) is the costly case.
+    try:
+        return parse_rule(text)
+    except StatementError:
+        return None
+
+
 def _readable(entry: str, definitions: Mapping[str, str | Sequence[str]]) -> list[Rule] | None:
     defined = definitions.get(entry, entry)
     texts = [defined] if isinstance(defined, str) else list(defined)
-    try:
-        return [parse_rule(t) for t in texts if isinstance(t, str)] or None
-    except StatementError:
+    rules = [_rule_or_none(t) for t in texts if isinstance(t, str)]
+    if not rules or any(rule is None for rule in rules):
         return None
+    return rules  # type: ignore[return-value]
 
 
 def _context(
@@ -379,6 +390,23 @@ def _context(
             applies = process in _ANY_PROCESS or (requester is not None and rule.process == requester)
             if applies and rule.right.deontic == "May Not" and rule.right.condition is None:
                 ctx.forbidding.append((f"the Rule {entry!r}", rule.right))
+    return ctx
+
+
+_SHARED: dict[int, tuple[Mapping[str, Any], _Context]] = {}
+
+
+def _shared_context(action_context: dict[str, Any]) -> _Context:
+    """:func:`_context` for an ActionContext seen before: a transcript checks every feasibility
+    Request of a dialogue against the same one. Keyed by identity (the entry keeps the dict
+    alive, so its id cannot be reused) and bounded; callers never mutate an ActionContext."""
+    hit = _SHARED.get(id(action_context))
+    if hit is not None and hit[0] is action_context:
+        return hit[1]
+    if len(_SHARED) >= 256:
+        _SHARED.pop(next(iter(_SHARED)))
+    ctx = _context(action_context, {}, None)
+    _SHARED[id(action_context)] = (action_context, ctx)
     return ctx
 
 
@@ -552,7 +580,11 @@ def predict(
     >>> p.predicted, p.check, p.heuristic
     ('InsRights', 'rights', True)
     """
-    ctx = _context(action_context, definitions or {}, requester)
+    ctx = (
+        _context(action_context, definitions or {}, requester)
+        if definitions or requester or not isinstance(action_context, dict)
+        else _shared_context(action_context)
+    )
     plan = _Plan()
     predictions = []
     for position, (step, text) in enumerate(_step_pairs(steps), start=1):

@@ -62,6 +62,7 @@ import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal, cast, get_args
 
 __all__ = [
@@ -489,6 +490,7 @@ OPERAND_TYPES: frozenset[str] = frozenset(
 the operand names of the signatures plus a few generic words (Item, Process, MLocation, Avatar...)."""
 
 
+@lru_cache(maxsize=8192)
 def signature_problems(statement: Statement) -> tuple[str, ...]:
     """Complements whose preposition the action's V2.2 request signature never uses.
 
@@ -963,6 +965,14 @@ def parse_statement(text: str, *, lenient: bool = False) -> Statement:
     """
     if not isinstance(text, str):
         raise TypeError(f"a statement is a str, not {type(text).__name__}")
+    return _parse_cached(text, lenient)
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str, lenient: bool) -> Statement:
+    # Plans repeat their statements across a transcript (the Request, its message-level
+    # check, the pre-check of the Request and of its Response): a Statement is immutable,
+    # so parsing each text once is enough. Errors are not cached; they are rare.
     return _Parser(text, lenient).statement()
 
 
