@@ -3,24 +3,36 @@
 Each subcommand is a pair of functions: ``_add_<name>(commands)`` declares its parser
 and sets ``run=`` to ``_run_<name>(args, out, err) -> int``, which writes to the two
 streams it is given and returns the exit status. :func:`build_parser` lists them; that
-is all a new subcommand (``check``, ``table``, ``dialogue``) has to touch.
+is all a new subcommand has to touch.
+
+- ``validate``: each message on its own (layer 3);
+- ``check``: the messages as one transcript, streamed (layer 4);
+- ``table``: a table of a transcript, in memory (layer 5, pandas).
 
 This module imports only argparse and the validation layer, so that the command starts
-fast: no pandas, no Jupyter.
+fast: the dialogue layer is imported by ``check`` and ``table`` when they run, pandas
+only by ``table``; never Jupyter.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from itertools import groupby
 from json.encoder import encode_basestring_ascii
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents, report
 from pgm_explore.validation import Report
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pgm_explore.dialogue import TranscriptFinding
 
 __all__ = ["build_parser", "main"]
 
@@ -100,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command", required=True)
     _add_validate(commands)
+    _add_check(commands)
+    _add_table(commands)
     return parser
 
 
@@ -265,6 +279,390 @@ def _run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         colour = palette.green if tally.status == EXIT_OK else palette.red
         _write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
     return tally.status
+
+
+# --- check --------------------------------------------------------------------------------
+
+_CHECK_EPILOG = """\
+inputs:
+  Each PATH is read as 'pgm-explore validate' reads it (PATH.json, PATH.jsonl, - for
+  standard input, other extensions by their content), and all the PATHs together are
+  ONE transcript, read in the order given: a Response in the second file answers a
+  Request of the first. A finding names its message as PATH:LINE (JSON Lines, 1-based
+  physical line), PATH#INDEX (JSON array, 0-based) or PATH.
+
+  The transcript is checked as a stream: no message is kept, only what later
+  messages can refer to (identifiers, dialogues, open Requests). Before anything is
+  read, every PATH is looked at: if one is missing, a directory or not readable,
+  nothing is checked (part of a transcript would give findings the whole has not);
+  a PATH that fails later stops the check there.
+
+checks:
+  every message as 'pgm-explore validate' checks it, then against the messages before
+  it (docs/rules.md): a Response answers an earlier Request of its dialogue, once,
+  with its TurnIndex; QueryIDs and PCPromptIDs are not reused; BKN-PRC runs in a
+  dialogue a PC Prompt opened; turns, times, commitments, feasibility and stances
+  agree. Requests still unanswered at the end are reported last, at the Request.
+  Errors are what the spec texts require (DECISIONS D16); all else is a warning.
+
+output:
+  text (default)     the findings in transcript order, under the message they are
+                     about (its source, data type and DialogID), each with its severity,
+                     rule, JSON path, message and spec clause; then a summary line:
+                     "13 messages in 3 dialogues: 1 error, 2 warnings". A dialogue is a
+                     DialogID with one data type, a PC Prompt counting with the BKN-PRC
+                     exchanges it opens (DECISIONS D15). Coloured as by validate: on a
+                     terminal unless NO_COLOR is set; --color and --no-color decide instead.
+  json               one JSON object per finding and line, in transcript order, nothing
+                     else (no output when nothing is found), keys in this order:
+                     {"source": ..., "dialog": ..., "type": ..., "rule": ...,
+                      "severity": ..., "message": ..., "spec": ...}
+                     dialog and type are null when the message has none.
+
+exit status:
+  0    no error-level finding (warnings allowed)
+  1    at least one error-level finding
+  2    usage error, or a PATH could not be read
+  141  the output was closed early (e.g. piped into head)
+
+examples:
+  pgm-explore check session.jsonl
+  pgm-explore check --format json monday.jsonl tuesday.jsonl | jq -r 'select(.severity == "error") | .source'
+  zcat session.jsonl.gz | pgm-explore check -
+"""
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="check a transcript: every message, and the rules between messages",
+        description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
+        "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
+        "transcript rules check it against the messages before it: Requests paired with their\n"
+        "Responses, turns, identifiers, dialogues, commitments and feasibility.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default), json for programs: one object per finding and line",
+    )
+    parser.add_argument(
+        "--color",
+        dest="color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="colour the text output (default: only on a terminal and when NO_COLOR is not set)",
+    )
+    parser.set_defaults(run=_run_check)
+
+
+class _CheckTally:
+    __slots__ = ("dialogues", "errors", "messages", "stopped", "warnings")
+
+    def __init__(self) -> None:
+        self.messages = self.errors = self.warnings = 0
+        # (DialogID, data type) of every dialogue seen: grows with dialogues, like the checker.
+        self.dialogues: set[tuple[str, str]] = set()
+        self.stopped = False
+
+    def message(self, document: Any, type_name: str | None) -> None:
+        self.messages += 1
+        dialog = document.get("DialogID") if isinstance(document, dict) else None
+        if isinstance(dialog, str) and type_name is not None:
+            # A PC Prompt opens the dialogue its BKN-PRC exchanges continue (D15): one dialogue.
+            self.dialogues.add((dialog, "BKN-PRC" if type_name == "PC Prompt" else type_name))
+
+    def add(self, findings: Sequence[TranscriptFinding]) -> None:
+        for finding in findings:
+            if finding.severity == "error":
+                self.errors += 1
+            else:
+                self.warnings += 1
+
+    @property
+    def status(self) -> int:
+        if self.stopped:
+            return EXIT_USAGE
+        return EXIT_NONCONFORMING if self.errors else EXIT_OK
+
+    def summary(self) -> str:
+        """The last line of the text output.
+
+        >>> t = _CheckTally(); t.messages, t.errors, t.warnings = 105, 0, 2
+        >>> t.dialogues = {("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")}
+        >>> t.summary()
+        '105 messages in 3 dialogues: 0 errors, 2 warnings'
+        >>> t.messages, t.errors, t.warnings, t.dialogues, t.stopped = 1, 1, 0, {("d", "BKN-PAL")}, True
+        >>> t.summary()
+        '1 message in 1 dialogue: 1 error, 0 warnings; stopped at a path that could not be read'
+        """
+        text = (
+            f"{_count(self.messages, 'message')} in {_count(len(self.dialogues), 'dialogue')}: "
+            f"{_count(self.errors, 'error')}, {_count(self.warnings, 'warning')}"
+        )
+        if self.stopped:
+            text += "; stopped at a path that could not be read"
+        return text
+
+
+def _unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
+    """The PATHs that plainly cannot be read, each with the reason ``iter_documents`` gives.
+
+    Nothing is opened that would be read later: thousands of log files would exceed the
+    limit on open files, and a pipe (``<(zcat log.gz)``) can be read only once. Only a
+    path that does not exist, is a directory or is not readable is tried here, which
+    raises at once; should it open after all (created meanwhile), it is closed again.
+    """
+    found = []
+    for path in dict.fromkeys(paths):  # a path given twice is reported once
+        if path == "-" or (os.path.exists(path) and not os.path.isdir(path) and os.access(path, os.R_OK)):
+            continue
+        try:
+            items = iter_documents(path)
+        except UnreadablePath as exc:
+            found.append(exc)
+        else:
+            next(items, None)  # a started generator closes its file on close()
+            items.close()
+    return found
+
+
+def _refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str], err: IO[str]) -> int:
+    for problem in problems:
+        err.write(f"{PROG} {command}: {_clean(str(problem))}\n")
+    if len(paths) > 1:
+        err.write(f"{PROG} {command}: nothing was read: all PATHs form one transcript\n")
+    return EXIT_USAGE
+
+
+def _stdin_notice(command: str, path: str, err: IO[str]) -> None:
+    if path == "-" and _is_terminal(sys.stdin):
+        err.write(f"{PROG} {command}: reading messages from the terminal; end them with Ctrl-D\n")
+
+
+def _run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    # Imported here: validate does not need the dialogue layer, and starts faster without it.
+    from pgm_explore.dialogue import TranscriptChecker
+
+    problems = _unreadable(args.paths)
+    if problems:
+        return _refuse("check", problems, args.paths, err)
+    palette = _ANSI if _use_colour(args.color, out) else _PLAIN
+    if args.format == "json":
+        write = out.write
+
+        def emit(findings: Sequence[TranscriptFinding]) -> None:
+            for finding in findings:
+                write(_encode(finding.to_dict()) + "\n")
+
+    else:
+        last: list[tuple[str, str | None, str | None]] = []  # the message the previous block was about
+
+        def emit(findings: Sequence[TranscriptFinding]) -> None:
+            # The findings of one message come together; those of the end (unanswered
+            # Requests) are about several messages, one block each. A block about the
+            # message just shown (the last one, never answered) goes on under its name.
+            for key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
+                text = _check_block(list(block), palette)
+                if last and last[0] == key:
+                    text = text.partition("\n")[2]
+                last[:] = [key]
+                _write_text(out, text + "\n")
+
+    tally = _CheckTally()
+    # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
+    # of the summary, and report() to validate: it reads a document that is a JSON string
+    # as not an object and turns a stack overflow into a finding, as validate does.
+    checker = TranscriptChecker()
+    for path in args.paths:
+        _stdin_notice("check", path, err)
+        try:
+            for item in iter_documents(path):
+                if item.problem is not None:
+                    found = checker.feed(item.source, item.document, item.problem)
+                    tally.message(item.document, None)
+                else:
+                    rep = report(item)
+                    found = checker.feed_report(item.source, item.document, rep)
+                    tally.message(item.document, rep.type)
+                if found:
+                    tally.add(found)
+                    emit(found)
+                    # Findings are rare next to messages: flushing each lets a reader of
+                    # a live log (tail -f log | pgm-explore check -) see them at once.
+                    out.flush()
+        except UnreadablePath as exc:
+            # The rest of the transcript is missing: what only its end could show
+            # (unanswered Requests) is not reported.
+            tally.stopped = True
+            out.flush()  # keep stderr in order with what was already reported
+            err.write(f"{PROG} check: {_clean(str(exc))}; checking stopped there\n")
+            err.flush()
+            break
+    else:
+        found = checker.finish()
+        tally.add(found)
+        emit(found)
+    if args.format == "text":
+        colour = palette.red if tally.errors or tally.stopped else palette.yellow if tally.warnings else palette.green
+        _write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
+    return tally.status
+
+
+def _check_block(findings: Sequence[TranscriptFinding], p: _Palette) -> str:
+    """The findings of one message: a line naming it, then each finding as validate shows them.
+
+    >>> from pgm_explore.dialogue import TranscriptFinding
+    >>> from pgm_explore.validation import Finding
+    >>> f = Finding.of("turn-gap", ("TurnIndex",), "TurnIndex 3 follows 0.", "Table 1, TurnIndex")
+    >>> print(_check_block([TranscriptFinding("t.jsonl:4", "dlg-1", "BKN-PAL", f)], _PLAIN))
+    t.jsonl:4: BKN-PAL, dialogue dlg-1
+      warning [turn-gap] $.TurnIndex: TurnIndex 3 follows 0.
+          spec: Table 1, TurnIndex
+    """
+    first = findings[0]
+    about = ", ".join(part for part in (first.type, first.dialog and f"dialogue {first.dialog}") if part)
+    lines = [f"{p.bold}{_clean(first.source)}{p.reset}" + (f": {_clean(about)}" if about else "")]
+    for f in findings:
+        colour = p.red if f.severity == "error" else p.yellow
+        where = f" (line {f.finding.line}, column {f.finding.column})" if f.finding.line is not None else ""
+        lines.append(
+            f"  {colour}{f.severity}{p.reset} {p.cyan}[{f.rule}]{p.reset} {_clean(f.path)}{where}: {_clean(f.message)}"
+        )
+        lines.append(f"      {p.dim}spec: {_clean(f.spec)}{p.reset}")
+    return "\n".join(lines)
+
+
+# --- table --------------------------------------------------------------------------------
+
+# The names of pgm_explore.analysis.TABLES, in the order of docs/tables.md. Spelled out
+# here so that the parser (and --help) does not import pandas; a test keeps them equal.
+_CHUNK = 1 << 16  # characters per write of a table
+
+TABLE_NAMES = ("messages", "exchanges", "feasibility", "pastatus", "outcomes", "commitments", "findings")
+
+_TABLE_EPILOG = """\
+tables (docs/tables.md describes every column, its dtype and meaning):
+  messages       one row per message, in transcript order
+  exchanges      one row per Request, with its Response (latency, Outcome)
+  feasibility    one row per Process Action of a BKN-DAC feasibility Request: PAStatus,
+                 Reason, Overall, and the heuristic's PredictedPAStatus
+  pastatus       two columns, PAStatus and count: the ten PA Status codes, always ten rows
+  outcomes       one row per data type and Kind: how its Requests were answered
+  commitments    one row per BKN-DAC commitment event (submitted, released, retained, ...)
+  findings       one row per finding, as 'pgm-explore check' reports them
+
+inputs:
+  As for 'pgm-explore check': all PATHs form one transcript, read in order; - is
+  standard input. The transcript is held in memory. Findings never change the exit
+  status: 'pgm-explore check' is the command for that.
+
+output:
+  csv (default)      a header row with the column names in the documented order, then
+                     one line per row, no index column; a missing value is an empty field
+  json               ONE JSON array of records, one record (an object with the columns
+                     as keys, in the same order) per line; a missing value (NA, NaN) is
+                     null; an empty table is []
+
+exit status:
+  0    the table was written
+  2    usage error, or a PATH could not be read (nothing is written)
+  141  the output was closed early (e.g. piped into head)
+
+examples:
+  pgm-explore table feasibility session.jsonl
+  pgm-explore table exchanges --format json session.jsonl | jq '.[] | select(.response == null)'
+  pgm-explore table pastatus monday.jsonl tuesday.jsonl > pa-status.csv
+"""
+
+
+def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "table",
+        help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
+        description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
+        "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
+        epilog=_TABLE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("what", choices=TABLE_NAMES, metavar="WHAT", help=f"the table: {', '.join(TABLE_NAMES)}")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("csv", "json"),
+        default="csv",
+        help="csv (default): header row, no index; json: one array of records, null where a value is missing",
+    )
+    parser.set_defaults(run=_run_table)
+
+
+def _run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    problems = _unreadable(args.paths)
+    if problems:
+        return _refuse("table", problems, args.paths, err)
+    for path in args.paths:
+        _stdin_notice("table", path, err)
+    # Imported here: pandas takes longer to import than validating thousands of messages.
+    from pgm_explore import analysis
+    from pgm_explore.dialogue import Transcript
+
+    try:
+        transcript = Transcript.load(*args.paths)
+    except UnreadablePath as exc:
+        return _refuse("table", [exc], args.paths, err)
+    frame = analysis.TABLES[args.what](transcript)
+    text = frame.to_csv(index=False, lineterminator="\n") if args.format == "csv" else _json_records(frame)
+    # In pieces: one large write to a pipe whose reader left (| head) can end without an
+    # error, where validate and check end with status 141; pieces end the same way.
+    for start in range(0, len(text), _CHUNK):
+        _write_text(out, text[start : start + _CHUNK])
+    return EXIT_OK
+
+
+def _json_records(frame: pd.DataFrame) -> str:
+    """The table as one JSON array, a record per line, ``null`` for NA and NaN.
+
+    Not ``DataFrame.to_json``: it writes ``/`` as ``\\/`` and rounds floats to ten digits.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.Series(["x", None], dtype="string"), "b": [1.5, float("nan")]})
+    >>> print(_json_records(frame), end="")
+    [
+    {"a":"x","b":1.5},
+    {"a":null,"b":null}
+    ]
+    >>> _json_records(frame.iloc[:0])
+    '[]\\n'
+    """
+    import pandas as pd
+
+    columns = [str(name) for name in frame.columns]
+
+    def plain(value: Any) -> Any:
+        if hasattr(value, "item"):  # a NumPy scalar
+            value = value.item()
+        if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        return value
+
+    records = [
+        _encode(dict(zip(columns, map(plain, row), strict=True))) for row in frame.itertuples(index=False, name=None)
+    ]
+    return "[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n"
 
 
 # --- json output --------------------------------------------------------------------------

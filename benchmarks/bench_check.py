@@ -1,0 +1,280 @@
+"""Transcript checking speed and memory: bare ``json.loads`` against ``check``.
+
+Generates a JSON Lines transcript into ``benchmarks/out/`` (git-ignored) from the valid
+scenarios of ``data/transcripts/``: each scenario is replayed as an *episode* with its ids
+made unique (SessionID, DialogIDs, PCPromptIDs, QueryIDs, RequestIDs) and its times shifted,
+and several episodes run at once, their messages interleaved, as concurrent A-User sessions
+write one log. So the file has what real transcripts have: PC Prompts opening dialogues,
+BKN-PRC, BKN-DAC and BKN-PAL Requests answered a few messages later with their TurnIndex
+sequences, feasibility checks with PA Status, commitments retained and released; messages of
+about 1 KB. Dialogues end as their episode ends, so what the checker keeps open stays bounded;
+only the episodes cut by the end of the file leave Requests unanswered (a few warnings).
+
+Then it measures, in one run:
+
+1. bare ``json.loads`` over every line of the file (the yardstick),
+2. the library's streaming path: ``for f in check_paths([path])`` (reader, validation and the
+   transcript rules),
+3. the command end to end: ``main(["check", "--format", "json", PATH])`` in process, with
+   standard output sent to ``os.devnull``,
+
+and prints messages per second and the ratios to the yardstick (target: ``check`` at least 0.5
+of ``json.loads``).
+
+With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
+in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the peak resident set size of that process
+(``resource.getrusage(...).ru_maxrss``) against the target of 500 MB, beside the peak of the same
+command on a 13-message transcript (the interpreter, the imports and the compiled schemas) and on
+the throughput file, to show how memory grows with the transcript. The 1M file (about 1 GB) is
+deleted afterwards. ``--memory-only`` skips the throughput part.
+
+Run: ``.venv/bin/python benchmarks/bench_check.py [--messages N] [--repeat R] [--memory]``.
+Each throughput figure is the best of R passes (default 3), after a warm-up pass over the
+scenarios, so that compiling the validators is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pgm_explore.cli import main
+from pgm_explore.dialogue import check_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(__file__).resolve().parent / "out"
+SCENARIOS = ROOT / "data" / "transcripts"
+TARGET_RATIO = 0.5
+TARGET_RSS_MB = 500
+CONCURRENT = 8  # episodes running at once: the open dialogues and Requests at any time
+EPISODE_SPACING_MS = 6_000  # one new episode every 6 s of transcript time
+MB = 1024 * 1024
+
+# --- realistic transcripts from the scenarios -------------------------------------------------------
+
+_TIME = re.compile(r'"(?:StartTime|EndTime)":(\d+)')
+
+
+@dataclass(frozen=True)
+class Template:
+    """One valid scenario, each line cut where an id code or a time goes in."""
+
+    name: str
+    lines: list[list[str | int]]  # literal text (the id code is {0} in it), and times (ms) to shift
+    start: int  # the first time of the scenario, in ms
+
+    @classmethod
+    def load(cls, path: Path) -> Template:
+        raw = path.read_text(encoding="utf-8")
+        # Every id of a scenario carries its 4-hex-digit code: ses-4c21-..., dlg-4c21-01, kda-4c21-0003.
+        code = re.search(r'"SessionID":"ses-([0-9a-f]{4})-', raw)
+        assert code, f"{path.name}: no session code"
+        lines: list[list[str | int]] = []
+        times: list[int] = []
+        for line in raw.splitlines(keepends=True):
+            line = line.replace("{", "{{").replace("}", "}}").replace(f"-{code[1]}-", f"-{code[1]}x{{0}}-")
+            pieces: list[str | int] = []
+            last = 0
+            for match in _TIME.finditer(line):
+                pieces.append(line[last : match.start(1)])
+                pieces.append(int(match[1]))
+                times.append(int(match[1]))
+                last = match.end(1)
+            pieces.append(line[last:])
+            lines.append(pieces)
+        return cls(path.name, lines, min(times))
+
+    def episode(self, number: int) -> Iterator[bytes]:
+        """The scenario's messages with ids unique to episode ``number`` and times shifted to its start."""
+        suffix = f"{number:06d}"
+        shift = 1_800_000_000_000 + number * EPISODE_SPACING_MS - self.start
+        for pieces in self.lines:
+            yield "".join(str(p + shift) if isinstance(p, int) else p.format(suffix) for p in pieces).encode()
+
+
+def templates() -> list[Template]:
+    paths = sorted(p for p in SCENARIOS.glob("*.jsonl"))
+    assert paths, f"no scenarios in {SCENARIOS}"
+    return [Template.load(p) for p in paths]
+
+
+def generate(path: Path, count: int) -> None:
+    """``count`` messages: CONCURRENT episodes at a time, their messages taken in turn."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cycle = itertools.cycle(templates())
+    numbers = itertools.count()
+    running: list[Iterator[bytes]] = [next(cycle).episode(next(numbers)) for _ in range(CONCURRENT)]
+    written = 0
+    with path.open("wb") as out:
+        while written < count:
+            for slot, episode in enumerate(running):
+                line = next(episode, None)
+                if line is None:  # this session ended: another one starts
+                    running[slot] = episode = next(cycle).episode(next(numbers))
+                    line = next(episode)
+                out.write(line)
+                written += 1
+                if written == count:
+                    break
+
+
+# --- measuring ---------------------------------------------------------------------------------------
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bare_json(path: Path) -> None:
+    loads = json.loads
+    with path.open("rb") as f:
+        for line in f:
+            loads(line)
+
+
+def library(path: Path) -> dict[str, int]:
+    """Findings by rule: the streaming path of the library."""
+    rules: dict[str, int] = {}
+    for finding in check_paths([str(path)]):
+        rules[finding.rule] = rules.get(finding.rule, 0) + 1
+    return rules
+
+
+def command(path: Path) -> int:
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        return main(["check", "--format", "json", str(path)])
+
+
+def warm_up() -> None:
+    for path in sorted(SCENARIOS.glob("*.jsonl")):
+        library(path)
+
+
+_CHILD = """\
+import json, resource, sys, time
+from pgm_explore.cli import main
+start = time.perf_counter()
+status = main(["check", "--format", "json", sys.argv[1]])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak}) + "\\n")
+"""
+
+
+def peak_rss(path: Path) -> tuple[float, float]:
+    """(peak RSS in MB, seconds) of ``pgm-explore check --format json PATH`` in a fresh interpreter."""
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+        cwd=ROOT,
+    )
+    report = json.loads(result.stderr.decode().splitlines()[-1])
+    assert report["status"] in (0, 1), result.stderr.decode()
+    unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is bytes on macOS, KiB on Linux
+    return report["peak"] * unit / MB, report["seconds"]
+
+
+# --- the two parts -----------------------------------------------------------------------------------
+
+
+def generated(count: int) -> Path:
+    path = OUT / f"check-{count}.jsonl"
+    start = time.perf_counter()
+    generate(path, count)
+    size = path.stat().st_size
+    print(f"file: {path.relative_to(ROOT)} ({count:,} messages, {size / count:.0f} bytes each on average,", end=" ")
+    print(f"generated in {time.perf_counter() - start:.1f} s)")
+    return path
+
+
+def throughput(path: Path, count: int, repeat: int) -> None:
+    warm_up()
+    rules = library(path)
+    described = ", ".join(f"{n} {rule}" for rule, n in sorted(rules.items())) or "none"
+    print(f"findings: {described} (only Requests cut off by the end of the file are expected)")
+
+    t_json = best_of(repeat, lambda: bare_json(path))
+    t_lib = best_of(repeat, lambda: library(path))
+    t_cli = best_of(repeat, lambda: command(path))
+
+    def rate(seconds: float) -> str:
+        return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"
+
+    print(f"json.loads                         {rate(t_json)}")
+    print(f"library (for f in check_paths(...)) {rate(t_lib)}")
+    print(f"command (check --format json)      {rate(t_cli)}")
+    for label, seconds in (("library", t_lib), ("command", t_cli)):
+        ratio = t_json / seconds
+        verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
+        print(f"check {label} / json.loads = {ratio:.2f} (target >= {TARGET_RATIO}) {verdict}")
+
+
+def memory(count: int, throughput_file: tuple[Path, int] | None) -> None:
+    small = SCENARIOS / "market-wallet-limit.jsonl"
+    base, _ = peak_rss(small)
+    print(f"peak RSS, check of {small.relative_to(ROOT)} (13 messages): {base:7.1f} MB (interpreter, imports, schemas)")
+    middle = None
+    if throughput_file is not None:
+        middle_path, lines = throughput_file
+        rss, seconds = peak_rss(middle_path)
+        middle = (lines, rss)
+        print(f"peak RSS, check of {lines:>9,} messages:           {rss:7.1f} MB ({lines / seconds:,.0f} msg/s)")
+    path = OUT / f"check-{count}.jsonl"
+    try:
+        start = time.perf_counter()
+        generate(path, count)
+        print(
+            f"generated {count:,} messages ({path.stat().st_size / MB:,.0f} MB) in {time.perf_counter() - start:.1f} s"
+        )
+        rss, seconds = peak_rss(path)
+    finally:
+        path.unlink(missing_ok=True)  # about 1 GB
+    verdict = "ok" if rss <= TARGET_RSS_MB else "ABOVE TARGET"
+    print(
+        f"peak RSS, check of {count:>9,} messages:           {rss:7.1f} MB ({count / seconds:,.0f} msg/s) "
+        f"target <= {TARGET_RSS_MB} MB: {verdict}"
+    )
+    if middle is not None and count > middle[0]:
+        growth = (rss - middle[1]) * MB / (count - middle[0])
+        print(f"growth between the two: {growth:.0f} bytes per message (ids and dialogues kept for later messages)")
+
+
+def main_(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=200_000, help="messages for throughput (default 200000)")
+    parser.add_argument("--repeat", type=int, default=3, help="passes per measurement; the best counts (default 3)")
+    parser.add_argument("--memory", action="store_true", help="also measure peak RSS on a large transcript")
+    parser.add_argument("--memory-only", action="store_true", help="only measure peak RSS")
+    parser.add_argument(
+        "--memory-messages", type=int, default=1_000_000, help="messages for the memory run (default 1000000)"
+    )
+    args = parser.parse_args(argv)
+    path = None if args.memory_only else generated(args.messages)
+    if args.memory or args.memory_only:
+        # First, while this process is small: on Linux a child's ru_maxrss starts from the
+        # resident size of the process that spawned it, which the throughput passes grow.
+        memory(args.memory_messages, None if path is None else (path, args.messages))
+    if path is not None:
+        throughput(path, args.messages, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_())
