@@ -12,6 +12,7 @@ The error-level rules are exactly those of DECISIONS D16; every other rule is a 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,6 +157,36 @@ def _entities(value: Any, into: set[str], key: str = "") -> None:
         into.add(value)
 
 
+class _SourceCodes:
+    """Sources ("PATH:LINE", "PATH#INDEX") as small ints, decoded when a message needs one.
+
+    >>> codes = _SourceCodes()
+    >>> [codes.decode(codes.encode(s)) for s in ("t.jsonl:7", "t.json#0", "odd source")]
+    ['t.jsonl:7', 't.json#0', 'odd source']
+    """
+
+    def __init__(self) -> None:
+        self._paths: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def encode(self, source: str) -> int | str:
+        for kind, separator in enumerate((":", "#")):
+            head, found, tail = source.rpartition(separator)
+            if found and tail.isdigit():
+                index = self._index.get(head)
+                if index is None:
+                    index = self._index[head] = len(self._paths)
+                    self._paths.append(head)
+                return (int(tail) << 21) | (index << 1) | kind
+        return source
+
+    def decode(self, code: int | str) -> str:
+        if isinstance(code, str):
+            return code
+        separator = "#" if code & 1 else ":"
+        return f"{self._paths[(code >> 1) & 0xFFFFF]}{separator}{code >> 21}"
+
+
 def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
@@ -179,8 +210,11 @@ class TranscriptChecker:
     """
 
     def __init__(self) -> None:
-        self._query_ids: dict[str, str] = {}
-        self._prompt_ids: dict[str, str] = {}
+        # Every id ever used is kept (a reuse may come at any time), so each entry is kept
+        # small: the source as an int code, the id interned so that the answered set shares it.
+        self._sources = _SourceCodes()
+        self._query_ids: dict[str, int | str] = {}
+        self._prompt_ids: dict[str, int | str] = {}
         self._opened: dict[str, _Context] = {}
         self._session_context: dict[str, _Context] = {}
         self._session_entities: dict[str, set[str]] = {}
@@ -265,13 +299,14 @@ class TranscriptChecker:
                     Finding.of(
                         "prompt-id-reused",
                         ("PCPromptID",),
-                        f"PCPromptID {prompt_id} was already used by the PC Prompt at {self._prompt_ids[prompt_id]}; "
+                        f"PCPromptID {prompt_id} was already used by the PC Prompt at "
+                        f"{self._sources.decode(self._prompt_ids[prompt_id])}; "
                         "it identifies one instance.",
                         "PC Prompt Table 1, PCPromptID; DECISIONS D16",
                     )
                 )
             else:
-                self._prompt_ids[prompt_id] = source
+                self._prompt_ids[prompt_id] = self._sources.encode(source)
         if dialog is None:
             return
         if dialog in self._opened:
@@ -349,13 +384,14 @@ class TranscriptChecker:
                 Finding.of(
                     "query-id-reused",
                     ("QueryID",),
-                    f"QueryID {query_id} was already used by the message at {self._query_ids[query_id]}; "
+                    f"QueryID {query_id} was already used by the message at "
+                    f"{self._sources.decode(self._query_ids[query_id])}; "
                     "a QueryID identifies one Request or Response.",
                     'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
                 )
             )
         else:
-            self._query_ids[query_id] = source
+            self._query_ids[sys.intern(query_id)] = self._sources.encode(source)
 
     def _time(self, doc: Mapping[str, Any], state: _Dialogue, found: list[Finding]) -> tuple[bool, float] | None:
         time = simple_time_seconds(doc.get("QueryTime"))
@@ -551,7 +587,7 @@ class TranscriptChecker:
                 )
             )
             return
-        self._answered.add(request_id)
+        self._answered.add(sys.intern(request_id))
         turn = doc.get("TurnIndex")
         if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
             found.append(
