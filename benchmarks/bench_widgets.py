@@ -1,0 +1,154 @@
+"""Per-edit speed of the MessageComposer on a full BKN-DAC Response (target: median under 20 ms).
+
+One edit is what a keystroke in the browser costs the kernel: a field's widget gets a new
+value, the composer rebuilds ``value`` from the form, validates it, moves the finding marks,
+updates the badge, the summary table and the JSON view, and writes the draft. Measured
+headless (no front end attached: the comm messages are built but not sent).
+
+Run: ``.venv/bin/python benchmarks/bench_widgets.py [--edits N] [--no-autosave]``.
+Prints the time to build the composer, then the median and p95 of N edits (default 200)
+cycling through text, enumeration, number and array edits, half of them introducing or
+fixing a finding. No assertion: the figures are for docs/widgets.md and for regressions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pgm_explore.widgets import MessageComposer
+
+TARGET_MS = 20.0
+
+
+def _time(label: str, ident: str) -> dict[str, Any]:
+    return {
+        "Header": "OSD-STM-V1.5",
+        "SimpleTimeID": f"st-{ident}",
+        "SimpleTimeData": [
+            {
+                "FlagsByte": 3,
+                "StartTime": 1794651346300,
+                "EndTime": 1794651346300,
+                "AccuracyMode": "single",
+                "AccuracyPlusMinus": 5,
+                "TimeType": True,
+                "TimeUnit": "01",
+            }
+        ],
+    }
+
+
+def full_dac_response() -> dict[str, Any]:
+    """A BKN-DAC Response with every Response property filled, arrays of several items."""
+    ident = "kda-bench-0002"
+    return {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RS",
+        "MInstance": "mi-agora-market",
+        "UEnvironment": "ue-flat-turin-12",
+        "SessionID": "ses-bench",
+        "QueryID": ident,
+        "QueryTime": _time("q", ident),
+        "DialogID": "dlg-bench-dac",
+        "TurnIndex": 4,
+        "RequestID": "kda-bench-0001",
+        "Outcome": "partially_answered",
+        "Answer": {
+            "ObjectClasses": [
+                {"Class": "Lantern", "Label": "blue glass lantern", "Confidence": 0.92},
+                {"Class": "Stall", "Label": "glassware stall", "Confidence": 0.88},
+                {"Class": "Vendor", "Label": "stall keeper", "Confidence": 0.75},
+            ],
+            "Relations": [
+                {"Subject": "item-lantern-blue-114", "Predicate": "on_shelf_of", "Object": "stall-07"},
+                {"Subject": "stall-07", "Predicate": "owned_by", "Object": "proc-vendor-lucia"},
+            ],
+            "Affordances": [
+                {"EntityID": "item-lantern-blue-114", "Class": "Lantern", "Action": "MM-Add"},
+                {"EntityID": "stall-07", "Class": "Stall", "Action": "MM-Move"},
+            ],
+            "Constraints": ["Payment before pick-up.", "At most one lantern per visitor."],
+            "BehaviouralExpectations": ["Greet the stall keeper.", "Ask before touching glassware."],
+            "Text": "The blue lantern is on the top shelf of stall 7 and costs 180 AGR.",
+        },
+        "CommitmentStatus": [
+            {"CommitmentID": "c-1", "Status": "retained"},
+            {"CommitmentID": "c-2", "Status": "retained"},
+            {"CommitmentID": "c-3", "Status": "released"},
+        ],
+        "Feasibility": {
+            "Steps": [
+                {"Step": 0, "PAStatus": "Ack"},
+                {"Step": 1, "PAStatus": "InsValue", "Reason": "The lantern costs more than the WalletLimit."},
+                {"Step": 2, "PAStatus": "InsRights", "Reason": "No Rights to the lantern without step 1."},
+                {"Step": 3, "PAStatus": "Ack"},
+                {"Step": 4, "PAStatus": "Ack"},
+            ],
+            "Overall": "partially_feasible",
+        },
+        "SourcesUsed": ["agora-item-registry", "stall-07-spm", "agora-rights-service"],
+        "Failure": {"Service": "agora-price-feed", "Request": "price of item-lantern-blue-114", "Nature": "transient"},
+        "DataXMData": {
+            "Header": "PTF-DEM-V1.0",
+            "DataID": ident,
+            "DataType": "PGM-KDA-V1.0",
+            "Source": [{"AIMID": "PGM-DAC"}],
+        },
+        "DescrMetadata": "Benchmark message: every Response property of BKN-DAC.",
+    }
+
+
+def edits(composer: MessageComposer) -> list[Callable[[int], None]]:
+    """Edits a user makes, each given the edit number (so that every edit changes something)."""
+    return [
+        lambda i: composer.set(("Feasibility", "Steps", 1, "Reason"), f"Costs {150 + i} AGR."),
+        lambda i: composer.set(("Feasibility", "Steps", 3, "PAStatus"), "Clash" if i % 2 else "Ack"),
+        lambda i: composer.set(("Answer", "ObjectClasses", 0, "Confidence"), (i % 10) / 10),
+        lambda i: composer.set(("TurnIndex",), -1 if i % 2 else 4),  # a range finding comes and goes
+        lambda i: composer.set(("Answer", "Text"), f"Answer number {i}."),
+        lambda i: composer.set(("SourcesUsed", 1), f"source-{i}"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--no-autosave", action="store_true", help="measure without writing drafts")
+    args = parser.parse_args(argv)
+    document = full_dac_response()
+    with tempfile.TemporaryDirectory(prefix="pgmx-bench-") as drafts:
+        draft_dir: Any = False if args.no_autosave else drafts
+        MessageComposer.from_document(copy.deepcopy(document), draft_dir=False)  # warm-up: imports, validators
+        start = time.perf_counter()
+        composer = MessageComposer.from_document(document, draft_dir=draft_dir, draft_name="bench")
+        built = time.perf_counter() - start
+        steps = edits(composer)
+        for i in range(len(steps) * 2):  # warm-up: build the raw editors once
+            steps[i % len(steps)](i)
+        times = []
+        for i in range(args.edits):
+            start = time.perf_counter()
+            steps[i % len(steps)](i)
+            times.append(time.perf_counter() - start)
+        if composer.errors:
+            print(f"errors in callbacks: {composer.errors!r}", file=sys.stderr)
+            return 1
+    ms = sorted(t * 1000 for t in times)
+    median = statistics.median(ms)
+    p95 = ms[int(len(ms) * 0.95) - 1]
+    print(f"full BKN-DAC Response: {len(composer.value)} properties, autosave {'off' if args.no_autosave else 'on'}")
+    print(f"build the composer: {built * 1000:.0f} ms")
+    print(f"per edit over {args.edits} edits: median {median:.2f} ms, p95 {p95:.2f} ms, max {ms[-1]:.2f} ms")
+    print(f"target: median under {TARGET_MS:.0f} ms: {'met' if median < TARGET_MS else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,40 @@
+"""Layer 6: Jupyter widgets to compose, check and collect PGM-AUA messages.
+
+The only module of pgm-explore that imports ipywidgets. One form engine, driven by the
+data types' JSON Schemas, serves every type and mode:
+
+- :class:`MessageComposer`: a PC Prompt, or a Request or Response of BKN-PRC, BKN-DAC or
+  BKN-PAL, validated at every edit, with its findings at their fields, a raw JSON view,
+  Reply, Save and drafts saved at every edit;
+- :class:`DialogueBuilder`: messages collected into a transcript, with the transcript rules
+  and the PA Status and feasibility tables kept up to date;
+- :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts.
+
+``docs/widgets.md`` describes the widgets, their CSS classes and the drafts folder.
+
+>>> c = MessageComposer("BKN-PAL", "RQ", draft_dir=False)
+>>> c.set(["TurnIndex"], -1)
+>>> c.conforms, [(f.rule, f.json_path) for f in c.report.errors]
+(False, [('range', '$.TurnIndex')])
+"""
+
+from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._dialogue import DialogueBuilder
+from pgm_explore.widgets._documents import reply_document, skeleton
+from pgm_explore.widgets._drafts import default_draft_dir
+from pgm_explore.widgets._examples import ExampleLoader, example_files, example_picker
+
+__all__ = [
+    "DialogueBuilder",
+    "ExampleLoader",
+    "MessageComposer",
+    "default_draft_dir",
+    "example_files",
+    "example_picker",
+    "reply_document",
+    "skeleton",
+]
+
+# Public names are documented where they are imported from, not in private modules.
+for _name in __all__:
+    globals()[_name].__module__ = __name__

@@ -1,0 +1,331 @@
+"""DialogueBuilder: collect messages into a transcript, with its rules and tables live."""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from traitlets import List, observe
+
+from pgm_explore import analysis
+from pgm_explore._display import esc
+from pgm_explore._sources import iter_documents
+from pgm_explore.dialogue import Transcript
+from pgm_explore.spec import DATA_TYPES, data_type
+from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._documents import next_turn_context, reply_document, skeleton
+from pgm_explore.widgets._drafts import atomic_write, draft_path, read_draft, write_draft
+from pgm_explore.widgets._examples import ExampleLoader
+
+__all__ = ["DialogueBuilder"]
+
+_SOURCE = "dialogue"
+
+
+def _frame_html(frame: pd.DataFrame, empty: str) -> str:
+    if frame.empty:
+        return f"<p>{esc(empty)}</p>"
+    return frame.to_html(index=False, classes="pgmx-table", border=0, na_rep="", escape=True)
+
+
+class DialogueBuilder(widgets.VBox):
+    """Build a transcript message by message and watch the transcript rules and tables.
+
+    ``messages`` is the list of documents, in order; :attr:`transcript` their
+    :class:`~pgm_explore.dialogue.Transcript`. The embedded :attr:`composer` composes the
+    next message: "Add to dialogue" appends it, "Reply" fills it with the Response to the
+    selected Request, "New turn" with the next Request of the chosen type.
+
+    >>> b = DialogueBuilder(draft_dir=False)
+    >>> b.add(b.composer)
+    0
+    >>> len(b.messages), b.transcript.messages[0].type
+    (1, 'PC Prompt')
+    """
+
+    messages = List(help="The documents of the dialogue, in order.")
+
+    def __init__(
+        self,
+        draft_dir: str | Path | bool | None = None,
+        *,
+        draft_name: str | None = None,
+        messages: list[Mapping[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._area = ErrorArea(("pgmx-error", "pgmx-dialogue-error"))
+        self.autosave = draft_dir is not False
+        self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
+        self.draft_name = draft_name or f"dialogue-{uuid.uuid4().hex[:8]}"
+        self._transcript: Transcript | None = None
+        self._dirty = False
+        draft = None
+        if draft_name is not None and self.autosave:
+            path = draft_path(draft_name, self.draft_dir)
+            if path.exists():
+                draft = read_draft(path)
+        composer_dir: Any = self.draft_dir if self.autosave else False
+        self.composer = MessageComposer(
+            "PC Prompt", draft_dir=composer_dir, draft_name=f"{self.draft_name}-composer", reply_button=False
+        )
+        self._build()
+        self.add_class("pgmx-dialogue")
+        initial = [dict(m) for m in draft.get("messages", [])] if draft is not None else messages or []
+        if initial:
+            self.messages = [copy.deepcopy(dict(m)) for m in initial]
+        else:  # an empty list is no change of the trait: draw the empty tables directly
+            self._area.guard(self._refresh)()
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        guard = self._area.guard
+        self._badge = widgets.HTML(_dom_classes=("pgmx-dialogue-badge",))
+        self.loader = ExampleLoader(self)
+        self._path = widgets.Text(
+            placeholder="transcript.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-load-path",)
+        )
+        load_file = widgets.Button(description="Load file", _dom_classes=("pgmx-load-file",))
+        load_file.on_click(guard(lambda _b: self.load(self._path.value.strip())))
+        self._select = widgets.Select(options=[], rows=8, layout={"width": "100%"}, _dom_classes=("pgmx-messages",))
+        buttons = []
+        for text, cls, tip, handler in (
+            ("Reply", "pgmx-reply", "Compose the Response to the selected Request", self._reply_selected),
+            ("Edit", "pgmx-edit", "Load the selected message into the composer", self._edit_selected),
+            ("Replace", "pgmx-replace", "Replace the selected message with the composed one", self._replace_selected),
+            ("Remove", "pgmx-remove", "Remove the selected message", self._remove_selected),
+        ):
+            button = widgets.Button(description=text, tooltip=tip, _dom_classes=(cls,))
+            button.on_click(guard(lambda _b, handler=handler: handler()))
+            buttons.append(button)
+        self._type = widgets.Dropdown(
+            options=[dt.name for dt in DATA_TYPES], value="PC Prompt", description="Type", _dom_classes=("pgmx-type",)
+        )
+        self._new_turn = widgets.Button(
+            description="New turn",
+            tooltip="A new message of this type, continuing the session, dialogue and turn count",
+            _dom_classes=("pgmx-new-turn",),
+        )
+        self._new_turn.on_click(guard(lambda _b: self.new_turn(self._type.value)))
+        self._add = widgets.Button(description="Add to dialogue", button_style="primary", _dom_classes=("pgmx-add",))
+        self._add.on_click(guard(lambda _b: self.add(self.composer)))
+        self._preview = widgets.HTML(_dom_classes=("pgmx-preview",))
+        self.composer.observe(guard(lambda _change: self._render_preview()), names="value")
+        self._findings = widgets.HTML(_dom_classes=("pgmx-transcript-findings",))
+        self._pastatus = widgets.HTML(_dom_classes=("pgmx-pastatus",))
+        self._feasibility = widgets.HTML(_dom_classes=("pgmx-feasibility",))
+        self._export_path = widgets.Text(
+            placeholder="dialogue.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-export-path",)
+        )
+        export = widgets.Button(description="Export JSONL", _dom_classes=("pgmx-export",))
+        export.on_click(guard(lambda _b: self.export(self._export_path.value.strip() or "dialogue.jsonl")))
+        self._status = widgets.HTML(_dom_classes=("pgmx-dialogue-status",))
+        self.children = [
+            style_widget(),
+            widgets.HBox([widgets.HTML("<b>Dialogue</b>"), self._badge], layout={"align_items": "center"}),
+            self._area.box,
+            widgets.HBox([self.loader, self._path, load_file], layout={"flex_flow": "row wrap"}),
+            self._select,
+            widgets.HBox(buttons),
+            widgets.HTML("<b>Next message</b>"),
+            widgets.HBox([self._type, self._new_turn]),
+            self.composer,
+            widgets.HBox([self._add, self._preview], layout={"align_items": "center"}),
+            widgets.HTML("<b>Transcript findings</b>"),
+            self._findings,
+            widgets.HTML("<b>PA Status</b>"),
+            self._pastatus,
+            widgets.HTML("<b>Feasibility</b>"),
+            self._feasibility,
+            widgets.HBox([self._export_path, export, self._status]),
+        ]
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def errors(self) -> list[BaseException]:
+        """Exceptions raised in the builder's callbacks (also shown in the widget)."""
+        return self._area.errors
+
+    @property
+    def transcript(self) -> Transcript:
+        """The messages as a checked transcript (sources ``dialogue#INDEX``)."""
+        if self._transcript is None:
+            self._transcript = Transcript.from_documents(self.messages, source=_SOURCE)
+        return self._transcript
+
+    @property
+    def selected(self) -> int | None:
+        """Index of the selected message."""
+        return self._select.value
+
+    def select(self, index: int) -> None:
+        self._select.value = index
+
+    def add(self, message: Mapping[str, Any] | MessageComposer) -> int:
+        """Append a document (or a composer's current document); returns its index."""
+        doc = message.value if isinstance(message, MessageComposer) else message
+        self._dirty = True
+        self.messages = [*self.messages, copy.deepcopy(dict(doc))]
+        index = len(self.messages) - 1
+        self._select.value = index
+        return index
+
+    def remove(self, index: int) -> None:
+        messages = list(self.messages)
+        del messages[index]
+        self._dirty = True
+        self.messages = messages
+
+    def replace(self, index: int, message: Mapping[str, Any] | MessageComposer) -> None:
+        doc = message.value if isinstance(message, MessageComposer) else message
+        messages = list(self.messages)
+        messages[index] = copy.deepcopy(dict(doc))
+        self._dirty = True
+        self.messages = messages
+
+    def reply(self, index: int | None = None) -> None:
+        """Fill the composer with the Response to message ``index`` (default: the selected one)."""
+        doc = self._message(index)
+        self.composer.load(reply_document(doc))
+        self._sync_type()
+
+    def new_turn(self, type_name: str) -> None:
+        """Fill the composer with the next Request of ``type_name`` (a PC Prompt opens a dialogue)."""
+        spec = data_type(type_name)
+        context = next_turn_context(self.messages, spec.name)
+        self.composer.load(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
+        self._sync_type()
+
+    def load(self, path: str | Path) -> int:
+        """Replace the messages with those of a transcript file (``.jsonl`` or a JSON array).
+
+        Lines that are not JSON are left out (the status says how many); returns the number
+        of messages read.
+        """
+        if not str(path):
+            raise ValueError("give the path of a transcript file")
+        documents, skipped = [], 0
+        for item in iter_documents(str(path)):
+            if item.problem is not None:
+                skipped += 1
+            else:
+                documents.append(item.document)
+        if self.autosave and self._dirty and self.messages:
+            write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
+        self._dirty = True
+        self.messages = documents
+        note = f", {skipped} unreadable line(s) left out" if skipped else ""
+        self._status.value = f"Loaded {len(documents)} messages from <code>{esc(Path(path).name)}</code>{esc(note)}"
+        return len(documents)
+
+    def export(self, path: str | Path) -> Path:
+        """Write the messages as JSON Lines (compact, UTF-8), atomically; returns the path."""
+        text = "".join(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n" for doc in self.messages)
+        written = atomic_write(path, text, durable=True)
+        self._status.value = f"Exported {len(self.messages)} messages to <code>{esc(written)}</code>"
+        return written
+
+    # -- updates ------------------------------------------------------------------------------
+
+    @observe("messages")
+    def _messages_changed(self, change: dict[str, Any]) -> None:
+        self._area.guard(self._refresh)()
+
+    def _refresh(self) -> None:
+        self._transcript = None
+        t = self.transcript
+        options = []
+        for message in t.messages:
+            doc = message.document if isinstance(message.document, dict) else {}
+            ident = next((doc[k] for k in ("QueryID", "PCPromptID") if isinstance(doc.get(k), str)), "?")
+            turn = doc.get("TurnIndex")
+            parts = [
+                f"{message.position}",
+                "✓" if message.report.conforms else "✗",
+                message.type or "unknown type",
+                message.mode or "",
+                str(ident),
+                f"turn {turn}" if turn is not None else "",
+                f"→ {doc['RequestID']}" if isinstance(doc.get("RequestID"), str) else "",
+            ]
+            options.append((" ".join(p for p in parts if p), message.position))
+        selected = self._select.value
+        self._select.options = options
+        if selected is not None and selected < len(options):
+            self._select.value = selected
+        ok = not t.errors
+        colour = "#2e7d32" if ok else "#c62828"
+        self._badge.value = (
+            f'<span style="padding:1px 8px;border-radius:8px;color:#fff;background:{colour}">'
+            f"{len(t.messages)} messages · {t.errors} errors · {t.warnings} warnings</span>"
+        )
+        self._findings.value = _frame_html(analysis.findings(t), "No transcript findings.")
+        self._pastatus.value = _frame_html(analysis.pa_status_counts(t), "No PA Status yet.")
+        self._feasibility.value = _frame_html(analysis.feasibility(t), "No Process Actions yet.")
+        self._render_preview()
+        if self._dirty:
+            self._autosave()
+
+    def _render_preview(self) -> None:
+        """What the transcript rules would say of the composed message if it were added."""
+        documents = [*self.messages, self.composer.value]
+        t = Transcript.from_documents(documents, source=_SOURCE)
+        own = f"{_SOURCE}#{len(documents) - 1}"
+        # "unanswered" is about the future: every Request is unanswered when just added.
+        found = [f for f in t.findings if f.source == own and f.rule != "unanswered"]
+        if not found:
+            text = '<span style="color:#2e7d32">Adding this message raises no transcript finding.</span>'
+        else:
+            items = "".join(f"<li>{esc(f.severity)} [{esc(f.rule)}] {esc(f.message)}</li>" for f in found)
+            text = f"<span>Adding this message would give:</span><ul>{items}</ul>"
+        if self._preview.value != text:
+            self._preview.value = text
+
+    def _message(self, index: int | None) -> dict[str, Any]:
+        index = self._select.value if index is None else index
+        if index is None:
+            raise ValueError("select a message first")
+        return self.messages[index]
+
+    def _reply_selected(self) -> None:
+        self.reply()
+
+    def _edit_selected(self) -> None:
+        self.composer.load(self._message(None))
+        self._sync_type()
+
+    def _replace_selected(self) -> None:
+        index = self._select.value
+        if index is None:
+            raise ValueError("select a message first")
+        self.replace(index, self.composer)
+
+    def _remove_selected(self) -> None:
+        index = self._select.value
+        if index is None:
+            raise ValueError("select a message first")
+        self.remove(index)
+
+    def _sync_type(self) -> None:
+        # The type dropdown shows what the composer holds (it starts nothing by itself).
+        name = self.composer.type_name
+        if self._type.value != name:
+            self._type.value = name
+
+    # -- drafts -------------------------------------------------------------------------------
+
+    def _draft(self) -> dict[str, Any]:
+        return {"kind": "dialogue", "name": self.draft_name, "messages": self.messages}
+
+    def _autosave(self) -> None:
+        if self.autosave:
+            write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())

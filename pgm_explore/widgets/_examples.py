@@ -1,0 +1,117 @@
+"""The repository's example messages and transcripts, and a picker that loads them.
+
+The files live in the repository's ``data/`` folder, not in the package: they are found
+next to the package in a checkout (or an editable install), through ``$PGM_EXPLORE_DATA``,
+or in the current folder or one of its parents. An installed package without the
+repository finds none, and the picker says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as widgets
+
+from pgm_explore._display import esc
+from pgm_explore.widgets._base import ErrorArea
+
+if TYPE_CHECKING:
+    from pgm_explore.widgets._composer import MessageComposer
+    from pgm_explore.widgets._dialogue import DialogueBuilder
+
+__all__ = ["ExampleLoader", "data_dir", "example_files", "example_picker"]
+
+ENV_VAR = "PGM_EXPLORE_DATA"
+
+
+def data_dir() -> Path | None:
+    """The ``data/`` folder holding ``examples/`` and ``transcripts/``, or None."""
+    configured = os.environ.get(ENV_VAR)
+    candidates = [Path(configured).expanduser()] if configured else []
+    candidates.append(Path(__file__).resolve().parents[2] / "data")
+    here = Path.cwd().resolve()
+    candidates += [folder / "data" for folder in (here, *here.parents)]
+    return next((c for c in candidates if (c / "examples").is_dir() or (c / "transcripts").is_dir()), None)
+
+
+def example_files(*, transcripts: bool = True) -> dict[str, Path]:
+    """Example messages (``examples/<type>/valid|invalid/*.json``) and, if asked, transcripts
+    (``transcripts/**/*.jsonl`` and JSON arrays), by a label relative to ``data/``.
+
+    Sidecars (``*.expected.json``) and ``examples/malformed`` (not messages of a known type)
+    are left out.
+    """
+    root = data_dir()
+    if root is None:
+        return {}
+    found: dict[str, Path] = {}
+    if transcripts:
+        for path in sorted((root / "transcripts").rglob("*")):
+            if path.suffix in (".jsonl", ".json") and not path.name.endswith(".expected.json"):
+                found[path.relative_to(root).as_posix()] = path
+    for path in sorted((root / "examples").glob("*/*/*.json")):
+        if not path.name.endswith(".expected.json") and path.parts[-3] != "malformed":
+            found[path.relative_to(root).as_posix()] = path
+    return found
+
+
+def is_transcript(path: Path) -> bool:
+    return path.suffix == ".jsonl" or "transcripts" in path.parts
+
+
+class ExampleLoader(widgets.VBox):
+    """A dropdown of the examples (and, for a DialogueBuilder, the transcripts) with a Load
+    button that loads the choice into ``target``.
+
+    A MessageComposer gets example messages; a DialogueBuilder gets transcripts as its
+    messages, and example messages in its composer.
+    """
+
+    def __init__(self, target: MessageComposer | DialogueBuilder, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target = target
+        self._area = ErrorArea(("pgmx-error", "pgmx-loader-error"))
+        self.files = example_files(transcripts=hasattr(target, "composer"))
+        options: list[tuple[str, Path | None]] = [("— choose an example —", None)]
+        options += [(label, path) for label, path in self.files.items()]
+        self.dropdown = widgets.Dropdown(
+            options=options, value=None, layout={"width": "460px"}, _dom_classes=("pgmx-examples",)
+        )
+        self.button = widgets.Button(description="Load", tooltip="Load the chosen file", _dom_classes=("pgmx-load",))
+        self.button.on_click(self._area.guard(lambda _button: self.load()))
+        self.status = widgets.HTML(_dom_classes=("pgmx-loader-status",))
+        if not self.files:
+            self.status.value = (
+                "No examples found: they come with the repository (data/). Set PGM_EXPLORE_DATA to its data folder."
+            )
+            self.dropdown.disabled = self.button.disabled = True
+        self.children = [widgets.HBox([self.dropdown, self.button, self.status]), self._area.box]
+        self.add_class("pgmx-loader")
+
+    @property
+    def errors(self) -> list[BaseException]:
+        return self._area.errors
+
+    def load(self, choice: str | Path | None = None) -> Path:
+        """Load ``choice`` (a label of :attr:`files`, a path, or the dropdown's value)."""
+        if choice is None:
+            choice = self.dropdown.value
+        if choice is None:
+            raise ValueError("choose an example first")
+        path = self.files.get(choice, Path(choice)) if isinstance(choice, str) else Path(choice)
+        composer = getattr(self.target, "composer", None)
+        if composer is not None and is_transcript(path):
+            self.target.load(path)  # type: ignore[union-attr]
+        elif composer is not None:
+            composer.load(path)
+        else:
+            self.target.load(path)
+        self.status.value = f"Loaded <code>{esc(path.name)}</code>"
+        return path
+
+
+def example_picker(target: MessageComposer | DialogueBuilder) -> ExampleLoader:
+    """An :class:`ExampleLoader` for ``target``."""
+    return ExampleLoader(target)

@@ -1,0 +1,689 @@
+"""MessageComposer, headless: set values through the widgets, assert on the document and findings.
+
+No kernel is attached (TOOLING.md 2): widgets are built and driven in plain pytest, and what a
+browser would show is read from the widget tree (children and CSS classes).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+import pytest
+from conftest import EXAMPLES, KINDS, example_files, load, minimal_message
+from traitlets import TraitError
+
+from pgm_explore.validation import validate
+from pgm_explore.widgets import MessageComposer, _composer, _drafts, default_draft_dir, reply_document, skeleton
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Drafts and saved files go to a temporary folder, never to the home directory."""
+    folder = tmp_path / "drafts"
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+def walk(widget: widgets.Widget) -> Iterator[widgets.Widget]:
+    """The widget and everything it shows (what would be in the DOM)."""
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from walk(child)
+
+
+def find(widget: widgets.Widget, css_class: str) -> list[widgets.Widget]:
+    return [w for w in walk(widget) if css_class in getattr(w, "_dom_classes", ())]
+
+
+def one(widget: widgets.Widget, css_class: str) -> widgets.Widget:
+    found = find(widget, css_class)
+    assert len(found) == 1, f"{len(found)} widgets with class {css_class}"
+    return found[0]
+
+
+def composer(type_name: str = "BKN-DAC", mode: str | None = "RQ", **kwargs: Any) -> MessageComposer:
+    c = MessageComposer(type_name, mode, **kwargs)
+    assert c.errors == []
+    return c
+
+
+def rules(c: MessageComposer) -> list[tuple[str, tuple[str | int, ...]]]:
+    return [(f.rule, f.path) for f in c.findings]
+
+
+def json_view(c: MessageComposer) -> str:
+    return one(c, "pgmx-json").value
+
+
+# -- building -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("type_name", "mode"), KINDS, ids=[f"{t}-{m}" for t, m in KINDS])
+def test_each_type_and_mode_builds_a_conforming_skeleton(type_name: str, mode: str | None) -> None:
+    c = composer(type_name, mode)
+    assert c.type_name == type_name and c.mode == (mode or "")
+    assert c.conforms, rules(c)
+    assert all(f.severity == "warning" for f in c.findings)  # only "fill this in" warnings
+    assert bool(find(c, "pgmx-mode")) == (mode is not None)
+
+
+def test_every_example_loads_into_one_composer_unchanged() -> None:
+    # One composer for all: load() must reset the form between documents and types.
+    c = composer("PC Prompt", None, draft_dir=False)
+    paths = example_files("valid") + example_files("invalid")
+    assert len(paths) > 60
+    for path in paths:
+        doc = load(path)
+        c.load(doc)
+        assert json.dumps(c.value) == json.dumps(doc), path.name
+        assert c.findings == list(validate(doc).findings), path.name
+        assert json_view(c) == json.dumps(doc, indent=2, ensure_ascii=False)
+    assert c.errors == []
+
+
+def test_labels_are_mpai_labels_with_the_spec_text_as_tooltip() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
+    label = c.field(("Feasibility", "Steps", 0, "PAStatus")).label
+    assert label.value.startswith("PAStatus")
+    assert "PA Status of MMM-TEC V2.2" in label.tooltip
+
+
+def test_from_document_and_from_file(tmp_path: Path) -> None:
+    path = EXAMPLES / "bkn-pal" / "valid" / "rs-tutor-stance.json"
+    c = MessageComposer.from_file(path)
+    assert (c.type_name, c.mode, c.value) == ("BKN-PAL", "RS", load(path))
+    assert MessageComposer.from_document(load(path)).value == load(path)
+    with pytest.raises(ValueError, match="names no PGM-AUA"):
+        MessageComposer.from_document({"Header": "nope"})
+    (tmp_path / "many.json").write_text("[{}, {}]", encoding="utf-8")
+    with pytest.raises(ValueError, match="DialogueBuilder"):
+        MessageComposer.from_file(tmp_path / "many.json")
+
+
+def test_only_the_widgets_package_imports_ipywidgets() -> None:
+    for path in (ROOT / "pgm_explore").rglob("*.py"):
+        if "widgets" in path.relative_to(ROOT / "pgm_explore").parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not any(name.split(".")[0] == "ipywidgets" for name in names), path
+
+
+# -- setting and getting by path ------------------------------------------------------------------
+
+
+def test_set_and_get_a_top_level_string() -> None:
+    c = composer()
+    c.set(["Question"], "Which lantern is blue?")
+    assert c.get(["Question"]) == c.value["Question"] == "Which lantern is blue?"
+    assert c.field(("Question",)).editor.value == "Which lantern is blue?"
+
+
+def test_set_switches_on_absent_parents_and_adds_items() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Feasibility", "Steps", 0, "PAStatus"), "Clash")
+    assert c.value["Feasibility"] == {"Steps": [{"Step": 0, "PAStatus": "Clash"}], "Overall": "feasible"}
+
+
+def test_get_and_set_refuse_what_is_not_there() -> None:
+    c = composer()
+    with pytest.raises(KeyError):
+        c.get(("Question",))  # optional and absent
+    with pytest.raises(KeyError):
+        c.set(("TurnIndex", "x"), 1)
+    c.set(("EntityIDs", 0), "a")
+    with pytest.raises(IndexError):
+        c.set(("EntityIDs", 5), "b")
+
+
+# -- optional properties: absent is not empty -----------------------------------------------------
+
+
+def test_an_optional_property_switched_on_is_empty_and_switched_off_is_absent() -> None:
+    c = composer()
+    question = c.field(("Question",))
+    assert "Question" not in c.value and question.include is not None and not question.include.value
+    question.include.value = True  # the user ticks the box
+    assert c.value["Question"] == ""
+    c.field(("EntityIDs",)).include.value = True
+    assert c.value["EntityIDs"] == []
+    assert ("empty-value", ("EntityIDs",)) in rules(c)
+    c.remove(("EntityIDs",))
+    assert "EntityIDs" not in c.value
+    assert ("empty-value", ("EntityIDs",)) not in rules(c)
+
+
+def test_switching_a_property_off_and_on_keeps_what_was_typed() -> None:
+    c = composer()
+    c.set(("Question",), "Kept?")
+    c.field(("Question",)).include.value = False
+    assert "Question" not in c.value
+    c.field(("Question",)).include.value = True
+    assert c.value["Question"] == "Kept?"
+
+
+def test_a_switched_on_property_takes_its_schema_position() -> None:
+    c = composer()
+    c.set(("Question",), "q")
+    keys = list(c.value)
+    assert keys.index("Kind") < keys.index("Question") < keys.index("DataXMData")
+
+
+def test_a_missing_required_property_can_be_added_from_its_finding() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "pc-prompt" / "invalid" / "missing-prompt.json")
+    prompt = c.field(("Prompt",))
+    assert ("required", ("Prompt",)) in rules(c)
+    assert prompt.include is not None and prompt.include in prompt.line.children
+    assert find(c, "pgmx-finding-Prompt")
+    prompt.include.value = True
+    c.set(("Prompt",), "Show me the amphora.")
+    assert ("required", ("Prompt",)) not in rules(c)
+    assert prompt.include not in prompt.line.children  # a required property cannot be switched off
+    assert not find(c, "pgmx-finding-Prompt")
+
+
+# -- arrays ---------------------------------------------------------------------------------------
+
+
+def test_array_add_remove_and_reorder_with_the_buttons() -> None:
+    c = composer("BKN-DAC", "RS")
+    sources = c.field(("SourcesUsed",))
+    sources.include.value = True
+    for text in ("a", "b", "c"):
+        sources.add_button.click()
+        c.set(("SourcesUsed", len(c.value["SourcesUsed"]) - 1), text)
+    assert c.value["SourcesUsed"] == ["a", "b", "c"]
+    assert find(c, "pgmx-field-SourcesUsed-2")
+    one(sources.rows[2], "pgmx-item-up").click()
+    assert c.value["SourcesUsed"] == ["a", "c", "b"]
+    one(sources.rows[0], "pgmx-item-down").click()
+    assert c.value["SourcesUsed"] == ["c", "a", "b"]
+    one(sources.rows[1], "pgmx-item-remove").click()
+    assert c.value["SourcesUsed"] == ["c", "b"]
+    assert not find(c, "pgmx-field-SourcesUsed-2") and c.errors == []
+
+
+def test_array_of_objects_findings_follow_the_items() -> None:
+    c = composer("BKN-DAC", "RS")
+    for step, status in enumerate(("Ack", "Ack", "Ack")):
+        c.set(("Feasibility", "Steps", step, "PAStatus"), status)
+        c.set(("Feasibility", "Steps", step, "Step"), step)
+    c.set(("Feasibility", "Steps", 2, "Step"), 1)
+    assert ("duplicate-step", ("Feasibility", "Steps", 2, "Step")) in rules(c)
+    assert find(c, "pgmx-finding-Feasibility-Steps-2-Step")
+    c.field(("Feasibility", "Steps")).move(2, 0)
+    assert [s["Step"] for s in c.value["Feasibility"]["Steps"]] == [1, 0, 1]
+    assert find(c, "pgmx-finding-Feasibility-Steps-2-Step")  # the second Step 1 is now last again
+    c.remove(("Feasibility", "Steps", 2))
+    assert [s["Step"] for s in c.value["Feasibility"]["Steps"]] == [1, 0]
+    assert not find(c, "pgmx-finding-Feasibility-Steps-2-Step")
+
+
+def test_a_union_item_chooses_its_alternative() -> None:
+    c = composer()
+    c._expert_toggle.value = True
+    source = c.field(("DataXMData", "Source", 0))
+    assert source.choice.options[source.choice.value][0] == "AIMID"
+    c.set(("DataXMData", "Source", 0, "ImplementerAIMID"), "impl-7")  # picks the alternative that has it
+    assert source.choice.value == 1
+    assert c.value["DataXMData"]["Source"] == [{"ImplementerAIMID": "impl-7"}]
+    source.choice.value = 0
+    assert c.value["DataXMData"]["Source"][0] == {"AIMID": "PGM-BKN"}  # the other alternative was kept
+    assert len(find(c, "pgmx-field-DataXMData-Source-0")) == 1
+
+
+# -- enumerations, numbers and bounds -------------------------------------------------------------
+
+
+def test_enumerations_are_dropdowns_of_the_schema_values() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
+    dropdown = c.field(("Feasibility", "Steps", 0, "PAStatus")).editor
+    assert isinstance(dropdown, widgets.Dropdown)
+    assert list(dropdown.options)[:3] == ["Ack", "Clash", "FaultyReq"]
+    dropdown.value = "QualNS"
+    assert c.value["Feasibility"]["Steps"][0]["PAStatus"] == "QualNS"
+
+
+def test_a_value_outside_the_enumeration_is_kept_and_fixed_from_the_dropdown() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-dac" / "invalid" / "pastatus-per-action-code.json")
+    field = c.field(("Feasibility", "Steps", 1, "PAStatus"))
+    assert field.raw and field.get() == c.value["Feasibility"]["Steps"][1]["PAStatus"]
+    assert find(c, "pgmx-finding-Feasibility-Steps-1-PAStatus")
+    field.editor.value = "InsValue"
+    assert not field.raw and c.value["Feasibility"]["Steps"][1]["PAStatus"] == "InsValue"
+    assert not find(c, "pgmx-finding-Feasibility-Steps-1-PAStatus")
+
+
+def test_numbers_carry_their_bounds() -> None:
+    c = composer("BKN-DAC", "RS")
+    turn = c.field(("TurnIndex",))
+    assert isinstance(turn.editor, widgets.BoundedIntText) and turn.editor.min == 0
+    assert "(≥ 0)" in turn.label.value
+    c.set(("Answer", "ObjectClasses", 0, "Confidence"), 0.5)
+    confidence = c.field(("Answer", "ObjectClasses", 0, "Confidence"))
+    assert isinstance(confidence.editor, widgets.BoundedFloatText)
+    assert (confidence.editor.min, confidence.editor.max) == (0, 1)
+    assert c.value["Answer"]["ObjectClasses"][0]["Confidence"] == 0.5
+
+
+def test_a_number_out_of_bounds_is_kept_with_its_finding_and_fixed_back() -> None:
+    c = composer()
+    c.set(("TurnIndex",), -1)
+    turn = c.field(("TurnIndex",))
+    assert turn.raw and c.value["TurnIndex"] == -1
+    assert ("range", ("TurnIndex",)) in rules(c)
+    box = one(c, "pgmx-field-TurnIndex")
+    assert "pgmx-invalid" in box._dom_classes
+    assert (
+        "at least 0" in one(c, "pgmx-finding-TurnIndex").value or "TurnIndex" in one(c, "pgmx-finding-TurnIndex").value
+    )
+    c.set(("TurnIndex",), 2)
+    assert not turn.raw and turn.editor.value == 2 and c.value["TurnIndex"] == 2
+    assert "pgmx-invalid" not in box._dom_classes and not find(c, "pgmx-finding-TurnIndex")
+
+
+def test_a_string_where_an_integer_belongs_is_kept_as_typed() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-prc" / "invalid" / "turnindex-as-string.json")
+    assert isinstance(c.value["TurnIndex"], str) and ("type", ("TurnIndex",)) in rules(c)
+    raw = one(c.field(("TurnIndex",)).box, "pgmx-raw")
+    raw.value = "7"  # the user types the JSON number
+    assert c.value["TurnIndex"] == 7 and ("type", ("TurnIndex",)) not in rules(c)
+
+
+def test_whole_numbers_stay_whole_and_decimals_stay_decimal() -> None:
+    doc = load(EXAMPLES / "bkn-dac" / "valid" / "rs-feasibility-market.json")
+    c = MessageComposer.from_document(doc)
+    start = c.value["QueryTime"]["SimpleTimeData"][0]["StartTime"]
+    assert type(start) is int and json.dumps(c.value) == json.dumps(doc)
+    c.set(("QueryTime", "SimpleTimeData", 0, "AccuracyPlusMinus"), 2.5)
+    assert c.value["QueryTime"]["SimpleTimeData"][0]["AccuracyPlusMinus"] == 2.5
+
+
+# -- open properties ------------------------------------------------------------------------------
+
+
+def test_an_open_property_is_json_text() -> None:
+    c = composer("PC Prompt", None)
+    c.set(("SceneContext",), {"Room": "Gallery 4", "Entities": []})
+    scene = c.field(("SceneContext",))
+    assert json.loads(scene.editor.text.value) == {"Room": "Gallery 4", "Entities": []}
+    scene.editor.text.value = '"just a sentence"'
+    assert c.value["SceneContext"] == "just a sentence"
+    assert ("type", ("SceneContext",)) in rules(c)  # SceneContext must be an object
+    c.field(("Intent",)).include.value = True
+    c.field(("Intent",)).editor.text.value = '"identify_artwork"'
+    assert c.value["Intent"] == "identify_artwork" and ("type", ("Intent",)) not in rules(c)
+
+
+def test_text_that_does_not_parse_is_kept_with_its_error_and_the_last_value_stays() -> None:
+    c = composer("PC Prompt", None)
+    c.set(("SceneContext",), {"Room": "Gallery 4"})
+    editor = c.field(("SceneContext",)).editor
+    editor.text.value = '{"Room": "Gallery 4",'
+    assert editor.text.value == '{"Room": "Gallery 4",'
+    assert c.value["SceneContext"] == {"Room": "Gallery 4"}
+    error = one(c.field(("SceneContext",)).box, "pgmx-parse-error")
+    assert error.layout.display != "none" and "JSON" in error.value
+    editor.text.value = '{"Room": "Gallery 5"}'
+    assert c.value["SceneContext"] == {"Room": "Gallery 5"} and error.layout.display == "none"
+
+
+# -- the Mode switch ------------------------------------------------------------------------------
+
+
+def test_mode_switch_shows_only_that_modes_properties_and_keeps_the_others_aside() -> None:
+    c = composer("BKN-DAC", "RQ")
+    c.set(("Question",), "Can the lantern be bought?")
+    c.set(("Kind",), "feasibility")
+    body = c._form.body
+    assert c.field(("Question",)).box in body.children
+    assert c.field(("Outcome",)).box not in body.children
+    one(c, "pgmx-mode").value = "RS"  # the user clicks RS
+    assert c.mode == "RS" and "Question" not in c.value and "Kind" not in c.value
+    assert c.value["Outcome"] == "answered" and "RequestID" in c.value
+    assert c.field(("Question",)).box not in body.children and c.field(("Outcome",)).box in body.children
+    assert c.aside == {"RQ": {"Kind": "feasibility", "Question": "Can the lantern be bought?"}}
+    c.set(("Outcome",), "not_answered")
+    c.mode = "RQ"  # the trait works as the toggle does
+    assert c.value["Question"] == "Can the lantern be bought?" and c.value["Kind"] == "feasibility"
+    assert "Outcome" not in c.value and c.aside == {"RS": {"RequestID": "", "Outcome": "not_answered"}}
+    c.mode = "RS"
+    assert c.value["Outcome"] == "not_answered"
+    assert list(c.value).index("RequestID") < list(c.value).index("DataXMData")
+
+
+def test_the_other_modes_property_in_a_loaded_document_is_shown_with_its_finding() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-prc" / "invalid" / "request-with-outcome.json")
+    assert c.mode == "RQ" and ("mode-forbidden", ("Outcome",)) in rules(c)
+    assert c.field(("Outcome",)).box in c._form.body.children
+    assert find(c, "pgmx-finding-Outcome")
+    c.remove(("Outcome",))
+    assert c.conforms and c.field(("Outcome",)).box not in c._form.body.children
+
+
+def test_mode_values_are_checked() -> None:
+    with pytest.raises(TraitError):
+        composer("BKN-DAC", "RQ").mode = "XX"
+    with pytest.raises(TraitError):
+        composer("PC Prompt", None).mode = "RQ"
+    with pytest.raises(ValueError, match="modes"):
+        MessageComposer("BKN-PAL", "RX")
+
+
+# -- Simple Time and Data Exchange Metadata, filled automatically ---------------------------------
+
+
+@pytest.mark.parametrize(("type_name", "mode"), KINDS, ids=[f"{t}-{m}" for t, m in KINDS])
+def test_time_is_now_and_the_sender_follows_type_and_mode(type_name: str, mode: str | None) -> None:
+    c = composer(type_name, mode)
+    spec = c.spec
+    ident = c.value[spec.id_field]
+    segment = c.value[spec.time_field]["SimpleTimeData"][0]
+    assert abs(segment["StartTime"] / 1000 - time.time()) < 60
+    assert c.value[spec.time_field]["SimpleTimeID"] == f"st-{ident}"
+    sender = (
+        "PGM-BKN" if mode == "RQ" else {"PC Prompt": "PGM-PRC", "BKN-PRC": "PGM-PRC"}.get(type_name, spec.sender_aim)
+    )
+    assert c.value["DataXMData"] == {
+        "Header": "PTF-DEM-V1.0",
+        "DataID": ident,
+        "DataType": spec.header,
+        "Source": [{"AIMID": sender}],
+    }
+
+
+def test_automatic_parts_follow_the_id_and_the_mode() -> None:
+    c = composer("BKN-PAL", "RQ")
+    c.set(("QueryID",), "kpa-new-1")
+    assert c.value["DataXMData"]["DataID"] == "kpa-new-1"
+    assert c.value["QueryTime"]["SimpleTimeID"] == "st-kpa-new-1"
+    c.mode = "RS"
+    assert c.value["DataXMData"]["Source"] == [{"AIMID": "PGM-PAL"}]
+
+
+def test_an_expert_edit_stops_the_automatic_metadata() -> None:
+    c = composer("BKN-PAL", "RQ")
+    c._expert_toggle.value = True
+    assert one(c, "pgmx-expert-view").layout.display != "none"
+    c.set(("DataXMData", "Confidence"), 0.9)
+    assert not one(c, "pgmx-auto-dem").value
+    c.set(("QueryID",), "kpa-other")
+    assert c.value["DataXMData"]["DataID"] != "kpa-other" and c.value["DataXMData"]["Confidence"] == 0.9
+    one(c, "pgmx-auto-dem").value = True  # back to automatic
+    assert c.value["DataXMData"]["DataID"] == "kpa-other" and "Confidence" not in c.value["DataXMData"]
+
+
+def test_now_stamps_the_time_and_the_summary_line_names_the_sender() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("QueryTime", "SimpleTimeData", 0, "StartTime"), 0)
+    assert c.value["QueryTime"]["SimpleTimeData"][0]["StartTime"] == 0
+    one(c, "pgmx-now").click()
+    assert abs(c.value["QueryTime"]["SimpleTimeData"][0]["StartTime"] / 1000 - time.time()) < 60
+    assert "sender PGM-DAC" in one(c, "pgmx-auto").value
+
+
+def test_a_finding_in_the_closed_expert_view_is_announced() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-dac" / "invalid" / "datatype-lowercase.json")
+    assert find(c, "pgmx-finding-DataXMData-DataType")
+    assert "open the expert view" in one(c, "pgmx-auto").value
+    c._expert_toggle.value = True
+    assert "open the expert view" not in one(c, "pgmx-auto").value
+
+
+# -- inline validation ----------------------------------------------------------------------------
+
+
+def test_a_finding_appears_at_its_field_and_goes_when_fixed() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Feasibility", "Steps", 0, "PAStatus"), "InsValue")
+    box = one(c, "pgmx-field-Feasibility-Steps-0-Reason")
+    finding = one(c, "pgmx-finding-Feasibility-Steps-0-Reason")
+    assert "pgmx-invalid" in box._dom_classes and "pgmx-finding" in finding._dom_classes
+    assert "gives no Reason" in finding.value
+    c.set(("Feasibility", "Steps", 0, "Reason"), "The lantern costs too much.")
+    assert not find(c, "pgmx-finding-Feasibility-Steps-0-Reason")
+    assert "pgmx-invalid" not in box._dom_classes
+
+
+def test_badge_and_summary_table() -> None:
+    c = composer()
+    badge, summary = one(c, "pgmx-badge"), one(c, "pgmx-summary")
+    assert ">conforms<" in badge.value and "pgmx-conforms" in badge._dom_classes
+    c.set(("Kind",), "feasibility")
+    c.remove(("Kind",))
+    assert ">does not conform<" in badge.value and "pgmx-nonconforming" in badge._dom_classes
+    assert "mode-required" in summary.value and "$.Kind" in summary.value
+    assert c.report is not None and not c.report.conforms and not c.conforms
+
+
+def test_an_unknown_property_is_kept_shown_and_removable() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-pal" / "invalid" / "stance-tone.json")
+    assert ("unknown-property", ("Stance", "Tone")) in rules(c)
+    assert find(c, "pgmx-finding-Stance") and find(c.field(("Stance",)).box, "pgmx-extras")
+    assert c.get(("Stance", "Tone")) == c.value["Stance"]["Tone"]
+    c.remove(("Stance", "Tone"))
+    assert "Tone" not in c.value["Stance"] and c.conforms
+    c.set(("Stance", "Mood"), "calm")
+    assert c.value["Stance"]["Mood"] == "calm" and ("unknown-property", ("Stance", "Mood")) in rules(c)
+
+
+# -- the raw JSON view ----------------------------------------------------------------------------
+
+
+def test_the_json_view_is_exactly_what_is_saved(tmp_path: Path) -> None:
+    c = composer("BKN-PAL", "RS")
+    c.set(("Stance", "Label"), "guide calme — «bienvenue»")
+    assert json_view(c) == json.dumps(c.value, indent=2, ensure_ascii=False)
+    saved = c.save(tmp_path / "m.json")
+    assert saved.read_text(encoding="utf-8") == json_view(c) + "\n"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert saved.stat().st_mode & 0o777 == 0o666 & ~mask  # as an ordinary write makes it, not private
+
+
+def test_editing_the_json_view_updates_the_form() -> None:
+    c = composer("BKN-PAL", "RQ")
+    doc = copy.deepcopy(c.value)
+    doc["TurnIndex"] = 5
+    doc["Question"] = "Warm or formal?"
+    one(c, "pgmx-json").value = json.dumps(doc)
+    assert c.value == doc
+    assert c.field(("TurnIndex",)).editor.value == 5 and c.get(("Question",)) == "Warm or formal?"
+    assert json_view(c) == json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def test_json_that_does_not_parse_stays_in_the_view_until_fixed_or_reverted() -> None:
+    c = composer("BKN-PAL", "RQ")
+    before = copy.deepcopy(c.value)
+    view = one(c, "pgmx-json")
+    view.value = '{"Header": "PGM-KPA-V1.0",'
+    assert view.value == '{"Header": "PGM-KPA-V1.0",' and c.value == before
+    error = one(c, "pgmx-parse-error")
+    assert error.layout.display != "none" and "line" in error.value
+    c.set(("TurnIndex",), 1)  # a form edit does not throw the typed text away
+    assert view.value == '{"Header": "PGM-KPA-V1.0",' and c.value["TurnIndex"] == 1
+    view.value = "[1, 2]"
+    assert "JSON object" in error.value and c.value["TurnIndex"] == 1
+    one(c, "pgmx-json-revert").click()
+    assert json.loads(view.value) == c.value and error.layout.display == "none"
+
+
+def test_the_json_view_can_change_the_type() -> None:
+    c = composer("BKN-PAL", "RQ")
+    one(c, "pgmx-json").value = json.dumps(minimal_message("BKN-DAC", "RS"))
+    assert (c.type_name, c.mode) == ("BKN-DAC", "RS") and c.conforms
+    assert find(c, "pgmx-field-Outcome") and c.errors == []
+
+
+# -- Reply ----------------------------------------------------------------------------------------
+
+
+def test_reply_copies_the_context_with_a_fresh_id_and_time() -> None:
+    c = MessageComposer.from_file(EXAMPLES / "bkn-dac" / "valid" / "rq-feasibility-market.json")
+    request = c.value
+    reply = c.reply()
+    response = reply.value
+    assert reply.mode == "RS" and response["RequestID"] == request["QueryID"]
+    for name in ("TurnIndex", "DialogID", "MInstance", "UEnvironment", "SessionID"):
+        assert response[name] == request[name], name
+    assert response["QueryID"] not in (request["QueryID"], "")
+    assert response["QueryTime"] != request["QueryTime"]
+    assert response["DataXMData"]["Source"] == [{"AIMID": "PGM-DAC"}]
+    assert reply.conforms, rules(reply)
+
+
+def test_reply_button_shows_the_response_composer_and_is_off_for_a_response() -> None:
+    c = composer("BKN-PRC", "RQ")
+    button = one(c, "pgmx-reply")
+    assert button.description == "Reply" and not button.disabled
+    button.click()
+    assert c.last_reply is not None and c.last_reply in c._reply_area.children
+    assert c.last_reply.value["RequestID"] == c.value["QueryID"]
+    c.mode = "RS"
+    assert button.disabled
+    with pytest.raises(ValueError, match="Request"):
+        c.reply()
+    with pytest.raises(ValueError):
+        reply_document(skeleton("PC Prompt"))
+
+
+# -- saving and loading ---------------------------------------------------------------------------
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Answer", "Text"), "Stall 7.")
+    path = c.save(tmp_path / "out" / "answer.json")
+    assert path.is_absolute() and json.loads(path.read_text(encoding="utf-8")) == c.value
+    other = composer("PC Prompt", None)
+    other.load(path)
+    assert other.value == c.value and other.type_name == "BKN-DAC"
+    assert MessageComposer.from_file(path).value == c.value
+
+
+def test_the_save_button_writes_the_named_file_or_the_id(tmp_path: Path) -> None:
+    c = composer("BKN-PAL", "RQ")
+    save = one(c, "pgmx-save")
+    assert save.description == "Save"
+    save.click()
+    assert json.loads((tmp_path / f"{c.value['QueryID']}.json").read_text(encoding="utf-8")) == c.value
+    one(c, "pgmx-save-path").value = str(tmp_path / "named.json")
+    save.click()
+    assert (tmp_path / "named.json").exists() and "named.json" in one(c, "pgmx-status").value
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "keep.json"
+    target.write_text("old", encoding="utf-8")
+
+    def broken(*args: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_drafts.os, "replace", broken)
+    with pytest.raises(OSError, match="disk full"):
+        composer().save(target)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".keep")) == []
+
+
+# -- drafts ---------------------------------------------------------------------------------------
+
+
+def test_a_draft_is_written_at_each_edit_and_restores_everything(_drafts_in_tmp: Path) -> None:
+    assert default_draft_dir() == _drafts_in_tmp
+    c = composer("BKN-DAC", "RQ", draft_name="my-request")
+    assert not (_drafts_in_tmp / "my-request.json").exists()  # nothing to keep before an edit
+    c.set(("Question",), "Is the stall open?")
+    c.mode = "RS"
+    c.set(("Outcome",), "not_answered")
+    assert (_drafts_in_tmp / "my-request.json").exists()
+    c.set(("TurnIndex",), -3)
+    c._json.text.value = '{"half": '
+    restored = MessageComposer("BKN-DAC", draft_name="my-request")
+    assert restored.value == c.value and restored.aside == c.aside
+    assert restored.field(("TurnIndex",)).raw
+    assert one(restored, "pgmx-json").value == '{"half": '
+    assert MessageComposer.restore("my-request").value["Outcome"] == "not_answered"
+    assert "my-request" in MessageComposer.drafts()
+    restored.mode = "RQ"
+    assert restored.value["Question"] == "Is the stall open?"
+    assert MessageComposer.restore("my-request").aside["RS"]["Outcome"] == "not_answered"
+
+
+def test_text_that_does_not_parse_is_in_the_draft(_drafts_in_tmp: Path) -> None:
+    c = composer("PC Prompt", None, draft_name="scene")
+    c.field(("SceneContext",)).include.value = True
+    c.field(("SceneContext",)).editor.text.value = '{"Room": '
+    restored = MessageComposer.restore("scene")
+    editor = restored.field(("SceneContext",)).editor
+    assert editor.text.value == '{"Room": ' and editor.pending == '{"Room": '
+    assert restored.value["SceneContext"] == {}
+
+
+def test_loading_over_an_edited_composer_keeps_the_previous_draft(_drafts_in_tmp: Path) -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="work")
+    c.set(("Question",), "My own words")
+    c.load(EXAMPLES / "bkn-pal" / "valid" / "rq-minimal.json")
+    previous = json.loads((_drafts_in_tmp / "work-previous.json").read_text(encoding="utf-8"))
+    assert previous["document"]["Question"] == "My own words"
+
+
+def test_autosave_off_writes_nothing(_drafts_in_tmp: Path) -> None:
+    c = composer(draft_dir=False)
+    c.set(("Question",), "x")
+    assert c.draft_file is None and not _drafts_in_tmp.exists()
+
+
+# -- errors in callbacks are shown, never swallowed ------------------------------------------------
+
+
+def test_an_exception_in_a_callback_is_shown_in_the_widget(monkeypatch: pytest.MonkeyPatch) -> None:
+    c = composer()
+
+    def broken(document: Any) -> Any:
+        raise RuntimeError("validator exploded")
+
+    monkeypatch.setattr(_composer, "validate_document", broken)
+    c.set(("TurnIndex",), 9)  # does not raise: the error goes to the widget
+    assert [type(e) for e in c.errors] == [RuntimeError]
+    area = one(c, "pgmx-error")
+    assert "validator exploded" in area.value and "Traceback" in area.value
+    assert c.children[3].layout.display != "none"
+    c.clear_errors()
+    assert c.children[3].layout.display == "none" and len(c.errors) == 1
+
+
+def test_a_button_callback_error_is_shown() -> None:
+    c = composer("BKN-DAC", "RS")
+    c._reply.click()  # a Response has no Response: ValueError, shown
+    assert isinstance(c.errors[-1], ValueError) and "Request" in one(c, "pgmx-error").value
+
+
+# -- DOM hooks ------------------------------------------------------------------------------------
+
+
+def test_dom_hooks_for_the_browser_test() -> None:
+    c = composer("BKN-DAC", "RS")
+    c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
+    for css in ("pgmx-badge", "pgmx-summary", "pgmx-json", "pgmx-reply", "pgmx-save", "pgmx-mode", "pgmx-error"):
+        one(c, css)
+    assert isinstance(one(c, "pgmx-json"), widgets.Textarea)
+    assert isinstance(one(c, "pgmx-save"), widgets.Button) and one(c, "pgmx-reply").description == "Reply"
+    for slug in ("TurnIndex", "Feasibility", "Feasibility-Steps-0-PAStatus", "QueryTime-SimpleTimeData-0-StartTime"):
+        field = one(c, f"pgmx-field-{slug}")
+        assert "pgmx-field" in field._dom_classes
+    assert len(find(c.field(("TurnIndex",)).box, "pgmx-input")) == 1

@@ -1,0 +1,182 @@
+"""DialogueBuilder and the example picker, headless."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, load, minimal_message
+from test_widgets import find, one
+
+from pgm_explore.dialogue import Transcript
+from pgm_explore.widgets import (
+    DialogueBuilder,
+    ExampleLoader,
+    MessageComposer,
+    _examples,
+    example_files,
+    example_picker,
+)
+
+TRANSCRIPTS = Path(__file__).resolve().parents[1] / "data" / "transcripts"
+
+
+@pytest.fixture(autouse=True)
+def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "drafts"
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+def builder(**kwargs: object) -> DialogueBuilder:
+    b = DialogueBuilder(**kwargs)  # type: ignore[arg-type]
+    assert b.errors == [] and b.composer.errors == []
+    return b
+
+
+def test_add_and_remove_messages_with_live_transcript_findings() -> None:
+    b = builder()
+    request = minimal_message("BKN-PAL", "RQ")
+    response = minimal_message("BKN-PAL", "RS")
+    response["RequestID"] = "nobody-asked"
+    b.add(request)
+    b.add(response)
+    assert len(b.messages) == 2 and b.transcript.messages[1].mode == "RS"
+    findings = one(b, "pgmx-transcript-findings").value
+    assert "request-unknown" in findings and "unanswered" in findings
+    assert "2 messages" in one(b, "pgmx-dialogue-badge").value
+    b.remove(1)
+    assert len(b.messages) == 1 and "request-unknown" not in one(b, "pgmx-transcript-findings").value
+
+
+def test_a_loaded_transcript_fills_the_pa_status_and_feasibility_tables() -> None:
+    b = builder()
+    count = b.load(TRANSCRIPTS / "market-wallet-limit.jsonl")
+    assert count == len(b.messages) == len(Transcript.load(str(TRANSCRIPTS / "market-wallet-limit.jsonl")).messages)
+    assert "InsValue" in one(b, "pgmx-pastatus").value
+    feasibility = one(b, "pgmx-feasibility").value
+    assert "PAStatus" in feasibility and "MM-" in feasibility
+    assert "No transcript findings" in one(b, "pgmx-transcript-findings").value
+    assert len(b._select.options) == count
+
+
+def test_reply_to_the_selected_request_and_add_it_with_the_button() -> None:
+    b = builder()
+    b.add(load(EXAMPLES / "bkn-dac" / "valid" / "rq-feasibility-market.json"))
+    b.select(0)
+    one(b, "pgmx-reply").click()
+    assert b.composer.mode == "RS" and b.composer.value["RequestID"] == b.messages[0]["QueryID"]
+    add = one(b, "pgmx-add")
+    assert add.description == "Add to dialogue"
+    b.composer.set(("Outcome",), "not_answered")
+    add.click()
+    assert len(b.messages) == 2 and b.selected == 1
+    assert not [f for f in b.transcript.findings if f.rule in ("request-unknown", "unanswered")]
+    assert b.errors == []
+
+
+def test_new_turn_continues_the_dialogue() -> None:
+    b = builder()
+    b.new_turn("PC Prompt")
+    b.composer.set(("SessionID",), "ses-1")
+    b.add(b.composer)
+    b.new_turn("BKN-PRC")
+    doc = b.composer.value
+    assert (doc["DialogID"], doc["TurnIndex"], doc["SessionID"]) == (b.messages[0]["DialogID"], 0, "ses-1")
+    b.add(b.composer)
+    b._type.value = "BKN-PRC"
+    one(b, "pgmx-new-turn").click()
+    assert b.composer.value["TurnIndex"] == 1 and b.composer.value["QueryID"] != b.messages[1]["QueryID"]
+
+
+def test_edit_and_replace_the_selected_message() -> None:
+    b = builder()
+    b.add(minimal_message("BKN-PAL", "RQ"))
+    b.select(0)
+    one(b, "pgmx-edit").click()
+    assert b.composer.value == b.messages[0]
+    b.composer.set(("Question",), "Formal or friendly?")
+    one(b, "pgmx-replace").click()
+    assert b.messages[0]["Question"] == "Formal or friendly?" and len(b.messages) == 1
+
+
+def test_the_preview_says_what_adding_the_composed_message_would_raise() -> None:
+    b = builder()
+    b.add(minimal_message("BKN-DAC", "RQ"))
+    b.composer.load(minimal_message("BKN-DAC", "RQ"))  # the same QueryID again
+    assert "query-id-reused" in one(b, "pgmx-preview").value
+    b.composer.set(("QueryID",), "q-other")
+    assert "query-id-reused" not in one(b, "pgmx-preview").value
+
+
+def test_export_jsonl_round_trip(tmp_path: Path) -> None:
+    b = builder()
+    b.load(TRANSCRIPTS / "stance-negotiation.jsonl")
+    path = b.export(tmp_path / "out.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == b.messages
+    other = builder()
+    other.load(path)
+    assert other.messages == b.messages
+
+
+def test_a_builder_draft_restores_the_messages_and_the_composer(_drafts_in_tmp: Path) -> None:
+    b = builder(draft_name="session")
+    b.add(minimal_message("BKN-PAL", "RQ"))
+    b.composer.set(("MInstance",), "mi-kept")
+    again = builder(draft_name="session")
+    assert again.messages == b.messages and again.composer.value["MInstance"] == "mi-kept"
+
+
+def test_a_button_error_shows_in_the_builder() -> None:
+    b = builder()
+    one(b, "pgmx-remove").click()  # nothing selected
+    assert isinstance(b.errors[-1], ValueError)
+    assert "select a message" in one(b, "pgmx-dialogue-error").value
+
+
+def test_loading_a_file_with_unreadable_lines_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(minimal_message("PC Prompt")) + "\n{oops\n", encoding="utf-8")
+    b = builder()
+    one(b, "pgmx-load-path").value = str(path)
+    one(b, "pgmx-load-file").click()
+    assert len(b.messages) == 1 and "1 unreadable line" in one(b, "pgmx-dialogue-status").value
+
+
+# -- the example picker ---------------------------------------------------------------------------
+
+
+def test_example_files_lists_messages_and_transcripts() -> None:
+    files = example_files()
+    assert "examples/bkn-dac/valid/rq-minimal.json" in files
+    assert "transcripts/full-session.jsonl" in files
+    assert not [label for label in files if label.endswith(".expected.json") or "/malformed/" in label]
+    assert not [label for label in example_files(transcripts=False) if label.startswith("transcripts/")]
+
+
+def test_the_picker_loads_an_example_into_a_composer() -> None:
+    c = MessageComposer("PC Prompt")
+    loader = example_picker(c)
+    assert isinstance(loader, ExampleLoader)
+    assert not [label for label, _ in loader.dropdown.options if label.startswith("transcripts/")]
+    loader.dropdown.value = loader.files["examples/bkn-pal/valid/rs-tutor-stance.json"]
+    one(loader, "pgmx-load").click()
+    assert c.value == load(EXAMPLES / "bkn-pal" / "valid" / "rs-tutor-stance.json") and loader.errors == []
+
+
+def test_the_picker_loads_transcripts_and_examples_into_a_builder() -> None:
+    b = builder()
+    b.loader.load("transcripts/full-session.jsonl")
+    assert len(b.messages) > 10
+    b.loader.load("examples/bkn-dac/valid/rs-minimal.json")
+    assert b.composer.value == load(EXAMPLES / "bkn-dac" / "valid" / "rs-minimal.json")
+    assert find(b, "pgmx-examples")
+
+
+def test_without_the_repository_the_picker_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_examples, "data_dir", lambda: None)
+    loader = ExampleLoader(MessageComposer("PC Prompt"))
+    assert loader.files == {} and loader.dropdown.disabled and "No examples found" in loader.status.value

@@ -1,0 +1,152 @@
+"""The schema -> field predicates over every node of the bundled schemas (one engine for all types),
+and random documents, right and wrong, through the composer."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+from conftest import KINDS
+
+from pgm_explore.spec import DATA_TYPES, data_type
+from pgm_explore.validation import validate
+from pgm_explore.widgets import MessageComposer
+from pgm_explore.widgets._fields import alternatives, default_value, fits, kind, resolve, slug
+
+# The properties the spec leaves open (any JSON object, or object-or-string), and the
+# stand-ins for what Data Exchange Metadata borrows from other standards: edited as JSON.
+OPEN = {
+    "SceneContext",
+    "Intent",
+    "Personality",
+    "Spatial",
+    "Temporal",
+    "Legality",
+    "Security",
+    "Annotation",
+    "AnnotationSpace",
+    "AnnotationRights",
+}
+
+
+def nodes(schema: Mapping[str, Any], root: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[Any]:
+    """Every (path, resolved node, root) reachable from ``schema``, items and alternatives included."""
+    node, root = resolve(schema, root)
+    yield path, node, root
+    k = kind(node)
+    if k == "object":
+        for name, child in node["properties"].items():
+            yield from nodes(child, root, (*path, name))
+    elif k == "array":
+        yield from nodes(node.get("items", {}), root, (*path, "[]"))
+    elif k == "union":
+        for option in alternatives(node):
+            yield from nodes(option, root, path)
+
+
+@pytest.mark.parametrize("spec", DATA_TYPES, ids=lambda dt: dt.name)
+def test_every_node_gets_a_typed_editor_unless_the_spec_leaves_it_open(spec: Any) -> None:
+    found = list(nodes(spec.schema, spec.schema))
+    assert len(found) > 50
+    wrong = [
+        (path, kind(node)) for path, node, _ in found if (kind(node) == "open") != (bool(path) and path[-1] in OPEN)
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("spec", DATA_TYPES, ids=lambda dt: dt.name)
+def test_the_default_of_every_node_fits_its_editor(spec: Any) -> None:
+    assert [
+        path for path, node, root in nodes(spec.schema, spec.schema) if not fits(node, default_value(node, root))
+    ] == []
+
+
+def test_slugs_are_css_class_names() -> None:
+    assert slug(("Feasibility", "Steps", 0, "PAStatus")) == "Feasibility-Steps-0-PAStatus"
+    assert slug(()) == "root"
+
+
+# -- any document, however wrong, loads and comes back unchanged ----------------------------------
+
+SCALARS: list[Any] = [None, True, 0, -1, 7, 2.5, 1e20, "", "x", "ack", [], {}, [1, "a"], {"k": [None]}]
+
+
+def draw(schema: Mapping[str, Any], root: Mapping[str, Any], rng: random.Random, depth: int = 0) -> Any:
+    """A random value the schema node accepts, or nearly (bounds and if/then are not honoured)."""
+    node, root = resolve(schema, root)
+    k = kind(node)
+    if k == "const":
+        return node["const"]
+    if k == "enum":
+        return rng.choice(node["enum"])
+    if k == "boolean":
+        return rng.random() < 0.5
+    if k == "integer":
+        return rng.randint(int(node.get("minimum", -5)), int(node.get("maximum", 300)))
+    if k == "number":
+        return rng.choice([rng.randint(0, 2_000_000_000_000), round(rng.random(), 3)])
+    if k == "string":
+        return rng.choice(["", "a", "Grüße «ok»", "kda-1", "x" * rng.randint(1, 30)])
+    if k == "object":
+        props = node["properties"]
+        names = [n for n in props if n in node.get("required", ()) or rng.random() < 0.5]
+        return {n: draw(props[n], root, rng, depth + 1) for n in names}
+    if k == "array":
+        return [draw(node.get("items", {}), root, rng, depth + 1) for _ in range(rng.randint(0, 3 if depth < 3 else 0))]
+    if k == "union":
+        return draw(rng.choice(alternatives(node)), root, rng, depth + 1)
+    return rng.choice([{"a": 1, "b": ["c"]}, "free text", {}])
+
+
+def mutate(doc: Any, rng: random.Random) -> None:
+    """Replace, drop or add something at a random place of ``doc`` (in place)."""
+    containers = []
+    stack = [doc]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict | list) and value:
+            containers.append(value)
+            stack.extend(value.values() if isinstance(value, dict) else value)
+    target = rng.choice(containers)
+    key = rng.choice(list(target)) if isinstance(target, dict) else rng.randrange(len(target))
+    action = rng.random()
+    if isinstance(target, dict) and action < 0.2:
+        del target[key]
+    elif isinstance(target, dict) and action < 0.35:
+        target[rng.choice(["Tone", "Questoin", "extra"])] = rng.choice(SCALARS)
+    else:
+        target[key] = copy.deepcopy(rng.choice(SCALARS))
+
+
+@pytest.mark.parametrize(("type_name", "mode"), KINDS, ids=[f"{t}-{m}" for t, m in KINDS])
+def test_drawn_and_mutated_documents_load_and_save_unchanged(
+    type_name: str, mode: str | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(tmp_path))
+    spec = data_type(type_name)
+    schema = spec.schema
+    rng = random.Random(f"{type_name}-{mode}")  # the same documents on every run
+    c = MessageComposer(type_name, mode, draft_dir=False)
+    automatic = (spec.time_field, "DataXMData")
+    for _ in range(10):
+        doc = draw(schema, schema, rng)
+        if mode is not None:
+            doc["Mode"] = mode
+            doc = {k: v for k, v in doc.items() if k not in spec.mode_properties("RS" if mode == "RQ" else "RQ")}
+        for round_ in range(3):
+            c.load(doc)
+            assert json.dumps(c.value) == json.dumps(doc), (round_, doc)
+            assert c.findings == list(validate(doc).findings)
+            # An edit changes what it edits (and the parts that follow the id), nothing else.
+            c.set((spec.id_field,), f"edited-{round_}")
+            expected = {**doc, spec.id_field: f"edited-{round_}"}
+            assert {k: v for k, v in c.value.items() if k not in automatic} == {
+                k: v for k, v in expected.items() if k not in automatic
+            }
+            doc = copy.deepcopy(doc)
+            mutate(doc, rng)
+    assert c.errors == []
