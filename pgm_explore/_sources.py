@@ -108,13 +108,14 @@ def input_kind(path: str) -> InputKind:
     return "auto"
 
 
-def iter_documents(path: str, *, kind: InputKind | None = None) -> Iterator[Item]:
+def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
     """Every message in ``path`` (``"-"`` for standard input), in order.
 
     The path is opened at once, so :class:`UnreadablePath` comes from this call rather
     than from the first ``next()``; a read error later on raises it from the iterator.
     ``kind`` overrides the choice :func:`input_kind` makes from the extension.
     """
+    path = os.fspath(path)
     kind = kind or input_kind(path)
     if path == STDIN:
         # Bytes, not text: the reader decides about UTF-8 itself and reports bad bytes

@@ -207,3 +207,14 @@ def test_latency_needs_one_clock() -> None:
     relative = copy.deepcopy(answer)
     relative["QueryTime"]["SimpleTimeData"][0].update(TimeType=False, FlagsByte=2)
     assert Transcript.from_documents([ask, relative]).exchanges()[0].latency is None
+
+
+def test_paths_may_be_path_objects(tmp_path: Any) -> None:
+    import json
+
+    from pgm_explore.dialogue import check_paths
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")) + "\n", encoding="utf-8")
+    assert [f.rule for f in Transcript.load(path).findings] == ["unanswered"]
+    assert [f.rule for f in check_paths([path])] == ["unanswered"]

@@ -8,16 +8,130 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
-# What each notebook must show, by cell source fragment -> text expected in that cell's output.
-EXPECTED = {
+# What each notebook must show: cell source fragment -> text (or texts) expected in that cell's output.
+# The output's text is its stream text, text/plain, text/html and text/markdown, plus "[image/png]" for a
+# picture (a plot).
+EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
     "01_tour_of_the_data_types.ipynb": {
         'columns=["data type"': "PGM-KDA-V1.0",
-        "semantics = pd.DataFrame": "PAStatus",
-        "report = pgm_explore.validate(message": "conforms",
+        'pc_prompt = properties("PC Prompt")': (
+            "ActionContext › WalletLimit",
+            "OSD Simple Time V1.5",
+            "maxLength 2048",
+        ),
+        'properties("BKN-PRC")': ("Representation", "in RQ", "in RS"),
+        'properties("BKN-DAC")': (
+            "Feasibility › Steps › PAStatus",
+            "InsValue",
+            "BKN-DAC Table 3 (Response)",
+            "minimum 0, maximum 1",
+        ),
+        'properties("BKN-PAL")': "Stance › Rationale",
+        "glance(EXAMPLES / name)": (
+            "PC Prompt · no mode",
+            "BKN-PRC · Request",
+            "BKN-DAC · Response",
+            "BKN-PAL · Response",
+            "Feasibility",
+        ),
+        "report = pgm_explore.validate(message, source=valid.name)": "conforms",
         "bad = pgm_explore.validate(broken": "mode-forbidden",
+        'rule.scope == "message"': ("../docs/rules.md#mode-forbidden", "overall-mismatch"),
         "overview = pd.DataFrame": "header-unknown",
+    },
+    "02_compose_a_pc_prompt.ipynb": {
+        'composer = MessageComposer("PC Prompt", draft_dir=DRAFTS)': "MessageComposer",
+        "skeleton_report = composer.report": ("PC Prompt: conforms", "empty-value", "$.Prompt"),
+        'composer.set(("Prompt",)': "conforms: True · findings: 0",
+        'composer.set(("ActionContext", "WalletLimit"), 150)': ('"WalletLimit": 150', "conforms: True · findings: 0"),
+        'composer.set(("ResolvedReferents", 0, "Confidence"), 55)': (
+            "conforms: False",
+            "range",
+            "$.ResolvedReferents[0].Confidence",
+            "PC Prompt Table 1",
+        ),
+        'composer.set(("ResolvedReferents", 0, "Confidence"), 0.55)': "conforms: True · findings: []",
+        'composer.set(("ActionContext", "MaxSteps"), "5")': (
+            "[type] $.ActionContext.MaxSteps",
+            "fixed, conforms: True",
+        ),
+        'composer.set(("Mode",), "RQ")': ("unknown-property $.Mode", "removed, conforms: True · findings: 0"),
+        "saved = composer.save(": "my-pc-prompt.json: PC Prompt: conforms",
+        "MessageComposer.restore(": "restored the same message: True",
+        "MessageComposer.from_file(": ("blue glass lantern", "conforms: True · findings: 0"),
+    },
+    "03_compose_dialogue_turns.ipynb": {
+        'request = MessageComposer("BKN-DAC", "RQ", draft_dir=DRAFTS)': "MessageComposer",
+        'request.set(("Kind",), "feasibility")': ('"Kind": "feasibility"', "feasibility-missing"),
+        '"Purchase With Transaction': ("statement-syntax", "unknown action 'Purchase'"),
+        'request.set(("ProcessActions", 1, "Statement"), "Transact': "fixed, conforms: True · findings: 0",
+        "response = request.reply()": (
+            "RequestID is the Request's QueryID: True",
+            '"Mode": "RS"',
+            '"TurnIndex": 0',
+            "outcome-payload",
+        ),
+        'response.set(("Feasibility", "Overall"), "feasible")': ("conforms: True", "[overall-mismatch]"),
+        'response.set(("Feasibility", "Overall"), "partially_feasible")': "fixed, conforms: True · findings: 0",
+        "builder = DialogueBuilder(draft_dir=DRAFTS)": "DialogueBuilder",
+        "builder.add(response)": "3 messages, 0 errors, 0 warnings",
+        "analysis.feasibility(builder.transcript)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
+        'builder.new_turn("BKN-PAL")': ("5 messages, 0 errors, 0 warnings", "BKN-PAL", "dlg-7f3a-pal"),
+        "wrong = builder.add(": ("response-duplicate", "after remove: 5 messages, 0 errors, 0 warnings"),
+        "exported = builder.export(": ("my-dialogue.jsonl: 5 messages, 0 errors, 0 warnings", "feasibility"),
+    },
+    "04_validate_your_own_files.ipynb": {
+        "upload = widgets.FileUpload": "FileUpload",
+        "reports = [report for name, content in files": (
+            "response-with-kind.json",
+            "market-wallet-limit.jsonl:13",
+            "Kind is a Request property",
+            "The 13 other message(s) conform",
+        ),
+        "with_findings[0].to_frame()": ("mode-forbidden", "$.Kind"),
+        "!{sys.executable} -m pgm_explore validate --no-color": "does not conform",
+        "first_two = ": '"findings":',
+        "cli = pd.read_json(": ("exit status: 1", "conforms", "overall-mismatch", "pattern"),
+        'explode("findings"': ("severity", "$.DataXMData.DataType"),
+        "library = {": "agree on every verdict: True",
+    },
+    "05_analyse_transcripts.ipynb": {
+        "market = load(": ("Agora market", "13 messages"),
+        "analysis.exchanges(market)": ("latency", "feasibility"),
+        "feasibility = analysis.feasibility(market)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
+        "predict(steps, context)": ("WalletLimit: 50", "over the WalletLimit 50"),
+        "long_feasibility = analysis.feasibility(long)": ("LocOOR", "PredictedPAStatus on every one: True"),
+        "pa_status = pd.concat": ("predicted", "QualNS"),
+        "differs = load(": ("precheck-differs", "InsValue"),
+        "analysis.outcomes(long)": ("partially_answered", "semantic_grounding"),
+        'timeline.groupby("commitment"': ("submitted → conflicting", "status-released"),
+        "analysis.findings(market)": "severity",
+        "defective = {": ("defective transcripts", "response-duplicate", "error"),
+        "plot_pa_status(both": "[image/png]",
+        "plot_feasibility(both": "[image/png]",
+        "plot_timeline(market)": "[image/png]",
+    },
+    "06_find_the_mistake.ipynb": {
+        'exercise("bkn-dac/invalid/pastatus-per-action-code.json")': "MLocOOR",
+        'answer("bkn-dac/invalid/pastatus-per-action-code.json")': (
+            "<details>",
+            "[enum]",
+            "$.Feasibility.Steps[1].PAStatus",
+            "finer per-action vocabulary",
+            "agrees with the sidecar",
+        ),
+        'answer("bkn-prc/invalid/request-with-outcome.json")': ("mode-forbidden", "agrees with the sidecar"),
+        'answer("bkn-dac/invalid/overall-feasible-with-insvalue.json")': (
+            "overall-mismatch",
+            "consistency error",
+            "the finding is advice beside the verdict",
+        ),
+        "parse_statement(item": "unknown action 'Purchase'",
+        'fixed["EntityIDs"] = ': ("Fixed", "your fix: BKN-DAC RQ: conforms"),
+        "key = pd.DataFrame": ("Answer key", "explanation"),
     },
 }
 
@@ -26,7 +140,18 @@ def _text(output: dict) -> str:
     if output.get("output_type") == "stream":
         return output.get("text", "")
     data = output.get("data", {})
-    return str(data.get("text/html", "")) + str(data.get("text/plain", ""))
+    shown = "".join(str(data.get(mime, "")) for mime in ("text/html", "text/plain", "text/markdown"))
+    return shown + (" [image/png]" if "image/png" in data else "")
+
+
+def _files(folder: Path) -> set[Path]:
+    return {path for path in folder.rglob("*") if "__pycache__" not in path.parts}
+
+
+def test_every_notebook_has_expectations() -> None:
+    names = {path.name for path in NOTEBOOKS}
+    assert names - set(EXPECTED) == set(), "a notebook without EXPECTED entries"
+    assert set(EXPECTED) - names == set(), "EXPECTED entries for a notebook that does not exist"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -36,20 +161,30 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
     for cell in notebook.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name} has outputs"
+    assert "widgets" not in notebook.metadata, f"{path.name} carries saved widget state"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_and_shows_what_it_promises(path: Path) -> None:
+def test_notebook_runs_and_shows_what_it_promises(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     notebook = nbformat.read(path, as_version=4)
+    # The kernel inherits the environment: a composer left on the default drafts folder would write here.
+    default_drafts = tmp_path / "default-drafts"
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(default_drafts))
+    before = _files(path.parent) | _files(ROOT / "data")
     NotebookClient(
         notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
+    written = (_files(path.parent) | _files(ROOT / "data")) - before
+    assert not written, f"{path.name} wrote into the repository: {sorted(map(str, written))}"
+    assert not default_drafts.exists(), f"{path.name} wrote drafts into the default drafts folder (the home)"
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
         errors = [o for o in cell.outputs if o.get("output_type") == "error"]
         assert not errors, f"{path.name}: {cell.source[:60]!r} raised {errors[0].get('ename')}"
     for fragment, expected in EXPECTED.get(path.name, {}).items():
-        cell = next(c for c in notebook.cells if c.cell_type == "code" and fragment in c.source)
-        shown = "".join(_text(o) for o in cell.outputs)
-        assert expected in shown, f"{path.name}: the cell with {fragment!r} does not show {expected!r}"
+        cells = [c for c in notebook.cells if c.cell_type == "code" and fragment in c.source]
+        assert len(cells) == 1, f"{path.name}: {len(cells)} code cells contain {fragment!r}"
+        shown = "".join(_text(o) for o in cells[0].outputs)
+        for text in (expected,) if isinstance(expected, str) else expected:
+            assert text in shown, f"{path.name}: the cell with {fragment!r} does not show {text!r}"

@@ -6,6 +6,7 @@ every message, which is what tables and plots need.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,7 +97,7 @@ class Transcript:
         return cls._build((f"{source}#{i}", doc, None) for i, doc in enumerate(documents))
 
     @classmethod
-    def load(cls, *paths: str) -> Transcript:
+    def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
         """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
         return cls._build((item.source, item.document, item.problem) for path in paths for item in iter_documents(path))
 
@@ -179,7 +180,7 @@ class Transcript:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
 
 
-def check_paths(paths: Iterable[str]) -> Iterator[TranscriptFinding]:
+def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[TranscriptFinding]:
     """Stream every finding of a transcript spread over ``paths`` (read in order, one checker).
 
     Only findings are produced; nothing about a message is kept once it is checked
