@@ -45,8 +45,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    name: "pgm_explore.models"
-    for name in ("Message", "data_exchange_metadata", "parse_message", "simple_time_now")
+    name: "pgm_explore.models" for name in ("Message", "data_exchange_metadata", "parse_message", "simple_time_now")
 }
 
 
