@@ -14,9 +14,12 @@ at least 0.5 of ``json.loads``), then the time ``import pgm_explore`` and
 ``import pgm_explore.cli`` take in a fresh interpreter (target 0.5 s).
 
 Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R]``.
-Each figure is the best of R passes (default 3); one warm-up pass over a few messages of
-every kind comes first, so that compiling the validators and importing python-jsonschema
-(which only non-conforming messages need) are not counted.
+Each figure is the best of R passes (default 5); the passes of the three take turns
+(``json.loads``, library, command, ``json.loads``, ...), so that a burst of load from
+other work on the machine slows all three alike instead of one of them, and the ratios
+stay comparable within a run. One warm-up pass over a few messages of every kind comes
+first, so that compiling the validators and importing python-jsonschema (which only
+non-conforming messages need) are not counted.
 """
 
 from __future__ import annotations
@@ -223,12 +226,18 @@ def generate(path: Path, count: int) -> None:
 
 
 def best_of(repeat: int, run: Callable[[], object]) -> float:
-    times = []
+    return best_in_turn(repeat, run)[0]
+
+
+def best_in_turn(repeat: int, *runs: Callable[[], object]) -> list[float]:
+    """The best time of each of ``runs`` over ``repeat`` rounds, the runs taking turns."""
+    best = [float("inf")] * len(runs)
     for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for i, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best
 
 
 def bare_json(path: Path) -> None:
@@ -271,7 +280,7 @@ def warm_up() -> None:
 def main_(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=200_000, help="messages in the file (default 200000)")
-    parser.add_argument("--repeat", type=int, default=3, help="passes per measurement; the best counts (default 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="passes per measurement; the best counts (default 5)")
     args = parser.parse_args(argv)
     count = args.messages
 
@@ -285,9 +294,9 @@ def main_(argv: list[str] | None = None) -> int:
     warm_up()
     nonconforming = library(path)
     print(f"non-conforming messages: {nonconforming}")
-    t_json = best_of(args.repeat, lambda: bare_json(path))
-    t_lib = best_of(args.repeat, lambda: library(path))
-    t_cli = best_of(args.repeat, lambda: command(path))
+    t_json, t_lib, t_cli = best_in_turn(
+        args.repeat, lambda: bare_json(path), lambda: library(path), lambda: command(path)
+    )
 
     def rate(seconds: float) -> str:
         return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from pgm_explore import _sources
 from pgm_explore._sources import Item, iter_documents, iter_stream, report
 from pgm_explore.cli import main
+from pgm_explore.validation import validate
 
 PAL_RQ: dict[str, Any] = {
     "Header": "PGM-KPA-V1.0",
@@ -192,10 +194,15 @@ def test_a_truncated_line_is_one_syntax_finding(tmp_path: Path) -> None:
     assert [p[1] for p in problems(items(tmp_path, "m.jsonl", data))] == [None, "syntax", None]
 
 
-def test_huge_integer_is_a_syntax_finding(tmp_path: Path) -> None:
-    # Python refuses to convert integers of more than 4,300 digits: that is a finding too.
-    data = b'{"TurnIndex": 1' + b"0" * 5000 + b"}"
-    assert [p[1] for p in problems(items(tmp_path, "m.jsonl", GOOD + b"\n" + data))] == [None, "syntax"]
+def test_huge_integer_is_a_too_large_finding_at_its_place(tmp_path: Path) -> None:
+    # Python refuses to convert integers of more than 4,300 digits: that is a finding too,
+    # of its own (it used to be reported as a NaN, at the wrong place).
+    data = b'{"Question": "1' + b"0" * 5000 + b'", "TurnIndex": 1' + b"0" * 5000 + b"}"
+    column = data.rindex(b"1") + 1
+    assert problems(items(tmp_path, "m.jsonl", GOOD + b"\n" + data)) == [
+        (f"{tmp_path}/m.jsonl:1", None, None, None),
+        (f"{tmp_path}/m.jsonl:2", "too-large", 2, column),
+    ]
 
 
 # --- not a message ----------------------------------------------------------------------------
@@ -322,6 +329,21 @@ def test_nesting_that_reads_but_is_too_deep_to_check(tmp_path: Path) -> None:
     assert second["conforms"] is True
 
 
+def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
+    # Built in memory, so deeper than the reader would let through: python-jsonschema runs
+    # out of stack writing its error about Source, and the core says where, for any depth.
+    for depth in (1_000, 50_000):
+        deep: list[Any] = []
+        for _ in range(depth):
+            deep = [deep]
+        doc = json.loads(GOOD)
+        doc["DataXMData"]["Source"] = deep
+        for rep in (validate(doc), report(Item("m.jsonl:1", 1, None, doc, None))):
+            assert (rep.type, rep.mode, rep.conforms) == ("BKN-PAL", "RQ", False)
+            assert [(f.rule, f.json_path) for f in rep.findings] == [("too-deep", "$.DataXMData.Source")]
+    assert validate(json.loads(GOOD)).conforms  # and the stack is whole again
+
+
 def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch: pytest.MonkeyPatch) -> None:
     def exhausted(document: Any, *, source: str | None = None) -> Any:
         raise RecursionError
@@ -329,6 +351,26 @@ def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch:
     monkeypatch.setattr(_sources, "validate", exhausted)
     rep = report(Item("m.jsonl:7", 7, None, {"Header": "PGM-KPA-V1.0"}, None))
     assert (rep.source, rep.conforms, [f.rule for f in rep.findings]) == ("m.jsonl:7", False, ["too-deep"])
+
+
+@pytest.mark.slow
+def test_many_findings_take_linear_time() -> None:
+    # Every wrong item is a finding of its own (no cap), so 50,000 of them must stay cheap:
+    # the advice inside wrong values was once filtered in findings x advice steps.
+    budget = 20.0  # seconds, for a loaded two-core machine; about 2 s on a quiet one
+    for items, expected in (
+        ([1] * 50_000, {"type": 50_000}),
+        ([1, ""] * 25_000, {"type": 25_000, "empty-value": 25_000}),
+    ):
+        doc = PAL_RQ | {"Constraints": {"ExpressiveConstraints": items}}
+        start = time.perf_counter()
+        rep = validate(doc)
+        elapsed = time.perf_counter() - start
+        counts: dict[str, int] = {}
+        for finding in rep.findings:
+            counts[finding.rule] = counts.get(finding.rule, 0) + 1
+        assert counts == expected
+        assert elapsed < budget, f"{len(rep.findings)} findings took {elapsed:.1f} s"
 
 
 @pytest.mark.slow

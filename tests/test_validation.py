@@ -276,3 +276,182 @@ def test_every_rule_has_a_severity_and_summary() -> None:
 
 def test_spec_reference_for_nested_rows() -> None:
     assert data_type("PC Prompt").clause(("ActionContext", "MaxSteps")) == "PC Prompt Table 1, ActionContext – MaxSteps"
+
+
+# --- the fast path says what the full path says ------------------------------------------
+
+
+def _documents() -> list[dict[str, Any]]:
+    """Every example message that reads as an object, and one-step variations of the minimal
+    messages and of a few rich ones (nested values dropped, emptied or mistyped)."""
+    import json
+
+    from conftest import EXAMPLES
+
+    docs = []
+    for path in sorted(EXAMPLES.glob("*/*/*.json")):
+        if not path.name.endswith(".expected.json"):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            docs.append(doc)
+    for type_name, mode in KINDS:
+        base = minimal_message(type_name, mode)
+        for key in base:
+            dropped = copy.deepcopy(base)
+            del dropped[key]
+            docs.append(dropped)
+            for value in (None, 1, "", "x", [], [""], {}, True):
+                docs.append(copy.deepcopy(base) | {key: value})
+    rich = ["bkn-dac/valid/rs-feasibility-market.json", "bkn-dac/valid/rq-commitment.json"]
+    for name in rich:
+        base = json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
+        for key, value in base.items():
+            items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+            for inner, _ in list(items):
+                for replacement in (None, "", [], {}, 1, "Ack"):
+                    varied = copy.deepcopy(base)
+                    varied[key][inner] = replacement
+                    docs.append(varied)
+    return docs
+
+
+def test_the_fast_path_says_what_the_full_path_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The three short cuts of validate() change no report: the combined verdict and
+    advisory check, python-jsonschema explaining only where jsonschema-rs saw a problem,
+    and consistency rules run only when the property they read is present."""
+    from pgm_explore.spec import HEADERS
+    from pgm_explore.validation._consistency import RULE_FUNCTIONS, consistency_findings
+
+    checked = 0
+    for doc in _documents():
+        header = doc.get("Header")
+        dt = HEADERS.get(header) if isinstance(header, str) else None
+        if dt is None:
+            continue
+        checked += 1
+        mode = doc.get("Mode") if dt.has_modes and doc.get("Mode") in ("RQ", "RS") else None
+        clean = _schema.is_clean(dt, doc)
+        assert clean == (_schema.is_valid(dt, doc) and not _schema.advisory_findings(dt, doc)), doc
+        every_rule = [f for rule in RULE_FUNCTIONS.get((dt.name, mode or ""), []) for f in rule(dt, doc)]
+        assert consistency_findings(dt, doc, mode) == every_rule, doc
+        if not _schema.is_valid(dt, doc):
+            pruned = _schema.schema_findings(dt, doc, mode)
+            with monkeypatch.context() as patched:
+                patched.setattr(_schema, "_explainer", lambda dt, doc: _schema._py_validator(dt))
+                assert pruned == _schema.schema_findings(dt, doc, mode), doc
+    assert checked > 800
+
+
+def test_a_final_newline_does_not_match_a_dollar_anchor() -> None:
+    # JSON Schema patterns are ECMA-262: "$" is the end of the string, not "before a final \n".
+    doc = minimal_message("BKN-DAC", "RQ")
+    doc["DataXMData"]["DataType"] = "PGM-KDA-V1.0\n"
+    dt = data_type("BKN-DAC")
+    assert _schema.is_valid(dt, doc) is False
+    assert _schema._py_validator(dt).is_valid(doc) is False
+    report = validate(doc)
+    assert _rules(report) == [("pattern", "$.DataXMData.DataType")]
+    assert '"PGM-KDA-V1.0\n" does not' in report.findings[0].message
+    doc["DataXMData"]["DataType"] = "PGM-KDA-V1.0"
+    assert validate(doc).conforms
+
+
+@pytest.mark.parametrize("status", [[], {}, 1, None])
+def test_a_pa_status_of_any_json_type_is_a_finding(status: Any) -> None:
+    # A list or an object is unhashable: the consistency rules once raised TypeError on it.
+    doc = minimal_message("BKN-DAC", "RS") | {
+        "Feasibility": {"Steps": [{"Step": 0, "PAStatus": status}], "Overall": "feasible"}
+    }
+    report = validate(doc)
+    assert _rules(report) == [("type", "$.Feasibility.Steps[0].PAStatus"), ("enum", "$.Feasibility.Steps[0].PAStatus")]
+
+
+def test_statement_verdicts_are_per_text_and_findings_per_step() -> None:
+    bad = "Purchase With Transaction With SPM (Status=Model)"
+    for steps in ([3, 4], [5, 6]):
+        doc = minimal_message("BKN-DAC", "RQ") | {
+            "Kind": "feasibility",
+            "ProcessActions": [{"Step": step, "Statement": bad} for step in steps],
+        }
+        messages = [f.message for f in validate(doc).findings]
+        assert [m.split(":")[0] for m in messages] == [f"Step {step}" for step in steps]
+    long = "MM-Send Nil Message To proc-user-lucia With Rights (Status=Model)" + " With Stream" * 100
+    doc = minimal_message("BKN-DAC", "RQ") | {
+        "Kind": "feasibility",
+        "ProcessActions": [{"Step": 0, "Statement": long + " If"}],
+    }
+    assert _rules(validate(doc)) == [("statement-syntax", "$.ProcessActions[0].Statement")]
+
+
+# --- what the reader reports ---------------------------------------------------------------
+
+
+def test_nan_inside_a_string_does_not_move_the_position() -> None:
+    report = validate('{"Question": "NaN, or \\"Infinity\\"?",\n "TurnIndex": NaN}')
+    finding = report.findings[0]
+    assert (finding.rule, finding.line, finding.column) == ("syntax", 2, 15)
+    assert finding.message.startswith("NaN is not a JSON value")
+    report = validate('{"Question": "-Infinity", "Confidence": -Infinity}')
+    assert (report.findings[0].line, report.findings[0].column) == (1, 41)
+
+
+def test_an_integer_too_long_to_read_is_too_large_not_nan() -> None:
+    from pgm_explore.validation import _parse
+
+    digits = "1" + "0" * 4300
+    text = '{"Header": "PGM-KPR-V1.0",\n "Note": "' + digits + '", "TurnIndex": ' + digits + "}"
+    report = validate(text)
+    finding = report.findings[0]
+    assert (report.conforms, [f.rule for f in report.findings]) == (False, ["too-large"])
+    assert (finding.line, finding.column) == (2, text.split("\n")[1].rindex(digits) + 1)
+    assert "4,301 digits" in finding.message and "NaN" not in finding.message
+    assert validate('{"TurnIndex": -' + digits + "}").findings[0].column == 15
+    # 4,300 digits are read; a fraction or an exponent makes a float, which has no such limit.
+    for number in (digits[:-1], digits + ".5", digits + "e3", "1." + digits, "1e-" + digits):
+        assert [f.rule for f in validate('{"TurnIndex": ' + number + "}").findings] == ["header-missing"], number
+    # Only the reader's NaN hook raises what is reported as NaN.
+    assert not issubclass(_parse._NonJsonConstant, ValueError)
+
+
+# --- long names and values are quoted, not echoed --------------------------------------------
+
+
+def test_a_10_mb_property_name_gives_a_short_message() -> None:
+    report = validate(minimal_message("BKN-PAL", "RQ") | {"Q" * 10_000_000: 1})
+    assert [f.rule for f in report.findings] == ["unknown-property"]
+    message = report.findings[0].message
+    assert len(message) < 200 and "…" in message and "Did you mean" not in message
+    assert _schema._close("Questoin" * 10, ["Question"]) == ""  # difflib is quadratic in the length
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"Header": "PGM-KDA-V1.0" + "x" * 1_000_000},
+        minimal_message("BKN-DAC", "RQ") | {"Kind": "k" * 1_000_000},
+        minimal_message("BKN-DAC", "RQ") | {"TurnIndex": -(10**4000)},
+        minimal_message("BKN-DAC", "RQ")
+        | {
+            "Kind": "feasibility",
+            "ProcessActions": [{"Step": "s" * 1_000_000, "Statement": "Purchase" + "x" * 100_000}] * 2,
+        },
+        minimal_message("BKN-DAC", "RQ") | {"Kind": "c" * 1_000_000, "ProcessActions": [{"Step": 0}]},
+        minimal_message("BKN-DAC", "RS")
+        | {"CommitmentStatus": [{"CommitmentID": "c" * 1_000_000, "Status": "retained"}] * 2},
+    ],
+    ids=["header", "enum", "range", "statement", "kind", "commitment-id"],
+)
+def test_echoed_values_are_clipped(document: dict[str, Any]) -> None:
+    report = validate(document)
+    assert report.findings
+    assert all(len(f.message) < 400 for f in report.findings), [len(f.message) for f in report.findings]
+
+
+def test_an_integer_python_will_not_write_is_a_finding_not_an_exception() -> None:
+    # The reader refuses them, but a dict built in Python can hold one; python-jsonschema
+    # then raises ValueError writing its own message about the value.
+    report = validate(minimal_message("BKN-DAC", "RQ") | {"Question": 10**5000})
+    assert (report.type, report.conforms, _rules(report)) == ("BKN-DAC", False, [("too-large", "$.Question")])
+    assert "an integer of about 5,000 digits" in report.findings[0].message
+    assert "about 5,000 digits" in validate({"Header": 10**5000}).findings[0].message
+    doc = minimal_message("BKN-DAC", "RS") | {"CommitmentStatus": [{"CommitmentID": 10**5000, "Status": "x"}] * 2}
+    assert _rules(validate(doc)) == [("too-large", "$.CommitmentStatus[0].CommitmentID")]

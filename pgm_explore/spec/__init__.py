@@ -40,7 +40,7 @@ _FILES = resources.files(__name__)
 _REQUIREMENT = re.compile(r"^\s*(?:-|\d+\.)\s+([A-Za-z]+): (.*)$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DataType:
     """One of the four PGM-AUA data types, with the facts its spec text fixes."""
 
@@ -197,5 +197,6 @@ def schema_resources() -> Mapping[str, Mapping[str, Any]]:
                 schema = json.loads(entry.read_text(encoding="utf-8"))
                 found[schema["$id"]] = schema
     return found
+
 
 SpecRow.__module__ = SpecTable.__module__ = __name__

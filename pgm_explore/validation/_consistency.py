@@ -1,7 +1,9 @@
 """Consistency rules within one message (DECISIONS D14).
 
 Each rule is a small generator named after what it checks, registered for the data
-type and mode it applies to, in the manner of python-jsonschema's keyword functions.
+type and mode it applies to and for the top-level property it reads, in the manner of
+python-jsonschema's keyword functions. A rule runs only when its property is present:
+without it there is nothing for the rule to find, and a message carries few of them.
 The rules see messages that may not conform, so they look before they touch: a value of
 the wrong type is the schema's business, not theirs. They never change the verdict.
 """
@@ -10,58 +12,84 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from pgm_explore.spec import DataType
 from pgm_explore.spec.process_actions import StatementError, parse_statement
-from pgm_explore.validation.findings import Finding
+from pgm_explore.validation.findings import Finding, clip, written
 
 __all__ = ["RULE_FUNCTIONS", "consistency_findings"]
 
 Document = Mapping[str, Any]
 RuleFunction = Callable[[DataType, Document], Iterator[Finding]]
+Items = list[tuple[int, Mapping[str, Any]]]
 
 RULE_FUNCTIONS: dict[tuple[str, str], list[RuleFunction]] = {}
+"""The rules of each (data type, mode), in the order their findings are reported."""
+
+_READS: dict[tuple[str, str], list[tuple[str, RuleFunction]]] = {}
+"""The same rules, each with the top-level property it reads."""
 
 
-def _rule(type_name: str, mode: str) -> Callable[[RuleFunction], RuleFunction]:
+def _rule(type_name: str, mode: str, reads: str) -> Callable[[RuleFunction], RuleFunction]:
+    """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``."""
+
     def register(function: RuleFunction) -> RuleFunction:
         RULE_FUNCTIONS.setdefault((type_name, mode), []).append(function)
+        _READS.setdefault((type_name, mode), []).append((reads, function))
         return function
 
     return register
 
 
-def _objects(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
+def _objects(value: Any) -> Items:
     return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _duplicates(items: list[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
-    """Every (index, key) whose key was already seen earlier in the list."""
+_KEYS = (str, int)
+
+
+def _duplicates(items: Items, key: str) -> list[tuple[int, Any]]:
+    """Every (index, value of ``key``) whose value was already seen earlier in the list."""
     seen: set[Any] = set()
-    for index, key in items:
-        if isinstance(key, str | int) and not isinstance(key, bool):
-            if key in seen:
-                yield index, key
-            seen.add(key)
+    again = []
+    for index, item in items:
+        value = item.get(key)
+        if isinstance(value, _KEYS) and not isinstance(value, bool):
+            if value in seen:
+                again.append((index, value))
+            seen.add(value)
+    return again
+
+
+def _echo(value: Any) -> str:
+    """A value from the message, as a message quotes it (never the whole of a long one)."""
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, list):
+        return "[…]"
+    if isinstance(value, dict):
+        return "{…}"
+    return written(value)
 
 
 # --- BKN-DAC Requests -------------------------------------------------------------------
 
 
-@_rule("BKN-DAC", "RQ")
+@_rule("BKN-DAC", "RQ", "ProcessActions")
 def process_actions_need_feasibility(dt: DataType, doc: Document) -> Iterator[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
         yield Finding.of(
             "feasibility-kind",
             ("ProcessActions",),
-            f'ProcessActions are validated "when Kind is feasibility", but this Request has Kind {kind}.',
+            f'ProcessActions are validated "when Kind is feasibility", but this Request has Kind {clip(kind)}.',
             f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
         )
 
 
-@_rule("BKN-DAC", "RQ")
+@_rule("BKN-DAC", "RQ", "Kind")
 def feasibility_needs_process_actions(dt: DataType, doc: Document) -> Iterator[Finding]:
     actions = doc.get("ProcessActions")
     if doc.get("Kind") == "feasibility" and (actions is None or actions == []):
@@ -73,37 +101,53 @@ def feasibility_needs_process_actions(dt: DataType, doc: Document) -> Iterator[F
         )
 
 
-@_rule("BKN-DAC", "RQ")
-def process_action_steps_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
-    steps = [(i, item.get("Step")) for i, item in _objects(doc.get("ProcessActions"))]
-    for index, step in _duplicates(steps):
+@_rule("BKN-DAC", "RQ", "ProcessActions")
+def process_actions_agree(dt: DataType, doc: Document) -> Iterator[Finding]:
+    """The two checks of the ProcessActions, on the list read once."""
+    actions = _objects(doc.get("ProcessActions"))
+    yield from process_action_steps_unique(dt, actions)
+    yield from statements_parse(dt, actions)
+
+
+def process_action_steps_unique(dt: DataType, actions: Items) -> Iterator[Finding]:
+    for index, step in _duplicates(actions, "Step"):
         yield Finding.of(
             "duplicate-step",
             ("ProcessActions", index, "Step"),
-            f"Step {step} appears more than once among the ProcessActions; each Step indexes one Process Action.",
+            f"Step {_echo(step)} appears more than once among the ProcessActions; "
+            "each Step indexes one Process Action.",
             dt.clause(("ProcessActions", "Step")),
         )
 
 
-@_rule("BKN-DAC", "RQ")
-def statements_parse(dt: DataType, doc: Document) -> Iterator[Finding]:
-    for index, item in _objects(doc.get("ProcessActions")):
+def _statement_problem(statement: str) -> tuple[int, str] | None:
+    """(column, message) of what is wrong with ``statement``, or None when it parses."""
+    try:
+        parse_statement(statement)
+    except StatementError as error:
+        # The parser quotes the words it stumbled on: a 10 MB word must not make a 10 MB message.
+        return error.column, " ".join(clip(word) for word in error.message.split(" "))
+    return None
+
+
+def statements_parse(dt: DataType, actions: Items) -> Iterator[Finding]:
+    for index, item in actions:
         statement = item.get("Statement")
         if not isinstance(statement, str) or not statement:
             continue
-        try:
-            parse_statement(statement)
-        except StatementError as error:
+        problem = _statement_problem(statement)  # (parse_statement remembers the texts it parsed)
+        if problem is not None:
+            column, message = problem
             yield Finding.of(
                 "statement-syntax",
                 ("ProcessActions", index, "Statement"),
-                f"Step {item.get('Step')}: column {error.column}: {error.message}",
+                f"Step {_echo(item.get('Step'))}: column {column}: {message}",
                 f"{dt.clause(('ProcessActions', 'Statement'))}; docs/process-actions.md (DECISIONS D17)",
-                column=error.column,
+                column=column,
             )
 
 
-@_rule("BKN-DAC", "RQ")
+@_rule("BKN-DAC", "RQ", "Kind")
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> Iterator[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
         yield Finding.of(
@@ -114,14 +158,13 @@ def commitment_request_has_commitments(dt: DataType, doc: Document) -> Iterator[
         )
 
 
-@_rule("BKN-DAC", "RQ")
+@_rule("BKN-DAC", "RQ", "Commitments")
 def commitment_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
-    ids = [(i, item.get("CommitmentID")) for i, item in _objects(doc.get("Commitments"))]
-    for index, commitment in _duplicates(ids):
+    for index, commitment in _duplicates(_objects(doc.get("Commitments")), "CommitmentID"):
         yield Finding.of(
             "duplicate-commitment",
             ("Commitments", index, "CommitmentID"),
-            f"CommitmentID {commitment} is submitted twice in this Request.",
+            f"CommitmentID {_echo(commitment)} is submitted twice in this Request.",
             dt.clause(("Commitments", "CommitmentID")),
         )
 
@@ -129,24 +172,38 @@ def commitment_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
 # --- BKN-DAC Responses ------------------------------------------------------------------
 
 
+@cache
 def _enum(dt: DataType, *labels: str) -> frozenset[str]:
     found = dt.row(labels)
     return frozenset(found[1].enum or ()) if found else frozenset()
 
 
-def _feasibility_steps(doc: Document) -> list[tuple[int, Mapping[str, Any]]]:
+def _all_in(values: list[Any], known: frozenset[str]) -> bool:
+    """True when every value is one of ``known`` (a list or an object never is)."""
+    try:
+        return known.issuperset(values)
+    except TypeError:  # unhashable: not a string, so not one of them
+        return False
+
+
+@_rule("BKN-DAC", "RS", "Feasibility")
+def feasibility_agrees(dt: DataType, doc: Document) -> Iterator[Finding]:
+    """The three checks of Feasibility, on its steps read once."""
     feasibility = doc.get("Feasibility")
-    return _objects(feasibility.get("Steps")) if isinstance(feasibility, dict) else []
+    if not isinstance(feasibility, dict):
+        return
+    steps = _objects(feasibility.get("Steps"))
+    yield from feasibility_steps_unique(dt, steps)
+    yield from overall_agrees_with_steps(dt, feasibility, steps)
+    yield from non_ack_steps_have_reason(dt, steps)
 
 
-@_rule("BKN-DAC", "RS")
-def feasibility_steps_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
-    steps = [(i, item.get("Step")) for i, item in _feasibility_steps(doc)]
-    for index, step in _duplicates(steps):
+def feasibility_steps_unique(dt: DataType, steps: Items) -> Iterator[Finding]:
+    for index, step in _duplicates(steps, "Step"):
         yield Finding.of(
             "duplicate-step",
             ("Feasibility", "Steps", index, "Step"),
-            f"Step {step} has more than one outcome in Feasibility.Steps.",
+            f"Step {_echo(step)} has more than one outcome in Feasibility.Steps.",
             dt.clause(("Feasibility", "Steps", "Step")),
         )
 
@@ -167,16 +224,15 @@ def expected_overall(statuses: list[str]) -> str | None:
     return "infeasible" if acks == 0 else "partially_feasible"
 
 
-@_rule("BKN-DAC", "RS")
-def overall_agrees_with_steps(dt: DataType, doc: Document) -> Iterator[Finding]:
-    feasibility = doc.get("Feasibility")
-    if not isinstance(feasibility, dict) or not isinstance(overall := feasibility.get("Overall"), str):
+def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], steps: Items) -> Iterator[Finding]:
+    if not isinstance(overall := feasibility.get("Overall"), str):
         return
-    steps = _feasibility_steps(doc)
     statuses = [item.get("PAStatus") for _, item in steps]
-    # A value outside the enumerations is already a conformance error; judging it again is noise.
-    known = _enum(dt, "Feasibility", "Steps", "PAStatus")
-    if overall not in _enum(dt, "Feasibility", "Overall") or not all(s in known for s in statuses):
+    # A value outside the enumerations (a string not listed, or no string at all) is
+    # already a conformance error; judging it again is noise.
+    if overall not in _enum(dt, "Feasibility", "Overall") or not _all_in(
+        statuses, _enum(dt, "Feasibility", "Steps", "PAStatus")
+    ):
         return
     expected = expected_overall(statuses)  # type: ignore[arg-type]
     if expected is None or expected == overall:
@@ -192,28 +248,27 @@ def overall_agrees_with_steps(dt: DataType, doc: Document) -> Iterator[Finding]:
     )
 
 
-@_rule("BKN-DAC", "RS")
-def non_ack_steps_have_reason(dt: DataType, doc: Document) -> Iterator[Finding]:
-    for index, item in _feasibility_steps(doc):
+def non_ack_steps_have_reason(dt: DataType, steps: Items) -> Iterator[Finding]:
+    known = _enum(dt, "Feasibility", "Steps", "PAStatus")
+    for index, item in steps:
         status = item.get("PAStatus")
-        if status != "Ack" and status in _enum(dt, "Feasibility", "Steps", "PAStatus") and "Reason" not in item:
+        if status != "Ack" and isinstance(status, str) and status in known and "Reason" not in item:
             yield Finding.of(
                 "reason-missing",
                 ("Feasibility", "Steps", index, "Reason"),
-                f"Step {item.get('Step')} has PA Status {status} but gives no Reason; "
+                f"Step {_echo(item.get('Step'))} has PA Status {status} but gives no Reason; "
                 "Basic Knowledge cannot repair a step without knowing why it failed.",
                 dt.clause(("Feasibility", "Steps", "Reason")),
             )
 
 
-@_rule("BKN-DAC", "RS")
+@_rule("BKN-DAC", "RS", "CommitmentStatus")
 def commitment_status_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
-    ids = [(i, item.get("CommitmentID")) for i, item in _objects(doc.get("CommitmentStatus"))]
-    for index, commitment in _duplicates(ids):
+    for index, commitment in _duplicates(_objects(doc.get("CommitmentStatus")), "CommitmentID"):
         yield Finding.of(
             "duplicate-commitment",
             ("CommitmentStatus", index, "CommitmentID"),
-            f"CommitmentID {commitment} has more than one status in this Response.",
+            f"CommitmentID {_echo(commitment)} has more than one status in this Response.",
             dt.clause(("CommitmentStatus", "CommitmentID")),
         )
 
@@ -229,15 +284,20 @@ _PAYLOAD = {
 
 def outcome_matches_payload(dt: DataType, doc: Document) -> Iterator[Finding]:
     outcome = doc.get("Outcome")
-    present = [key for key in _PAYLOAD[dt.name] if doc.get(key)]
-    if outcome == "not_answered" and present:
-        yield Finding.of(
-            "outcome-payload",
-            (present[0],),
-            f"Outcome is not_answered, yet the Response carries {', '.join(present)}.",
-            f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
-        )
-    elif outcome in ("answered", "partially_answered") and not present:
+    payload = _PAYLOAD[dt.name]
+    if outcome == "not_answered":
+        present = [key for key in payload if doc.get(key)]
+        if present:
+            yield Finding.of(
+                "outcome-payload",
+                (present[0],),
+                f"Outcome is not_answered, yet the Response carries {', '.join(present)}.",
+                f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
+            )
+    elif outcome in ("answered", "partially_answered"):
+        for key in payload:
+            if doc.get(key):
+                return
         yield Finding.of(
             "outcome-payload",
             ("Outcome",),
@@ -258,10 +318,14 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> Iterator[Finding]:
 
 
 for _name in _PAYLOAD:
-    _rule(_name, "RS")(outcome_matches_payload)
-_rule("BKN-DAC", "RS")(failure_degrades_outcome)
+    _rule(_name, "RS", "Outcome")(outcome_matches_payload)
+_rule("BKN-DAC", "RS", "Failure")(failure_degrades_outcome)
 
 
 def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[Finding]:
     """Every consistency finding for ``doc`` (already known to be an object of type ``dt``)."""
-    return [finding for rule in RULE_FUNCTIONS.get((dt.name, mode or ""), ()) for finding in rule(dt, doc)]
+    found: list[Finding] = []
+    for reads, rule in _READS.get((dt.name, mode or ""), ()):
+        if reads in doc:
+            found.extend(rule(dt, doc))
+    return found

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
+import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from pgm_explore import _display
@@ -12,7 +12,7 @@ from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _schema
 from pgm_explore.validation._consistency import consistency_findings
 from pgm_explore.validation._parse import InputProblem, loads
-from pgm_explore.validation.findings import Finding
+from pgm_explore.validation.findings import Finding, clip, written
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,8 +124,34 @@ class Report:
         )
 
 
+# The slots' own setters, in field order (unpacked below: a new field fails at import).
+_SETTERS = tuple(Report.__dict__[field.name].__set__ for field in fields(Report))
+
+
+def _new_report(
+    type: str, mode: str | None, conforms: bool, findings: tuple[Finding, ...], source: str | None
+) -> Report:
+    """``Report(type, mode, conforms, findings, source)`` in half the time: the frozen
+    dataclass's ``__init__`` goes through ``object.__setattr__`` for each field, and this
+    is built once per message of a bulk run."""
+    report = object.__new__(Report)
+    set_type, set_mode, set_conforms, set_findings, set_source = _SETTERS
+    set_type(report, type)
+    set_mode(report, mode)
+    set_conforms(report, conforms)
+    set_findings(report, findings)
+    set_source(report, source)
+    return report
+
+
+_TEXT = (str, bytes, bytearray)
+_MODES = ("RQ", "RS")
+_DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
+_LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
+
+
 def _quoted(value: Any) -> str:
-    return f'"{value[:40]}"' if isinstance(value, str) else _schema._shown(value)
+    return f'"{clip(value)}"' if isinstance(value, str) else _schema._shown(value)
 
 
 def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | None]:
@@ -140,8 +166,13 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
     header = document["Header"]
     dt = HEADERS.get(header) if isinstance(header, str) else None
     if dt is None:
-        close = difflib.get_close_matches(header, list(HEADERS), n=1) if isinstance(header, str) else []
-        hint = f' Did you mean "{close[0]}" ({HEADERS[close[0]].name})?' if close else ""
+        # (A very long "Header" is no typo of one, and difflib is quadratic in its length.)
+        close = (
+            _schema.closest(header, tuple(HEADERS))
+            if isinstance(header, str) and len(header) <= _schema._SUGGESTED
+            else None
+        )
+        hint = f' Did you mean "{close}" ({HEADERS[close].name})?' if close else ""
         return None, Finding.of(
             "header-unknown",
             ("Header",),
@@ -161,26 +192,51 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     >>> validate({"Header": "PGM-KDA-V1.0", "Mode": "RQ"}).conforms
     False
     """
-    if isinstance(document, str | bytes | bytearray):
-        try:
-            document = loads(document)
-        except InputProblem as problem:
-            return Report(None, None, False, (problem.finding,), source)
-    if not isinstance(document, dict):
-        finding = Finding.of(
-            "not-object",
-            (),
-            f"A message must be a JSON object, not {_schema._shown(document)}.",
-            "Syntax section of every PGM-AUA data type: the schema's top level is an object",
-        )
-        return Report(None, None, False, (finding,), source)
+    if type(document) is not dict:  # (a parsed message always is: this is the exception)
+        if isinstance(document, _TEXT):
+            try:
+                document = loads(document)
+            except InputProblem as problem:
+                return Report(None, None, False, (problem.finding,), source)
+        if not isinstance(document, dict):
+            finding = Finding.of(
+                "not-object",
+                (),
+                f"A message must be a JSON object, not {_schema._shown(document)}.",
+                "Syntax section of every PGM-AUA data type: the schema's top level is an object",
+            )
+            return Report(None, None, False, (finding,), source)
 
-    dt, problem = _detect(document)
+    header = document.get("Header")
+    dt = HEADERS.get(header) if type(header) is str else None
     if dt is None:
-        return Report(None, None, False, (problem,) if problem else (), source)
+        dt, problem = _detect(document)
+        if dt is None:
+            return Report(None, None, False, (problem,) if problem else (), source)
     mode = document.get("Mode")
-    mode = mode if dt.has_modes and mode in ("RQ", "RS") else None
+    mode = mode if dt.modes and mode in _MODES else None
 
+    try:
+        if _schema.is_clean(dt, document):
+            # Conforms, and nothing is empty: only the consistency rules can have a word.
+            consistency = consistency_findings(dt, document, mode)
+            return _new_report(dt.name, mode, True, tuple(consistency), source)
+        conforms, findings = _checked(dt, document, mode)
+    except RecursionError:
+        # A value nested nearly as deep as the reader allows still reads, yet the engines
+        # can run out of stack explaining it (python-jsonschema recurses once per level).
+        return Report(dt.name, mode, False, (_too_deep(dt, document),), source)
+    except ValueError as exc:
+        # An int longer than Python writes (only a dict built in Python can hold one: the
+        # reader refuses them) breaks python-jsonschema's own error messages.
+        if "integer string conversion" not in str(exc):
+            raise
+        return Report(dt.name, mode, False, (_too_large(dt, document),), source)
+    return Report(dt.name, mode, conforms, findings, source)
+
+
+def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[bool, tuple[Finding, ...]]:
+    """The verdict and every finding, for a message that has something to be told."""
     conforms = _schema.is_valid(dt, document)
     findings = [] if conforms else _schema.schema_findings(dt, document, mode)
     consistency = consistency_findings(dt, document, mode)
@@ -188,7 +244,83 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     explained = {f.path for f in consistency}
     advice = consistency + [f for f in _schema.advisory_findings(dt, document) if f.path not in explained]
     if findings and advice:
-        # Inside a value that is already wrong (a forbidden or mistyped property), advice is noise.
-        wrong = [f.path for f in findings]
-        advice = [a for a in advice if not any(a.path[: len(w)] == w for w in wrong)]
-    return Report(dt.name, mode, conforms, tuple(findings + advice), source)
+        # Inside a value that is already wrong (a forbidden or mistyped property), advice is
+        # noise. (Looked up by prefix in a set: 50,000 findings must not take 50,000² steps.)
+        wrong = {f.path for f in findings}
+        advice = [a for a in advice if not any(a.path[:n] in wrong for n in range(len(a.path) + 1))]
+    return conforms, tuple(findings + advice)
+
+
+def _too_deep(dt: DataType, document: dict[str, Any]) -> Finding:
+    path = _deep_value(document)
+    where = _schema._name(path, dt) if path else "The message"
+    return Finding.of(
+        "too-deep",
+        path,
+        f"{where} nests too deeply to be checked: reading it worked, explaining it ran out of stack "
+        "(no PGM-AUA value nests more than a few levels).",
+        f"{_DEPTH_SPEC}; {_schema.spec_reference(dt, path)}",
+    )
+
+
+def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
+    path, value = _long_integer(document)
+    where = _schema._name(path, dt) if path else "The message"
+    return Finding.of(
+        "too-large",
+        path,
+        f"{where} is {written(value)}: too long to check (Python writes integers of at most "
+        f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
+        f"{_LIMIT_SPEC}; {_schema.spec_reference(dt, path)}",
+    )
+
+
+def _long_integer(document: Any) -> tuple[tuple[str | int, ...], Any]:
+    """The path and value of the first integer of ``document`` that Python will not write."""
+    bits = sys.get_int_max_str_digits() * 3.32  # about as many bits as that many digits
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), document)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > bits:
+            return path, value
+        if isinstance(value, dict):
+            pending.extend(((*path, key), item) for key, item in reversed(value.items()))
+        elif isinstance(value, list):
+            pending.extend(((*path, index), item) for index, item in reversed(list(enumerate(value))))
+    return (), None
+
+
+def _deep_value(document: Any) -> tuple[str | int, ...]:
+    """Where the deepest nesting of ``document`` starts: the path of the value from which
+    every container down to the deepest value holds a single item (``[[[...]]]``), e.g.
+    ``("DataXMData", "Source")``. Without recursion, since the stack is what ran out, and
+    with a parent link per value rather than a path, so that 50,000 levels take 50,000 steps."""
+    parents: list[int] = [-1]  # per value: the index of its container,
+    keys: list[str | int] = [""]  # its key or index there,
+    values: list[Any] = [document]  # and the value itself
+    depths = [0]
+    deepest = 0
+    pending = [0]
+    while pending:
+        index = pending.pop()
+        value = values[index]
+        if depths[index] > depths[deepest]:
+            deepest = index
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in items:
+            pending.append(len(values))
+            parents.append(index)
+            keys.append(key)
+            values.append(item)
+            depths.append(depths[index] + 1)
+    chain = []  # (key, container holding it), from the deepest value up
+    index = deepest
+    while parents[index] >= 0:
+        chain.append((keys[index], values[parents[index]]))
+        index = parents[index]
+    chain.reverse()
+    # Walk up from the deepest value while each container holds only the one on the path.
+    start = len(chain)
+    while start > 0 and len(chain[start - 1][1]) == 1:
+        start -= 1
+    return tuple(key for key, _ in chain[:start])

@@ -11,20 +11,21 @@ nothing.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterator, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
 from pgm_explore.spec import DataType, schema_resources
-from pgm_explore.validation.findings import Finding, RuleCode
+from pgm_explore.validation.findings import CLIPPED, Finding, RuleCode, clip, written
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["advisory_findings", "is_valid", "schema_findings"]
+__all__ = ["advisory_findings", "is_clean", "is_valid", "schema_findings"]
 
 _MODE_WORD = {"RQ": "Request", "RS": "Response"}
 _TYPE_WORDS = {
@@ -36,7 +37,10 @@ _TYPE_WORDS = {
     "boolean": "true or false",
     "null": "null",
 }
-_SHOWN = 40
+_SHOWN = CLIPPED
+_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_SUGGESTED = 60
+"""Names and values longer than this get no "Did you mean" (difflib is quadratic in them)."""
 
 
 @cache
@@ -50,16 +54,108 @@ def _rs_validator(dt: DataType) -> jsonschema_rs.Validator:
 
 
 @cache
-def _py_validator(dt: DataType) -> Validator:
+def _rs_clean_validator(dt: DataType) -> jsonschema_rs.Validator:
+    """The schema and the advisory checks in one: most messages pass both, in one pass."""
+    both = {"allOf": [{"$ref": dt.schema_id}, _advisory(dict(dt.schema), dt.schema.get("$defs", {}))]}
+    return jsonschema_rs.validator_for(both, registry=_rs_registry(), offline=True)
+
+
+def _ecma_dollars(pattern: str) -> str:
+    r"""``pattern`` with each ``$`` anchor made ``\Z``: in ECMA-262, which JSON Schema
+    prescribes, ``$`` matches only at the end of the string; in Python also before a
+    final newline. An escaped ``\$`` and a ``$`` in a character class stay as they are.
+
+    >>> print(_ecma_dollars(r"^a\.b$|^c[$]\$$"))
+    ^a\.b\Z|^c[$]\$\Z
+    """
+    out = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            out.append(r"\Z")
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(_ecma_dollars(pattern))
+
+
+@cache
+def _validator_class() -> type[Validator]:
+    """Draft 2020-12 of python-jsonschema, with ``pattern`` read as ECMA-262 reads it, so
+    that its explanations agree with the verdict of jsonschema-rs."""
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    def pattern(validator: Validator, value: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not _ecma_regex(value).search(instance):
+            yield ValidationError(f"{_shown(instance)} does not match {value!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern})
+
+
+@cache
+def _py_registry() -> Any:
     # Imported here: python-jsonschema costs up to ~2 s to import where the Jupyter
     # stack is installed, and conforming messages never need it.
-    from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    def resource(contents: Mapping[str, Any]) -> Resource[Any]:
+        # Following a $ref into a resource that names its "$schema", python-jsonschema
+        # switches to the class registered for it, and would check `pattern` the Python
+        # way there. Every bundled schema is draft 2020-12: said once, by the registry.
+        if contents.get("$schema") != _DRAFT_2020_12:
+            return Resource.from_contents(contents)
+        return DRAFT202012.create_resource({k: v for k, v in contents.items() if k != "$schema"})
 
     registry: Registry[Any] = Registry().with_resources(
-        (uri, Resource.from_contents(contents)) for uri, contents in schema_resources().items()
+        (uri, resource(contents)) for uri, contents in schema_resources().items()
     )
-    return Draft202012Validator(dt.schema, registry=registry)
+    return registry
+
+
+@cache
+def _py_validator(dt: DataType) -> Validator:
+    return _validator_class()(dt.schema, registry=_py_registry())
+
+
+@lru_cache(maxsize=256)
+def _py_validator_within(dt: DataType, properties: frozenset[str], branches: frozenset[int]) -> Validator:
+    """The schema of ``dt`` with the sub-schemas of the top-level properties not in
+    ``properties`` and the ``allOf`` items (the Mode branches) not in ``branches`` made
+    ``true``. python-jsonschema walks the whole of a message and of its schema to explain
+    it (hundreds of microseconds), yet only where jsonschema-rs saw a problem is there
+    anything to explain. The names and positions stay, so ``additionalProperties`` and
+    the schema paths of the errors are unchanged."""
+    schema = dict(dt.schema)
+    schema["properties"] = {name: sub if name in properties else True for name, sub in dt.schema["properties"].items()}
+    if "allOf" in schema:
+        schema["allOf"] = [sub if i in branches else True for i, sub in enumerate(dt.schema["allOf"])]
+    return _validator_class()(schema, registry=_py_registry())
+
+
+def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
+    """The python-jsonschema validator that explains ``document``: only where jsonschema-rs
+    found a problem when it can say, the whole schema when it cannot."""
+    try:
+        errors = [(error.instance_path, error.schema_path) for error in _rs_validator(dt).iter_errors(document)]
+    except (ValueError, TypeError, OverflowError):
+        return _py_validator(dt)
+    declared = dt.schema["properties"]
+    properties = frozenset(where[0] for where, _ in errors if where and where[0] in declared)
+    branches = frozenset(why[1] for _, why in errors if len(why) > 1 and why[0] == "allOf")
+    return _py_validator_within(dt, properties, branches)
 
 
 def is_valid(dt: DataType, document: Any) -> bool:
@@ -69,6 +165,16 @@ def is_valid(dt: DataType, document: Any) -> bool:
         return _rs_validator(dt).is_valid(document)
     except (ValueError, TypeError, OverflowError):
         return _py_validator(dt).is_valid(document)
+
+
+def is_clean(dt: DataType, document: Any) -> bool:
+    """True when ``document`` conforms *and* has no empty value to warn about (most
+    messages): then neither :func:`schema_findings` nor :func:`advisory_findings` has
+    anything to say. False says only that one of them may."""
+    try:
+        return _rs_clean_validator(dt).is_valid(document)
+    except (ValueError, TypeError, OverflowError):
+        return False
 
 
 # --- explaining a failure -------------------------------------------------------------
@@ -82,7 +188,10 @@ def _shown(value: Any) -> str:
         text = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
         return f'the string "{text}"'
     if isinstance(value, int | float):
-        return f"the number {value!r}"
+        try:
+            return f"the number {clip(repr(value))}"
+        except ValueError:  # an int too long for Python to write
+            return written(value)
     if isinstance(value, list):
         return f"an array of {len(value)} item{'s' if len(value) != 1 else ''}"
     if isinstance(value, dict):
@@ -97,8 +206,8 @@ def _name(path: tuple[str | int, ...], dt: DataType) -> str:
     last = path[-1]
     if isinstance(last, int):
         parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
-        return f"Each item of {parent}"
-    return str(last)
+        return f"Each item of {clip(parent)}"
+    return clip(str(last))
 
 
 def _labels(path: tuple[str | int, ...]) -> tuple[str, ...]:
@@ -129,8 +238,19 @@ def _one_of(error: ValidationError) -> str:
 
 
 def _close(word: str, options: list[str]) -> str:
+    """' Did you mean "X"?' for the option closest to ``word``, or nothing."""
+    if len(word) > _SUGGESTED:  # no typo of a name; and difflib is quadratic in the length
+        return ""
+    match = closest(word, tuple(options))
+    return f' Did you mean "{match}"?' if match else ""
+
+
+@lru_cache(maxsize=1024)
+def closest(word: str, options: tuple[str, ...]) -> str | None:
+    """The option most like ``word`` (difflib, cutoff 0.6), remembered: the same mistake
+    tends to come in every message of a producer, and difflib takes ~50 µs a time."""
     match = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f' Did you mean "{match[0]}"?' if match else ""
+    return match[0] if match else None
 
 
 def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterator[Finding]:
@@ -166,7 +286,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             elif "then" in schema_path:
                 accuracy = instance.get("AccuracyMode")
                 why = (
-                    f'AccuracyMode is "{accuracy}", which requires it'
+                    f'AccuracyMode is "{clip(accuracy)}", which requires it'
                     if isinstance(accuracy, str)
                     else "a Simple Time segment without AccuracyMode must carry AccuracyPlusMinus, "
                     "AccuracyStartPlusMinus and AccuracyEndPlusMinus (a quirk of the published schema)"
@@ -205,7 +325,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             yield Finding.of(
                 "unknown-property",
                 where,
-                f"{extra} is not a property of {owner}.{_close(extra, declared)}",
+                f"{clip(extra)} is not a property of {owner}.{_close(extra, declared)}",
                 f"{spec}: the properties the tables list (DECISIONS D3)"
                 if path
                 else f"{dt.name} Tables (DECISIONS D3)",
@@ -235,7 +355,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             "exclusiveMaximum": "less than",
         }[keyword]
         yield Finding.of(
-            "range", path, f"{name} must be {bound} {error.validator_value}, not {error.instance!r}.", spec
+            "range", path, f"{name} must be {bound} {error.validator_value}, not {written(error.instance)}.", spec
         )
     elif keyword == "maxLength":
         yield Finding.of(
@@ -273,7 +393,7 @@ def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None)
     """Why ``document`` does not conform: one finding per real problem, in schema order."""
     findings: list[Finding] = []
     seen: set[tuple[str, tuple[str | int, ...]]] = set()
-    for error in _py_validator(dt).iter_errors(document):
+    for error in _explainer(dt, document).iter_errors(document):
         for finding in _translate(dt, mode, error):
             # A forbidden property is only a problem when present; the branch lists them all.
             if finding.rule == "mode-forbidden" and finding.path[0] not in document:

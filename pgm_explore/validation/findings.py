@@ -21,6 +21,7 @@ RuleCode = Literal[
     "encoding",
     "empty",
     "too-deep",
+    "too-large",
     "not-object",
     # Telling the data type and mode.
     "header-missing",
@@ -100,6 +101,7 @@ RULES: Mapping[str, Rule] = _rules(
     Rule("encoding", "error", True, "The bytes are not UTF-8 text."),
     Rule("empty", "error", True, "There is nothing to read: an empty file or an empty array."),
     Rule("too-deep", "error", True, "The JSON nests deeper than pgm-explore reads (1,000 levels)."),
+    Rule("too-large", "error", True, "A number too long to read: more than 4,300 digits."),
     Rule("not-object", "error", True, "A message must be a JSON object."),
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
@@ -131,11 +133,17 @@ RULES: Mapping[str, Rule] = _rules(
     Rule("outcome-payload", "warning", False, "The Outcome does not match the payload of the Response."),
     Rule("failure-outcome", "warning", False, "A Response reports a Failure but says Outcome answered."),
     Rule("empty-value", "warning", False, "An empty string or list where the spec expects content."),
-    Rule("statement-syntax", "warning", False, "A Process Action statement that the MMM-TEC V2.2 grammar does not parse."),
+    Rule(
+        "statement-syntax", "warning", False, "A Process Action statement that the MMM-TEC V2.2 grammar does not parse."
+    ),
     *(
         Rule(code, severity, False, summary, "transcript")
         for code, severity, summary in (
-            ("request-unknown", "error", "A Response whose RequestID names no earlier Request of its type and dialogue."),
+            (
+                "request-unknown",
+                "error",
+                "A Response whose RequestID names no earlier Request of its type and dialogue.",
+            ),
             ("turn-mismatch", "error", "A Response whose TurnIndex differs from its Request's."),
             ("response-duplicate", "error", "A second Response to the same Request."),
             ("query-id-reused", "error", "A QueryID already used by another message of the transcript."),
@@ -144,14 +152,22 @@ RULES: Mapping[str, Rule] = _rules(
             ("turn-start", "warning", "The first exchange of a dialogue has a TurnIndex other than 0."),
             ("turn-gap", "warning", "A Request's TurnIndex is not the previous Request's plus one."),
             ("unanswered", "warning", "A Request that no Response answers by the end of the transcript."),
-            ("context-mismatch", "warning", "MInstance, UEnvironment or SessionID differ from the dialogue's PC Prompt."),
+            (
+                "context-mismatch",
+                "warning",
+                "MInstance, UEnvironment or SessionID differ from the dialogue's PC Prompt.",
+            ),
             ("time-backwards", "warning", "A QueryTime earlier than the one before it in the dialogue."),
             ("dialog-reopened", "warning", "A second PC Prompt opens a DialogID that is already open."),
             ("commitment-conflict", "warning", "A retained CommitmentID is submitted again with another Statement."),
             ("release-unknown", "warning", "ReleasedCommitmentIDs names a commitment the dialogue never retained."),
             ("released-twice", "warning", "ReleasedCommitmentIDs names a commitment already released."),
             ("commitment-status-unknown", "warning", "CommitmentStatus names a commitment unknown in the dialogue."),
-            ("commitment-status-wrong", "warning", "CommitmentStatus contradicts what the Requests asked (released, retained)."),
+            (
+                "commitment-status-wrong",
+                "warning",
+                "CommitmentStatus contradicts what the Requests asked (released, retained).",
+            ),
             ("commitment-unconfirmed", "warning", "A commitment submitted in a Request is missing from its Response."),
             ("steps-mismatch", "warning", "The Response's Feasibility steps differ from the Request's ProcessActions."),
             ("too-many-steps", "warning", "More Process Actions than the ActionContext's MaxSteps."),
@@ -159,12 +175,44 @@ RULES: Mapping[str, Rule] = _rules(
             ("payload-kind", "warning", "An answered Response whose payload does not suit the Kind of its Request."),
             ("entity-unknown", "warning", "EntityIDs that the dialogue's PC Prompt does not know."),
             ("stance-constraints", "warning", "A Stance whose Role or Locale differs from the Request's Constraints."),
-            ("precheck-differs", "warning", "The heuristic pre-check predicts another PA Status than the one reported."),
+            (
+                "precheck-differs",
+                "warning",
+                "The heuristic pre-check predicts another PA Status than the one reported.",
+            ),
         )
     ),
 )
 
 assert set(RULES) == set(get_args(RuleCode)), "RULES and RuleCode must list the same codes"
+
+CLIPPED = 40
+"""Characters of a name or value from the message that a finding's message quotes at most."""
+
+
+def clip(text: str, limit: int = CLIPPED) -> str:
+    """``text`` cut to ``limit`` characters, with "…" when something was left out.
+
+    Messages quote what the sender wrote (a property name, a Kind, a Step); a 10 MB name
+    must not make a 10 MB message.
+
+    >>> clip("Questoin"), clip("x" * 50)
+    ('Questoin', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…')
+    """
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def written(value: Any) -> str:
+    """``repr(value)`` clipped, or the size of an integer that Python will not write (more
+    than 4,300 digits: the reader refuses them, but a dict built in Python may hold one).
+
+    >>> written(-1), written(2.5), written(10**5000)
+    ('-1', '2.5', 'an integer of about 5,000 digits')
+    """
+    try:
+        return clip(repr(value))
+    except ValueError:
+        return f"an integer of about {int(abs(value).bit_length() * 0.30103):,} digits"
 
 
 def json_path(path: Iterable[str | int]) -> str:
