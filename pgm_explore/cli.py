@@ -158,6 +158,24 @@ examples:
 """
 
 
+def _add_reading_options(parser: argparse.ArgumentParser, paths_help: str, unit: str) -> None:
+    """PATH..., --format and --color, which validate and check share."""
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=f"text for people (default), json for programs: one object per {unit} and line",
+    )
+    parser.add_argument(
+        "--color",
+        dest="color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="colour the text output (default: only on a terminal and when NO_COLOR is not set)",
+    )
+
+
 def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "validate",
@@ -169,25 +187,7 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         epilog=_VALIDATE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="a .json or .jsonl file, or - for standard input",
-    )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text for people (default), json for programs: one object per message and line",
-    )
-    parser.add_argument(
-        "--color",
-        dest="color",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="colour the text output (default: only on a terminal and when NO_COLOR is not set)",
-    )
+    _add_reading_options(parser, "a .json or .jsonl file, or - for standard input", "message")
     parser.add_argument(
         "--input-format",
         choices=("auto", "json", "jsonl"),
@@ -343,24 +343,8 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog=_CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order",
-    )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text for people (default), json for programs: one object per finding and line",
-    )
-    parser.add_argument(
-        "--color",
-        dest="color",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="colour the text output (default: only on a terminal and when NO_COLOR is not set)",
+    _add_reading_options(
+        parser, "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order", "finding"
     )
     parser.set_defaults(run=_run_check)
 

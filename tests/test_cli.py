@@ -19,37 +19,9 @@ from pgm_explore import _sources, cli
 from pgm_explore.cli import main
 from pgm_explore.validation import Finding, Report, validate
 
-PAL_RQ: dict[str, Any] = {
-    "Header": "PGM-KPA-V1.0",
-    "Mode": "RQ",
-    "MInstance": "mi-1",
-    "UEnvironment": "ue-1",
-    "SessionID": "s-1",
-    "QueryID": "q-1",
-    "QueryTime": {
-        "Header": "OSD-STM-V1.5",
-        "SimpleTimeID": "t-1",
-        "SimpleTimeData": [
-            {
-                "FlagsByte": 3,
-                "StartTime": 1795000000000,
-                "EndTime": 1795000000000,
-                "AccuracyMode": "single",
-                "AccuracyPlusMinus": 5,
-                "TimeType": True,
-                "TimeUnit": "01",
-            }
-        ],
-    },
-    "DialogID": "d-1",
-    "TurnIndex": 0,
-    "DataXMData": {
-        "Header": "PTF-DEM-V1.0",
-        "DataID": "q-1",
-        "DataType": "PGM-KPA-V1.0",
-        "Source": [{"AIMID": "PGM-BKN"}],
-    },
-}
+# The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
+PAL_RQ: dict[str, Any] = minimal_message("BKN-PAL", "RQ") | {"QueryID": "q-1"}
+PAL_RQ["DataXMData"] = {**PAL_RQ["DataXMData"], "DataID": "q-1", "DataType": "PGM-KPA-V1.0"}
 BAD_PAL_RS = {"Header": "PGM-KPA-V1.0", "Mode": "RS"}
 REPORT_KEYS = ["source", "type", "mode", "conforms", "findings"]
 FINDING_KEYS = ["severity", "rule", "path", "message", "spec"]

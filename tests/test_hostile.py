@@ -18,43 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import minimal_message
 
 from pgm_explore import _sources
 from pgm_explore._sources import Item, iter_documents, iter_stream, report
 from pgm_explore.cli import main
 from pgm_explore.validation import validate
 
-PAL_RQ: dict[str, Any] = {
-    "Header": "PGM-KPA-V1.0",
-    "Mode": "RQ",
-    "MInstance": "mi-1",
-    "UEnvironment": "ue-1",
-    "SessionID": "s-1",
-    "QueryID": "q-1",
-    "QueryTime": {
-        "Header": "OSD-STM-V1.5",
-        "SimpleTimeID": "t-1",
-        "SimpleTimeData": [
-            {
-                "FlagsByte": 3,
-                "StartTime": 1795000000000,
-                "EndTime": 1795000000000,
-                "AccuracyMode": "single",
-                "AccuracyPlusMinus": 5,
-                "TimeType": True,
-                "TimeUnit": "01",
-            }
-        ],
-    },
-    "DialogID": "d-1",
-    "TurnIndex": 0,
-    "DataXMData": {
-        "Header": "PTF-DEM-V1.0",
-        "DataID": "q-1",
-        "DataType": "PGM-KPA-V1.0",
-        "Source": [{"AIMID": "PGM-BKN"}],
-    },
-}
+# The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
+PAL_RQ: dict[str, Any] = minimal_message("BKN-PAL", "RQ") | {"QueryID": "q-1"}
+PAL_RQ["DataXMData"] = {**PAL_RQ["DataXMData"], "DataID": "q-1", "DataType": "PGM-KPA-V1.0"}
 GOOD = json.dumps(PAL_RQ).encode()
 
 
