@@ -218,3 +218,8 @@ def test_paths_may_be_path_objects(tmp_path: Any) -> None:
     path.write_text(json.dumps(request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")) + "\n", encoding="utf-8")
     assert [f.rule for f in Transcript.load(path).findings] == ["unanswered"]
     assert [f.rule for f in check_paths([path])] == ["unanswered"]
+
+
+def test_a_message_that_is_a_json_string_is_not_an_object() -> None:
+    t = Transcript.from_documents(["hello"])
+    assert [f.rule for f in t.findings] == ["not-object"]

@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pgm_explore._sources import Item
+from pgm_explore._sources import report as _report
 from pgm_explore.dialogue.precheck import Prediction, compare, predict
-from pgm_explore.validation import Finding, Report, RuleCode, validate
+from pgm_explore.validation import Finding, Report, RuleCode
 
 __all__ = ["TranscriptChecker", "TranscriptFinding", "check_documents", "simple_time_seconds"]
 
@@ -229,9 +231,10 @@ class TranscriptChecker:
     def feed(self, source: str, document: Any, problem: Finding | None = None) -> list[TranscriptFinding]:
         """Validate one message and check it against what came before; return its findings."""
         self.messages += 1
-        if problem is not None:
-            return [TranscriptFinding(source, None, None, problem)]
-        report = validate(document)
+        # The bulk reader's own reporting: a problem is the report's only finding, a message
+        # that is itself a JSON string is "not an object" (not text to parse), and a value too
+        # deep for the schema engines is a finding rather than a crash.
+        report = _report(Item(source, None, None, document, problem))
         return self.feed_report(source, document, report)
 
     def feed_report(self, source: str, document: Any, report: Report) -> list[TranscriptFinding]:

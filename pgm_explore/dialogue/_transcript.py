@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pgm_explore import _display
-from pgm_explore._sources import iter_documents
+from pgm_explore._sources import Item, iter_documents
+from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
-from pgm_explore.validation import Report, validate
+from pgm_explore.validation import Report
 
 __all__ = ["Exchange", "Message", "Transcript", "check_paths"]
 
@@ -110,12 +111,8 @@ class Transcript:
                 context = checker.action_context_for(document)
                 if context is not None:
                     transcript.action_contexts[position] = context
-            if problem is not None:
-                report = Report(None, None, False, (problem,), source)
-                transcript.findings += checker.feed(source, document, problem)
-            else:
-                report = validate(document, source=source)
-                transcript.findings += checker.feed_report(source, document, report)
+            report = _report(Item(source, None, None, document, problem))
+            transcript.findings += checker.feed_report(source, document, report)
             transcript.messages.append(Message(position, source, document, report))
         transcript.findings += checker.finish()
         return transcript
