@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _pyproject_requirements() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     requirements = list(project["dependencies"])
-    for extra in ("notebook", "test", "e2e"):
+    for extra in ("notebook", "test", "e2e", "mcp"):
         requirements += project["optional-dependencies"][extra]
     return {re.sub(r"\s+", "", r) for r in requirements}
 

@@ -1,0 +1,35 @@
+"""Layer 6: reference partner servers and a Basic Knowledge client over MCP (docs/mcp.md).
+
+Needs the ``mcp`` SDK (2.x); ``import pgm_explore`` does not import this package, because the SDK
+takes about a second to import.
+"""
+
+from pgm_explore.mcp._common import RequestRejected
+from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation
+from pgm_explore.mcp.client import BasicKnowledge, PartnerError, Transport, run_demo, run_demo_sync
+from pgm_explore.mcp.servers import (
+    PC_PROMPT_URI,
+    domain_access_server,
+    personality_alignment_server,
+    prompt_creation_server,
+)
+
+__all__ = [
+    "BasicKnowledge",
+    "DomainAccess",
+    "PC_PROMPT_URI",
+    "PartnerError",
+    "PersonalityAlignment",
+    "PromptCreation",
+    "RequestRejected",
+    "Transport",
+    "domain_access_server",
+    "personality_alignment_server",
+    "prompt_creation_server",
+    "run_demo",
+    "run_demo_sync",
+]
+
+# Public names are documented where they are imported from, not in private modules.
+for _name in ("DomainAccess", "PersonalityAlignment", "PromptCreation", "RequestRejected"):
+    globals()[_name].__module__ = __name__

@@ -1,0 +1,156 @@
+"""What the three partner servers share: reading their files, and answering a Request.
+
+:class:`Partner` does the part of every answer that the spec fixes (the envelope: Header, Mode,
+identities, ``RequestID``, ``TurnIndex``, ``QueryTime``, ``DataXMData``), validates what comes in and
+what goes out, and keeps per-DialogID turn state; a subclass only fills in the payload.
+
+How a bad Request is answered (docs/mcp.md, "Bad Requests"):
+
+* a Request that names itself (string ``QueryID`` and ``DialogID``, non-negative integer
+  ``TurnIndex``, this partner's ``Header``, ``Mode`` "RQ") gets a conforming Response with
+  ``Outcome`` ``not_answered`` and the findings as plain text in ``DescrMetadata``: DECISIONS D16
+  says a non-conforming Request still opens its exchange, so the exchange is closed the normal way;
+* any other document cannot be named by a ``RequestID`` (or would make a second Response to one
+  QueryID, D8), so no Response could conform: the tool call fails (:class:`RequestRejected`, an
+  MCP tool error whose text carries the findings as JSON) and no PGM message is produced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pgm_explore.models import data_exchange_metadata, simple_time_now
+from pgm_explore.validation import validate
+
+__all__ = ["HEADERS", "Partner", "RequestRejected", "data_folder", "load_json"]
+
+HEADERS = {"BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
+_IDENTITY = ("MInstance", "UEnvironment", "SessionID")
+_DESCR_LIMIT = 2048  # DescrMetadata is plain text of at most 2048 characters
+
+
+def data_folder() -> Path:
+    """The repository's ``data/`` folder (``PGM_EXPLORE_DATA`` wins), where the default files live."""
+    if env := os.environ.get("PGM_EXPLORE_DATA"):
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "data"
+
+
+def load_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
+    """A scenario, domain or profile: given as a mapping (copied) or as the path of a JSON file."""
+    if isinstance(source, Mapping):
+        return json.loads(json.dumps(source))  # a deep copy that also proves it is JSON
+    with open(source, encoding="utf-8") as handle:
+        loaded = json.load(handle)
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{source}: expected a JSON object")
+    return loaded
+
+
+class RequestRejected(Exception):
+    """A document no Response can answer; ``findings`` say why (sent back as an MCP tool error)."""
+
+    def __init__(self, findings: list[dict[str, Any]]) -> None:
+        self.findings = findings
+        super().__init__(json.dumps({"rejected": True, "findings": findings}, ensure_ascii=False))
+
+
+@dataclass
+class _Dialogue:
+    identity: dict[str, str]
+    queries: set[str] = field(default_factory=set)
+    turns: set[int] = field(default_factory=set)
+
+
+class Partner:
+    """Base of the three partners: ``answer(message)`` returns the Response document."""
+
+    type_name: str = ""
+    prefix: str = "rs"
+
+    def __init__(self) -> None:
+        self.dialogues: dict[str, _Dialogue] = {}
+        self.responses: list[dict[str, Any]] = []
+        """Every Response sent, in order (tests check that each conforms)."""
+
+    def answer(self, message: Any, **extra: Any) -> dict[str, Any]:
+        report = validate(message)
+        findings = [f.to_dict() for f in report.findings if f.conformance]
+        header = HEADERS[self.type_name]
+        named = (
+            isinstance(message, dict)
+            and message.get("Header") == header
+            and message.get("Mode") == "RQ"
+            and isinstance(message.get("QueryID"), str)
+            and isinstance(message.get("DialogID"), str)
+            and type(message.get("TurnIndex")) is int
+            and message["TurnIndex"] >= 0
+        )
+        if not named:
+            why = f"not a {self.type_name} Request with a string QueryID and DialogID and a TurnIndex >= 0"
+            raise RequestRejected([{"rule": "unusable-request", "message": why}, *findings])
+        dialogue = self.dialogues.get(message["DialogID"])
+        if dialogue is not None and message["QueryID"] in dialogue.queries:
+            # A second Response naming this QueryID would break D8; the first one stands.
+            raise RequestRejected(
+                [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
+            )
+        identity = {key: message[key] for key in _IDENTITY if isinstance(message.get(key), str)}
+        if dialogue is None:
+            if len(identity) < len(_IDENTITY):
+                # Without them no Response can conform, and no earlier turn of the dialogue has them.
+                raise RequestRejected(
+                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
+                )
+            dialogue = self.dialogues[message["DialogID"]] = _Dialogue(identity)
+        dialogue.queries.add(message["QueryID"])
+        problems = [f"{f['path']}: {f['message']}" for f in findings]
+        if message["TurnIndex"] in dialogue.turns:
+            problems.append(f"$.TurnIndex: turn {message['TurnIndex']} of dialogue {message['DialogID']} was taken")
+        dialogue.turns.add(message["TurnIndex"])
+        if problems:
+            payload: dict[str, Any] = {
+                "Outcome": "not_answered",
+                "DescrMetadata": _clip("The Request does not conform, so it is not answered: " + "; ".join(problems)),
+            }
+        else:
+            payload = self.payload(message, **extra)
+        return self._respond(message, dialogue, payload)
+
+    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        """``Outcome`` and the type's own fields for a conforming Request (subclasses)."""
+        raise NotImplementedError
+
+    def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
+        query = f"{self.prefix}-{uuid.uuid4().hex[:12]}"
+        response: dict[str, Any] = {
+            "Header": HEADERS[self.type_name],
+            "Mode": "RS",
+            **{key: _text(message.get(key), dialogue.identity[key]) for key in _IDENTITY},
+            "QueryID": query,
+            "QueryTime": simple_time_now(time_id=f"st-{query}"),
+            "DialogID": message["DialogID"],
+            "TurnIndex": message["TurnIndex"],
+            "RequestID": message["QueryID"],
+        }
+        response.update(payload)
+        response["DataXMData"] = data_exchange_metadata(self.type_name, "RS", query)
+        report = validate(response)
+        if not report.conforms:  # a bug of this server, never the client's fault
+            raise RuntimeError(f"{self.type_name} server built a non-conforming Response:\n{report}")
+        self.responses.append(response)
+        return response
+
+
+def _text(value: Any, default: str) -> str:
+    return value if isinstance(value, str) else default
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _DESCR_LIMIT else text[: _DESCR_LIMIT - 1] + "…"

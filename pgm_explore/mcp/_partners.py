@@ -1,0 +1,313 @@
+"""The three reference partners of Basic Knowledge, as plain classes (no MCP here).
+
+Each answers one Request at a time from a JSON file: :class:`PromptCreation` from a scenario,
+:class:`DomainAccess` from a domain knowledge file, :class:`PersonalityAlignment` from a personality
+profile. ``servers.py`` puts each behind an MCP tool; the classes stay usable (and testable) without
+a transport.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pgm_explore.dialogue.precheck import predict
+from pgm_explore.mcp._common import Partner, data_folder, load_json
+from pgm_explore.models import data_exchange_metadata, simple_time_now
+
+__all__ = ["DomainAccess", "PersonalityAlignment", "PromptCreation"]
+
+Source = str | os.PathLike[str] | Mapping[str, Any]
+
+# BKN-PRC Kind -> the Representation field the scenario's PC Prompt supplies for it (O2).
+_PRC_FIELDS = {
+    "referents": "ResolvedReferents",
+    "intent": "Intent",
+    "propositions": "Propositions",
+    "goal_constraints": "GoalConstraints",
+    "action_context": "ActionContext",
+}
+
+
+class PromptCreation(Partner):
+    """Prompt Creation: assembles the PC Prompt that opens a dialogue and answers BKN-PRC Requests.
+
+    ``scenario`` holds ``PCPrompt`` (a PC Prompt without PCPromptID, PCPromptTime, DialogID and
+    DataXMData, which are made per dialogue) and ``Refinements`` (Kind -> Representation).
+    """
+
+    type_name = "BKN-PRC"
+    prefix = "kpr"
+
+    def __init__(self, scenario: Source | None = None) -> None:
+        super().__init__()
+        self.scenario = load_json(scenario if scenario is not None else data_folder() / "domains/market-scenario.json")
+        self.prompts: dict[str, dict[str, Any]] = {}
+        """The PC Prompt of each dialogue opened so far, by DialogID."""
+
+    def pc_prompt(self, dialog_id: str) -> dict[str, Any]:
+        """The PC Prompt opening ``dialog_id``: made on first use, the same document afterwards (D3)."""
+        if dialog_id not in self.prompts:
+            prompt_id = f"pcp-{uuid.uuid4().hex[:12]}"
+            document = dict(self.scenario["PCPrompt"])
+            document.update(
+                PCPromptID=prompt_id,
+                PCPromptTime=simple_time_now(time_id=f"st-{prompt_id}"),
+                DialogID=dialog_id,
+                DataXMData=data_exchange_metadata("PC Prompt", None, prompt_id),
+            )
+            self.prompts[dialog_id] = document
+        return self.prompts[dialog_id]
+
+    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        prompt = self.prompts.get(message["DialogID"])
+        if prompt is None:  # D1: BKN-PRC lives in a dialogue a PC Prompt opened
+            return {"Outcome": "not_answered", "DescrMetadata": f"No PC Prompt opened dialogue {message['DialogID']}."}
+        kind = message["Kind"]
+        refined = dict(self.scenario.get("Refinements", {}).get(kind, {}))
+        wanted = _PRC_FIELDS.get(kind)
+        if wanted and wanted not in refined and wanted in prompt:
+            refined[wanted] = prompt[wanted]  # nothing new: the PC Prompt's own view
+        if kind == "referents" and message.get("EntityIDs"):
+            ids = set(message["EntityIDs"])
+            refined["ResolvedReferents"] = [r for r in refined.get("ResolvedReferents", []) if r.get("EntityID") in ids]
+        if not refined or (wanted and not refined.get(wanted)):
+            return {"Outcome": "not_answered", "DescrMetadata": f"The scenario has nothing on {kind}."}
+        return {"Outcome": "answered", "Representation": refined}
+
+
+class DomainAccess(Partner):
+    """Domain Access: domain knowledge, feasibility of Process Actions, and the dialogue's commitments.
+
+    Feasibility combines the heuristic pre-check (:func:`~pgm_explore.dialogue.precheck.predict`) under
+    the ActionContext Basic Knowledge passes beside the Request, with the domain's own facts: its
+    M-Locations, its Rules, the IDs it knows, prices and who owns what.
+    """
+
+    type_name = "BKN-DAC"
+    prefix = "kda"
+
+    def __init__(self, domain: Source | None = None) -> None:
+        super().__init__()
+        self.domain = load_json(domain if domain is not None else data_folder() / "domains/market.json")
+        self.entities = {e["EntityID"]: e for e in self.domain.get("Entities", [])}
+        self.locations = [m["MLocationID"] for m in self.domain.get("MLocations", [])]
+        self.commitments: dict[str, dict[str, tuple[str, str]]] = {}
+        """DialogID -> CommitmentID -> (Statement, "retained" | "released"), in submission order."""
+
+    def payload(self, message: dict[str, Any], action_context: Mapping[str, Any] | None = None, **extra: Any) -> dict:
+        kind = message["Kind"]
+        result: dict[str, Any]
+        if kind == "feasibility":
+            result = self._feasibility(message, action_context)
+        elif kind == "commitment":
+            result = self._commitments(message)
+        else:
+            result = self._knowledge(kind, message)
+        # Commitments may ride on any Kind (C5 allows it); they are always retained as asked.
+        if kind != "commitment" and (message.get("Commitments") or message.get("ReleasedCommitmentIDs")):
+            result.update({k: v for k, v in self._commitments(message).items() if k == "CommitmentStatus"})
+        if result.get("Outcome") != "not_answered":
+            result.setdefault("SourcesUsed", list(self.domain.get("Sources", [])))
+        return result
+
+    # -- domain knowledge -------------------------------------------------------------------------
+
+    def _about(self, message: dict[str, Any]) -> set[str] | None:
+        """The entities and M-Locations the Request is about (None: the whole domain)."""
+        ids = set(message.get("EntityIDs") or ())
+        ids.update((message.get("Space") or {}).get("MLocation") or ())
+        for term in message.get("Terms") or ():
+            text = term.get("Text", "").lower()
+            ids.update(e for e, entity in self.entities.items() if entity["Class"] == term.get("Class"))
+            for oc in self.domain.get("ObjectClasses", []):
+                if text and any(text == t or text in t for t in oc.get("Terms", [])):
+                    ids.update(e for e, entity in self.entities.items() if entity["Class"] == oc["Class"])
+        return ids or None
+
+    def _knowledge(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+        about = self._about(message)
+        unknown = sorted(i for i in (about or ()) if i not in self.entities and i not in self.locations)
+
+        def concerns(item: Mapping[str, Any]) -> bool:
+            targets = item.get("About", [])
+            return about is None or not targets or bool(about.intersection(targets))
+
+        answer: dict[str, Any] = {}
+        if kind == "semantic_grounding":
+            classes = {self.entities[i]["Class"] for i in about or self.entities if i in self.entities}
+            answer["ObjectClasses"] = [
+                {"Class": oc["Class"], "Label": oc["Label"]}
+                for oc in self.domain.get("ObjectClasses", [])
+                if oc["Class"] in classes
+            ]
+            answer["Relations"] = [
+                r for r in self.domain.get("Relations", []) if about is None or {r["Subject"], r["Object"]} & about
+            ]
+        elif kind == "affordances":
+            answer["Affordances"] = [
+                {"EntityID": e, "Class": entity["Class"], "Action": action}
+                for e, entity in self.entities.items()
+                if about is None or e in about
+                for action in entity.get("Affordances", [])
+            ]
+        elif kind == "constraints":
+            answer["Constraints"] = [c["Text"] for c in self.domain.get("Constraints", []) if concerns(c)]
+        elif kind == "behavioural_expectations":
+            answer["BehaviouralExpectations"] = [
+                b["Text"] for b in self.domain.get("BehaviouralExpectations", []) if concerns(b)
+            ]
+        else:  # clarification
+            answer["Text"] = self.domain.get("Description", "")
+        answer = {k: v for k, v in answer.items() if v}
+        if not answer:
+            return {"Outcome": "not_answered", "DescrMetadata": f"The domain knows nothing on {kind} for this Request."}
+        result: dict[str, Any] = {"Outcome": "partially_answered" if unknown else "answered", "Answer": answer}
+        if unknown:
+            result["DescrMetadata"] = f"Not in the domain: {', '.join(unknown)}."
+        return result
+
+    # -- feasibility ------------------------------------------------------------------------------
+
+    def _context(self, action_context: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The ActionContext in force, narrowed by the domain: only M-Locations it has, its Rules too."""
+        context = dict(action_context or {})
+        if "MLocations" in context:
+            context["MLocations"] = [m for m in context["MLocations"] if m in self.locations]
+        else:
+            context["MLocations"] = list(self.locations)
+        context["Rules"] = [*context.get("Rules", []), *self.domain.get("Rules", [])]
+        return context
+
+    def _feasibility(self, message: dict[str, Any], action_context: Mapping[str, Any] | None) -> dict[str, Any]:
+        steps = message.get("ProcessActions") or []
+        if not steps:
+            return {"Outcome": "not_answered", "DescrMetadata": "Kind feasibility, but no ProcessActions to validate."}
+        context = self._context(action_context)
+        known = set(self.entities) | set(self.locations) | set(message.get("EntityIDs") or ())
+        predictions = predict(steps, context, known_ids=known, lenient=True)
+        limit = context.get("WalletLimit")
+        spent = 0.0
+        bought: set[str] = set()
+        holders = set(self.domain.get("Holders", []))
+        rows = []
+        for p in predictions:
+            status, reason = p.predicted, p.reason
+            mentioned = [e for e in self.entities if re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", p.statement)]
+            action = p.statement.split(" ", 1)[0]
+            if status == "Ack" and action == "Transact":
+                price = sum(float(self.entities[e].get("Price", 0)) for e in mentioned)
+                if isinstance(limit, int | float) and spent + price > limit:
+                    status = "InsValue"
+                    reason = f"{', '.join(mentioned)} costs {price:g} {self.domain.get('Currency', '')}".rstrip()
+                    reason += f"; the plan would spend {spent + price:g}, over the WalletLimit {limit:g}."
+                else:
+                    spent += price
+                    bought.update(mentioned)
+            elif status == "Ack" and action in ("MM-Add", "MM-Move", "MU-Add"):
+                for e in mentioned:
+                    owner = self.entities[e].get("Owner")
+                    if owner and owner not in holders and e not in bought and self.entities[e]["Class"] != "Avatar":
+                        status = "InsRights"
+                        reason = f"{e} belongs to {owner}; no earlier step of the plan buys it."
+                        break
+            if status != "Ack":
+                # A failed purchase leaves its Item with the vendor (later steps see that above).
+                rows.append({"Step": p.step, "PAStatus": status, "Reason": reason})
+            else:
+                rows.append({"Step": p.step, "PAStatus": "Ack"})
+        acks = sum(row["PAStatus"] == "Ack" for row in rows)
+        overall = "feasible" if acks == len(rows) else "infeasible" if acks == 0 else "partially_feasible"
+        return {"Outcome": "answered", "Feasibility": {"Steps": rows, "Overall": overall}}
+
+    # -- commitments ------------------------------------------------------------------------------
+
+    def _commitments(self, message: dict[str, Any]) -> dict[str, Any]:
+        held = self.commitments.setdefault(message["DialogID"], {})
+        reported: dict[str, str] = {}
+        notes = []
+        for item in message.get("Commitments") or ():
+            cid, statement = item["CommitmentID"], item["Statement"]
+            before = held.get(cid)
+            if before is not None and before[1] == "retained" and before[0] != statement:
+                # The retained statement stands until Basic Knowledge releases it (C1).
+                reported[cid] = "conflicting"
+                notes.append(f"{cid} is retained with another Statement; it is kept.")
+            else:
+                held[cid] = (statement, "retained")
+                reported[cid] = "retained"
+        for cid in message.get("ReleasedCommitmentIDs") or ():
+            before = held.get(cid)
+            if before is None or before[1] == "released":
+                notes.append(f"{cid} is not retained in this dialogue; nothing to release.")
+                continue
+            held[cid] = (before[0], "released")
+            reported[cid] = "released"
+        # "Status of the commitments of the dialogue": every one held so far, this Request's verdicts first.
+        status = [{"CommitmentID": c, "Status": s} for c, s in reported.items()]
+        status += [{"CommitmentID": c, "Status": s} for c, (_, s) in held.items() if c not in reported]
+        if not status:
+            return {"Outcome": "not_answered", "DescrMetadata": " ".join(notes) or "No commitments in this dialogue."}
+        result: dict[str, Any] = {
+            "Outcome": "partially_answered" if notes else "answered",
+            "CommitmentStatus": status,
+        }
+        if notes:
+            result["DescrMetadata"] = " ".join(notes)
+        return result
+
+    def retained(self, dialog_id: str) -> dict[str, str]:
+        """The commitments Domain Access holds for ``dialog_id`` now: CommitmentID -> Statement."""
+        return {c: s for c, (s, state) in self.commitments.get(dialog_id, {}).items() if state == "retained"}
+
+
+class PersonalityAlignment(Partner):
+    """Personality Alignment: the stance for a BKN-PAL Request, from a personality profile.
+
+    The profile's ``Default`` stance, changed by the first ``Cues`` entry whose keyword occurs in the
+    Question; the Request's Role and Locale are kept (O5); its ExpressiveConstraints are added unless
+    the profile ``Refuses`` them (then the answer is partial and says so).
+    """
+
+    type_name = "BKN-PAL"
+    prefix = "kpa"
+
+    def __init__(self, profile: Source | None = None) -> None:
+        super().__init__()
+        self.profile = load_json(
+            profile if profile is not None else data_folder() / "personalities/shop-assistant.json"
+        )
+
+    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        stance = dict(self.profile["Default"])
+        question = (message.get("Question") or "").lower()
+        for cue in self.profile.get("Cues", []):
+            if any(word in question for word in cue["Keywords"]):
+                stance.update(Label=cue["Label"], Rationale=cue["Rationale"])
+                stance["ExpressiveConstraints"] = _merge(stance["ExpressiveConstraints"], cue["ExpressiveConstraints"])
+                break
+        asked = message.get("Constraints") or {}
+        refused = [c for c in asked.get("ExpressiveConstraints", []) if _refused(c, self.profile.get("Refuses", []))]
+        kept = [c for c in asked.get("ExpressiveConstraints", []) if c not in refused]
+        stance["ExpressiveConstraints"] = _merge(kept, stance["ExpressiveConstraints"])
+        for key in ("Role", "Locale"):
+            if key in asked:
+                stance[key] = asked[key]
+        result: dict[str, Any] = {"Outcome": "answered", "Stance": stance}
+        if refused:
+            result["Outcome"] = "partially_answered"
+            result["DescrMetadata"] = f"The personality refuses: {'; '.join(refused)}."
+        return result
+
+
+def _merge(first: Sequence[str], second: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))
+
+
+def _refused(constraint: str, refuses: Iterable[str]) -> bool:
+    text = constraint.lower()
+    # "no sarcasm" asks to avoid sarcasm: only a constraint that asks for a refused trait is refused.
+    return any(word in text for word in refuses) and not text.startswith(("no ", "never ", "avoid "))

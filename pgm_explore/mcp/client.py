@@ -1,0 +1,311 @@
+"""A Basic Knowledge client of the three partner servers, recording every message as a transcript.
+
+Transports: ``"inprocess"`` (default; ``mcp.Client(server)``), ``"stdio"`` (one
+``python -m pgm_explore.mcp.serve`` subprocess per partner) and ``"http"`` (the same subprocesses
+with streamable HTTP on 127.0.0.1, each on a free port). Everything is async (anyio);
+:func:`run_demo_sync` wraps the demo for the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from pgm_explore.mcp._common import HEADERS
+from pgm_explore.mcp._partners import Source
+from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
+from pgm_explore.models import data_exchange_metadata, simple_time_now
+
+__all__ = ["BasicKnowledge", "PartnerError", "Transport", "run_demo", "run_demo_sync"]
+
+Transport = Literal["inprocess", "stdio", "http"]
+_TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
+_PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
+_PREFIX = {"BKN-PRC": "kpr", "BKN-DAC": "kda", "BKN-PAL": "kpa"}
+
+
+class PartnerError(Exception):
+    """A partner refused a Request with an MCP tool error; ``findings`` as it sent them."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        start = text.find("{")
+        try:
+            self.findings: list[dict[str, Any]] = json.loads(text[start:])["findings"] if start >= 0 else []
+        except (ValueError, KeyError):
+            self.findings = []
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server on port {port} exited with {process.returncode}")
+        try:
+            # A TCP connect, not an HTTP request: readiness without side effects.
+            stream = await anyio.connect_tcp("127.0.0.1", port)
+        except OSError:
+            await anyio.sleep(0.05)
+        else:
+            await stream.aclose()
+            return
+    raise TimeoutError(f"no server on 127.0.0.1:{port} after {timeout} s")
+
+
+class BasicKnowledge:
+    """Basic Knowledge talking to Prompt Creation, Domain Access and Personality Alignment.
+
+    Use as ``async with BasicKnowledge() as bk:``; then :meth:`open_dialogue` first (it reads the PC
+    Prompt), then the ``ask_*`` helpers. :attr:`transcript` holds every message in order.
+    BKN-PRC uses the PC Prompt's DialogID; BKN-DAC and BKN-PAL have their own (``<id>-dac``,
+    ``<id>-pal``: one MCP session per partner, D15). TurnIndex counts per (DialogID, type) from 0.
+    """
+
+    def __init__(
+        self,
+        *,
+        transport: Transport = "inprocess",
+        scenario: Source | None = None,
+        domain: Source | None = None,
+        profile: Source | None = None,
+        startup_timeout: float = 20.0,
+    ) -> None:
+        if transport not in ("inprocess", "stdio", "http"):
+            raise ValueError(f"unknown transport {transport!r}")
+        self.transport = transport
+        self.sources = {"BKN-PRC": scenario, "BKN-DAC": domain, "BKN-PAL": profile}
+        self.startup_timeout = startup_timeout
+        self.transcript: list[dict[str, Any]] = []
+        self.pc_prompt: dict[str, Any] | None = None
+        self.action_context: dict[str, Any] | None = None
+        self.dialogs: dict[str, str] = {}
+        self.servers: dict[str, Any] = {}
+        """The in-process MCPServer of each type (empty for the subprocess transports)."""
+        self._turns: dict[tuple[str, str], int] = {}
+        self._clients: dict[str, Client] = {}
+        self._processes: list[subprocess.Popen[bytes]] = []
+        self._stack = AsyncExitStack()
+
+    # -- connections ------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> BasicKnowledge:
+        try:
+            for type_name in _TOOLS:
+                self._clients[type_name] = await self._stack.enter_async_context(self._client(type_name))
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        try:
+            await self._stack.aclose()
+        finally:
+            for process in self._processes:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            self._processes.clear()
+
+    def _command(self, type_name: str) -> list[str]:
+        args = ["-m", "pgm_explore.mcp.serve", _PARTNERS[type_name]]
+        source = self.sources[type_name]
+        if isinstance(source, Mapping):
+            raise ValueError(f"the {self.transport} transport needs a file, not a mapping, for {type_name}")
+        if source is not None:
+            args += ["--source", str(Path(source).resolve())]
+        return args
+
+    def _client(self, type_name: str) -> Client:
+        if self.transport == "inprocess":
+            factory = {
+                "BKN-PRC": prompt_creation_server,
+                "BKN-DAC": domain_access_server,
+                "BKN-PAL": personality_alignment_server,
+            }[type_name]
+            server = self.servers[type_name] = factory(self.sources[type_name])
+            return Client(server)
+        if self.transport == "stdio":
+            return Client(StdioServerParameters(command=sys.executable, args=self._command(type_name)))
+        return _HTTPClient(self, type_name)
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    def _envelope(self, type_name: str, dialog: str) -> dict[str, Any]:
+        if self.pc_prompt is None:
+            raise RuntimeError("open_dialogue() first: the PC Prompt opens the deliberation")
+        turn = self._turns.get((dialog, type_name), 0)
+        self._turns[(dialog, type_name)] = turn + 1
+        query = f"{_PREFIX[type_name]}-{uuid.uuid4().hex[:12]}"
+        return {
+            "Header": HEADERS[type_name],
+            "Mode": "RQ",
+            **{key: self.pc_prompt[key] for key in ("MInstance", "UEnvironment", "SessionID")},
+            "QueryID": query,
+            "QueryTime": simple_time_now(time_id=f"st-{query}"),
+            "DialogID": dialog,
+            "TurnIndex": turn,
+        }
+
+    async def open_dialogue(self, dialog_id: str | None = None) -> dict[str, Any]:
+        """Read the PC Prompt of a new dialogue from Prompt Creation (recorded first)."""
+        dialog_id = dialog_id or f"dlg-{uuid.uuid4().hex[:8]}"
+        result = await self._clients["BKN-PRC"].read_resource(f"pc-prompt://{dialog_id}")
+        prompt = json.loads(result.contents[0].text)  # type: ignore[union-attr]
+        self.pc_prompt = prompt
+        self.action_context = prompt.get("ActionContext")
+        self.dialogs = {"BKN-PRC": dialog_id, "BKN-DAC": f"{dialog_id}-dac", "BKN-PAL": f"{dialog_id}-pal"}
+        self.transcript.append(prompt)
+        return prompt
+
+    async def send(self, type_name: str, message: Any, **arguments: Any) -> dict[str, Any]:
+        """Send any document (recorded as is) and return the Response (recorded); raises PartnerError."""
+        self.transcript.append(message)
+        result = await self._clients[type_name].call_tool(_TOOLS[type_name], {"message": message, **arguments})
+        if result.is_error:
+            raise PartnerError(" ".join(getattr(c, "text", "") for c in result.content))
+        response = dict(result.structured_content or {})
+        self.transcript.append(response)
+        return response
+
+    async def request(self, type_name: str, **fields: Any) -> dict[str, Any]:
+        """Build a Request of ``type_name`` with ``fields`` (None values left out) and send it."""
+        message = self._envelope(type_name, self.dialogs[type_name])
+        message.update({k: v for k, v in fields.items() if v is not None})
+        message["DataXMData"] = data_exchange_metadata(type_name, "RQ", message["QueryID"])
+        extra = {"action_context": self.action_context} if type_name == "BKN-DAC" else {}
+        return await self.send(type_name, message, **extra)
+
+    async def ask_prc(
+        self, kind: str, question: str | None = None, entity_ids: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        response = await self.request(
+            "BKN-PRC", Kind=kind, Question=question, EntityIDs=list(entity_ids) if entity_ids else None
+        )
+        # A refined ActionContext replaces the PC Prompt's for later feasibility checks.
+        if context := (response.get("Representation") or {}).get("ActionContext"):
+            self.action_context = context
+        return response
+
+    async def ask_dac(self, kind: str, question: str | None = None, **fields: Any) -> dict[str, Any]:
+        return await self.request("BKN-DAC", Kind=kind, Question=question, **fields)
+
+    async def check_feasibility(self, steps: Iterable[str], question: str | None = None) -> dict[str, Any]:
+        actions = [{"Step": i, "Statement": s} for i, s in enumerate(steps)]
+        return await self.ask_dac("feasibility", question, ProcessActions=actions)
+
+    async def retain(self, commitments: Mapping[str, str], question: str | None = None) -> dict[str, Any]:
+        items = [{"CommitmentID": c, "Statement": s} for c, s in commitments.items()]
+        return await self.ask_dac("commitment", question, Commitments=items)
+
+    async def release(self, ids: Iterable[str], question: str | None = None) -> dict[str, Any]:
+        return await self.ask_dac("commitment", question, ReleasedCommitmentIDs=list(ids))
+
+    async def ask_pal(self, question: str, constraints: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return await self.request("BKN-PAL", Question=question, Constraints=dict(constraints) if constraints else None)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the transcript as JSONL (one message per line), ready for ``pgm-explore check``."""
+        target = Path(path)
+        target.write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in self.transcript), encoding="utf-8")
+        return target
+
+
+class _HTTPClient:
+    """Starts a partner in a subprocess on a free loopback port, then connects with streamable HTTP."""
+
+    def __init__(self, owner: BasicKnowledge, type_name: str) -> None:
+        self.owner, self.type_name = owner, type_name
+        self.client: Client | None = None
+
+    async def __aenter__(self) -> Client:
+        port = _free_port()
+        command = [sys.executable, *self.owner._command(self.type_name), "--http", "--port", str(port)]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.owner._processes.append(process)
+        await _wait_for_port(port, process, self.owner.startup_timeout)
+        self.client = Client(f"http://127.0.0.1:{port}/mcp")
+        return await self.client.__aenter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self.client is not None:
+            await self.client.__aexit__(*exc)
+
+
+async def run_demo(bk: BasicKnowledge) -> BasicKnowledge:
+    """A built-in deliberation over the market scenario, with all three partners.
+
+    Referents and goal constraints from Prompt Creation; affordances and constraints from Domain
+    Access; a plan found partially feasible (the cobalt lantern is over budget), a cheaper plan found
+    feasible; a commitment retained, then released; the stance from Personality Alignment.
+    """
+    await bk.open_dialogue()
+    await bk.ask_prc("referents", "Which lantern did the User mean?", ["item-lantern-blue-114"])
+    await bk.ask_dac("affordances", "What can be done with the lanterns of stall seven?", EntityIDs=["stall-07"])
+    await bk.ask_dac(
+        "constraints",
+        "What applies to buying a lantern and placing it on the balcony?",
+        EntityIDs=["item-lantern-blue-114", "item-lantern-blue-115"],
+    )
+    await bk.check_feasibility(
+        [
+            "MM-Move Nil aua-shopper-03 From ML-Plaza-Gate To ML-Stall-07",
+            "Transact With Transaction=item-lantern-blue-114 With SPM=180 AGR",
+            "MM-Add Nil item-lantern-blue-114 At ML-Balcony-Lucia With PerceptibilityState=1",
+        ],
+        "Can the A-User buy the cobalt lantern and place it on the balcony?",
+    )
+    await bk.ask_prc("goal_constraints", "Is a cheaper lantern acceptable?")
+    await bk.retain({"cm-lantern": "The lantern to buy is item-lantern-blue-115 (95 AGR)."}, "Keep the choice.")
+    await bk.check_feasibility(
+        [
+            "MM-Move Nil aua-shopper-03 From ML-Plaza-Gate To ML-Stall-07",
+            "Transact With Transaction=item-lantern-blue-115 With SPM=95 AGR",
+            "MM-Add Nil item-lantern-blue-115 At ML-Balcony-Lucia With PerceptibilityState=1",
+        ],
+        "Can the A-User buy the pale lantern instead?",
+    )
+    await bk.ask_pal(
+        "The cobalt lantern is over budget; a cheaper one fits. How should the assistant tell the User?",
+        {"Role": "shopping assistant", "Locale": "en-GB", "ExpressiveConstraints": ["state the price before paying"]},
+    )
+    await bk.release(["cm-lantern"], "The purchase is done; the choice need not be kept.")
+    return bk
+
+
+def run_demo_sync(transport: Transport = "inprocess", out: str | os.PathLike[str] | None = None) -> list[dict]:
+    """Run :func:`run_demo` over ``transport`` (uses ``asyncio.run``: not inside Jupyter) and
+    return the transcript, also written to ``out`` as JSONL when given."""
+
+    async def main() -> list[dict]:
+        async with BasicKnowledge(transport=transport) as bk:
+            await run_demo(bk)
+            if out is not None:
+                bk.save(out)
+            return bk.transcript
+
+    return anyio.run(main)
