@@ -4,6 +4,13 @@ Needs the ``mcp`` SDK (2.x); ``import pgm_explore`` does not import this package
 takes about a second to import.
 """
 
+try:
+    import mcp as _sdk  # noqa: F401
+except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the installed extras
+    raise ModuleNotFoundError(
+        'pgm_explore.mcp needs the MCP SDK: pip install "pgm-explore[mcp]"', name=_missing.name
+    ) from _missing
+
 from pgm_explore.mcp._common import RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation
 from pgm_explore.mcp.client import BasicKnowledge, PartnerError, Transport, run_demo, run_demo_sync

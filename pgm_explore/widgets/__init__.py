@@ -18,6 +18,13 @@ data types' JSON Schemas, serves every type and mode:
 (False, [('range', '$.TurnIndex')])
 """
 
+try:
+    import ipywidgets as _ipywidgets  # noqa: F401
+except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the installed extras
+    raise ModuleNotFoundError(
+        'pgm_explore.widgets needs ipywidgets: pip install "pgm-explore[notebook]"', name=_missing.name
+    ) from _missing
+
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._dialogue import DialogueBuilder
 from pgm_explore.widgets._documents import reply_document, skeleton
