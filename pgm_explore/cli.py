@@ -7,11 +7,13 @@ is all a new subcommand has to touch.
 
 - ``validate``: each message on its own (layer 3);
 - ``check``: the messages as one transcript, streamed (layer 4);
-- ``table``: a table of a transcript, in memory (layer 5, pandas).
+- ``table``: a table of a transcript, in memory (layer 5, pandas);
+- ``dialogue``: deliberate with the MCP reference partners and record the transcript
+  (layer 6, the ``mcp`` extra).
 
 This module imports only argparse and the validation layer, so that the command starts
-fast: the dialogue layer is imported by ``check`` and ``table`` when they run, pandas
-only by ``table``; never Jupyter.
+fast: the dialogue layer is imported by ``check``, ``table`` and ``dialogue`` when they
+run, pandas only by ``table``, the MCP SDK only by ``dialogue``; never Jupyter.
 """
 
 from __future__ import annotations
@@ -114,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_validate(commands)
     _add_check(commands)
     _add_table(commands)
+    _add_dialogue(commands)
     return parser
 
 
@@ -647,6 +650,309 @@ def _json_records(frame: pd.DataFrame) -> str:
         _encode(dict(zip(columns, map(plain, row), strict=True))) for row in frame.itertuples(index=False, name=None)
     ]
     return "[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n"
+
+
+# --- dialogue -----------------------------------------------------------------------------
+
+_DIALOGUE_EPILOG = """\
+what it does:
+  Starts the three reference partners (Prompt Creation, Domain Access, Personality
+  Alignment), opens a dialogue (Basic Knowledge reads the PC Prompt), sends the
+  Requests of the demo or of a script, records every message as JSON Lines in PATH,
+  then checks the recorded transcript as 'pgm-explore check' would (the findings and a
+  summary line: "recorded 18 messages to PATH: 0 errors, 0 warnings").
+
+transports:
+  inprocess (default)  the servers run in this process (no subprocess, no socket)
+  stdio                one 'python -m pgm_explore.mcp.serve' subprocess per partner
+  http                 the same subprocesses with streamable HTTP on 127.0.0.1
+
+script (--script FILE): a JSON object {"steps": [STEP, ...]} with an optional
+  "dialog_id" (the DialogID of the PC Prompt; default a fresh one) and "description";
+  or just the list of steps. Each STEP is an object with a "partner" and the keys of
+  that partner (anything else is an error, reported with the step's index):
+    {"partner": "prc", "kind": KIND, "question": TEXT, "entity_ids": [ID, ...]}
+        a BKN-PRC Request; KIND one of referents, intent, goal_constraints, ...
+    {"partner": "dac", "kind": KIND, "question": TEXT, "entity_ids": [ID, ...],
+     "fields": {"Terms": [...], "Space": {...}}}
+        a BKN-DAC Knowledge Request (affordances, constraints, ...)
+    {"partner": "dac", "kind": "feasibility", "question": TEXT,
+     "statements": ["MM-Move ...", "Transact ...", ...]}
+        a feasibility check: the statements become the ProcessActions, in order
+    {"partner": "dac", "kind": "commitment", "question": TEXT,
+     "retain": {"cm-id": STATEMENT, ...}, "release": ["cm-id", ...]}
+        commitments retained and/or released (at least one of the two)
+    {"partner": "pal", "question": TEXT, "constraints": {"Role": ..., "Locale": ...}}
+        a BKN-PAL Request
+  "question" is optional except for pal. The dialogue is opened before the first step.
+  Example: data/dialogue-scripts/market.json.
+
+exit status:
+  0    the transcript was recorded and has no error-level finding (warnings allowed)
+  1    the transcript was recorded and has at least one error-level finding, or a
+       partner refused a Request (the transcript up to there is recorded)
+  2    usage error, a script that cannot be read or is not valid, an --out PATH that
+       cannot be written, partners that could not be started, or the mcp extra is not
+       installed (pip install "pgm-explore[mcp]")
+
+examples:
+  pgm-explore dialogue --demo --out demo.jsonl
+  pgm-explore dialogue --script data/dialogue-scripts/market.json --out market.jsonl --transport http
+  pgm-explore table feasibility demo.jsonl
+"""
+
+_PARTNER_TYPES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
+_STEP_KEYS = {
+    "prc": {"partner", "kind", "question", "entity_ids"},
+    "dac": {"partner", "kind", "question", "entity_ids", "fields", "statements", "retain", "release"},
+    "pal": {"partner", "question", "constraints"},
+}
+_DAC_FIELDS = ("Terms", "Space")
+_SCRIPT_KEYS = {"steps", "dialog_id", "description"}
+
+
+class ScriptError(ValueError):
+    """A dialogue script that cannot be run; the message names the step."""
+
+
+class _Step(NamedTuple):
+    index: int
+    partner: str
+    kind: str | None
+    question: str | None
+    fields: dict[str, Any]
+    """Request fields other than Kind and Question, as the client passes them (None left out)."""
+
+
+class _Script(NamedTuple):
+    dialog_id: str | None
+    steps: list[_Step]
+
+
+def _load_script(path: str) -> _Script:
+    """Read and validate a dialogue script (see the epilog of ``dialogue``); raises ScriptError."""
+    try:
+        with open(path, "rb") as handle:
+            document = json.loads(handle.read())
+    except OSError as exc:
+        raise ScriptError(f"cannot read the script {path}: {exc.strerror or exc}") from exc
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise ScriptError(f"the script {path} is not JSON: {exc}") from exc
+    dialog_id = None
+    if isinstance(document, dict):
+        unknown = sorted(set(document) - _SCRIPT_KEYS)
+        if unknown:
+            raise ScriptError(f"unknown key(s) {', '.join(map(repr, unknown))}: a script has {sorted(_SCRIPT_KEYS)}")
+        dialog_id = document.get("dialog_id")
+        if dialog_id is not None and (not isinstance(dialog_id, str) or not dialog_id):
+            raise ScriptError("dialog_id must be a non-empty string")
+        steps = document.get("steps")
+    else:
+        steps = document
+    if not isinstance(steps, list) or not steps:
+        raise ScriptError('a script is a non-empty list of steps, or an object with one under "steps"')
+    return _Script(dialog_id, [_parse_step(index, step) for index, step in enumerate(steps)])
+
+
+def _kinds(type_name: str) -> list[str]:
+    from pgm_explore.spec import data_type
+
+    return list(data_type(type_name).schema["properties"]["Kind"]["enum"])
+
+
+def _parse_step(index: int, step: Any) -> _Step:
+    def fail(message: str) -> ScriptError:
+        return ScriptError(f"step {index}: {message}")
+
+    if not isinstance(step, dict):
+        raise fail(f"a step is an object, not {type(step).__name__}")
+    partner = step.get("partner")
+    if partner not in _STEP_KEYS:
+        raise fail(f"partner must be one of prc, dac, pal (got {partner!r})")
+    unknown = sorted(set(step) - _STEP_KEYS[partner])
+    if unknown:
+        raise fail(f"unknown key(s) {', '.join(map(repr, unknown))} for partner {partner}")
+
+    def strings(key: str) -> list[str] | None:
+        value = step.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+            raise fail(f"{key} must be a non-empty list of non-empty strings")
+        return value
+
+    def mapping(key: str) -> dict[str, Any] | None:
+        value = step.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not value:
+            raise fail(f"{key} must be a non-empty object")
+        return value
+
+    question = step.get("question")
+    if question is not None and (not isinstance(question, str) or not question):
+        raise fail("question must be a non-empty string")
+    if partner == "pal":
+        if question is None:
+            raise fail("a pal step needs a question")
+        return _Step(index, partner, None, question, {"Constraints": mapping("constraints")})
+    kind = step.get("kind")
+    kinds = _kinds(_PARTNER_TYPES[partner])
+    if kind not in kinds:
+        raise fail(f"kind must be one of {', '.join(kinds)} (got {kind!r})")
+    fields: dict[str, Any] = {"EntityIDs": strings("entity_ids")}
+    if partner == "prc":
+        return _Step(index, partner, kind, question, fields)
+    extra = mapping("fields") or {}
+    if not set(extra) <= set(_DAC_FIELDS):
+        raise fail(f"fields may hold {' and '.join(_DAC_FIELDS)} only (the other keys have keys of their own)")
+    fields.update(extra)
+    statements = strings("statements")
+    retain = mapping("retain")
+    release = strings("release")
+    if (statements is not None) != (kind == "feasibility"):
+        raise fail("statements are what a feasibility step checks: a feasibility step needs them, others take none")
+    if (retain is not None or release is not None) != (kind == "commitment"):
+        raise fail("a commitment step needs retain or release (or both), and only a commitment step takes them")
+    if retain is not None and not all(isinstance(v, str) and v for v in retain.values()):
+        raise fail("retain maps each CommitmentID to its Statement, a non-empty string")
+    if statements is not None:
+        fields["ProcessActions"] = [{"Step": i, "Statement": s} for i, s in enumerate(statements)]
+    if retain is not None:
+        fields["Commitments"] = [{"CommitmentID": c, "Statement": s} for c, s in retain.items()]
+    fields["ReleasedCommitmentIDs"] = release
+    return _Step(index, partner, kind, question, fields)
+
+
+def _add_dialogue(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "dialogue",
+        help="deliberate with the MCP reference partners and record the transcript (needs the mcp extra)",
+        description="Run a deliberation of Basic Knowledge with the three MCP reference partners\n"
+        "(docs/mcp.md): the built-in demo or a script of your own. Every message is recorded as a\n"
+        "transcript in PATH, which is then checked as 'pgm-explore check' checks it.",
+        epilog=_DIALOGUE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--demo",
+        action="store_true",
+        help="the built-in deliberation: all three partners, two feasibility checks, a commitment",
+    )
+    what.add_argument("--script", metavar="FILE", help="a JSON script of Requests (format below)")
+    parser.add_argument("--out", metavar="PATH", required=True, help="where to write the transcript (JSON Lines)")
+    parser.add_argument(
+        "--transport",
+        choices=("inprocess", "stdio", "http"),
+        default="inprocess",
+        help="how to reach the partners (default: inprocess)",
+    )
+    parser.add_argument(
+        "--color",
+        dest="color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="colour the findings (default: only on a terminal and when NO_COLOR is not set)",
+    )
+    parser.set_defaults(run=_run_dialogue)
+
+
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written, or None; nothing is created."""
+    if os.path.isdir(path):
+        return "is a directory"
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        return "its folder does not exist"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else "is not writable"
+    return None if os.access(parent, os.W_OK) else "its folder is not writable"
+
+
+def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    command = f"{PROG} dialogue"
+    script = None
+    if args.script is not None:
+        try:
+            script = _load_script(args.script)
+        except ScriptError as exc:
+            err.write(f"{command}: {_clean(str(exc))}\n")
+            return EXIT_USAGE
+    why = _unwritable(args.out)
+    if why is not None:
+        err.write(f"{command}: cannot write --out {_clean(args.out)}: {why}\n")
+        return EXIT_USAGE
+    try:
+        # Imported here: the MCP SDK is an extra, and takes about a second to import.
+        import anyio
+
+        from pgm_explore.mcp import BasicKnowledge, PartnerError, run_demo
+    except ImportError as exc:
+        err.write(f'{command}: needs the mcp extra: pip install "pgm-explore[mcp]" ({exc})\n')
+        return EXIT_USAGE
+
+    refused: list[str] = []  # a Request a partner refused (PartnerError): the transcript ends there
+
+    async def deliberate() -> list[dict[str, Any]]:
+        async with BasicKnowledge(transport=args.transport) as bk:
+            where = "the demo"
+            try:
+                if script is None:
+                    await run_demo(bk)
+                else:
+                    await bk.open_dialogue(script.dialog_id)
+                    for step in script.steps:
+                        where = f"step {step.index}"
+                        await _send_step(bk, step)
+            except PartnerError as exc:
+                refused.append(f"{where}: the partner refused the Request: {exc}")
+            return list(bk.transcript)
+
+    try:
+        transcript = anyio.run(deliberate)
+    except (OSError, RuntimeError, TimeoutError) as exc:  # a partner that did not start
+        err.write(f"{command}: the partners could not be reached over {args.transport}: {_clean(str(exc))}\n")
+        return EXIT_USAGE
+    try:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(m, ensure_ascii=False) + "\n" for m in transcript)
+    except OSError as exc:
+        err.write(f"{command}: cannot write --out {_clean(args.out)}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    for problem in refused:
+        err.write(f"{command}: {_clean(problem)}\n")
+    status = _report_recorded(args, len(transcript), out)
+    return EXIT_NONCONFORMING if refused else status
+
+
+async def _send_step(bk: Any, step: _Step) -> None:
+    """One script step as a Request, through the client's helpers."""
+    fields = {key: value for key, value in step.fields.items() if value is not None}
+    if step.partner == "prc":
+        await bk.ask_prc(step.kind, step.question, fields.get("EntityIDs"))
+    elif step.partner == "dac":
+        await bk.ask_dac(step.kind, step.question, **fields)
+    else:
+        await bk.ask_pal(step.question, fields.get("Constraints"))
+
+
+def _report_recorded(args: argparse.Namespace, count: int, out: IO[str]) -> int:
+    """Check the recorded transcript; print its findings and the summary; EXIT_NONCONFORMING on an error."""
+    from pgm_explore.dialogue import check_paths
+
+    palette = _ANSI if _use_colour(args.color, out) else _PLAIN
+    findings = list(check_paths([args.out]))
+    for _key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
+        _write_text(out, _check_block(list(block), palette) + "\n")
+    errors = sum(f.severity == "error" for f in findings)
+    warnings = len(findings) - errors
+    colour = palette.red if errors else palette.yellow if warnings else palette.green
+    summary = (
+        f"recorded {_count(count, 'message')} to {args.out}: {_count(errors, 'error')}, {_count(warnings, 'warning')}"
+    )
+    _write_text(out, f"{colour}{_clean(summary)}{palette.reset}\n")
+    return EXIT_NONCONFORMING if errors else EXIT_OK
 
 
 # --- json output --------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -270,6 +270,14 @@ def verdicts_agree(type_name: str, doc: Any) -> bool:
     return schema_ok
 
 
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize(("type_name", "mode"), KINDS)
 def test_models_and_schema_agree_on_generated_documents(type_name: str, mode: str | None) -> None:
     from hypothesis_jsonschema import from_schema
@@ -280,6 +288,9 @@ def test_models_and_schema_agree_on_generated_documents(type_name: str, mode: st
     @SETTINGS
     @given(doc=from_schema(generation_schema(type_name, mode)), data=st.data())
     def run(doc: dict[str, Any], data: st.DataObject) -> None:
+        # hypothesis-jsonschema fills open objects ({"type": "object"}) with any Python value,
+        # infinities included; those are not JSON, so they cannot round-trip as JSON.
+        assume(_is_json(doc))
         distinct.add(_exact(doc))
         tally["valid documents"] += 1
         tally["valid documents accepted"] += verdicts_agree(type_name, doc)

@@ -133,6 +133,31 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         'fixed["EntityIDs"] = ': ("Fixed", "your fix: BKN-DAC RQ: conforms"),
         "key = pd.DataFrame": ("Answer key", "explanation"),
     },
+    "07_live_dialogues.ipynb": {
+        'print("partners started:"': ("PromptCreation", "DomainAccess", "PersonalityAlignment"),
+        'prompt = await bk.open_dialogue("dlg-live-07")': (
+            "PC Prompt: conforms",
+            "DialogID: dlg-live-07",
+            "WalletLimit",
+        ),
+        "MessageComposer.from_document(prompt": "MessageComposer",
+        "referents = await bk.ask_prc(": (
+            "BKN-PRC answered",
+            "RequestID is the Request's QueryID: True",
+            "item-lantern-blue-114",
+        ),
+        "kept = await bk.retain(": "retained",
+        "released = await bk.release(": "released",
+        "print(composer.report)": "BKN-DAC RQ: conforms",
+        "response = await bk.send(": ("BKN-DAC RS: conforms", "Overall: partially_feasible", "InsValue", "InsRights"),
+        "builder = DialogueBuilder(": ("9 messages, 0 errors, 0 warnings", "DialogueBuilder"),
+        "analysis.feasibility(builder.transcript)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
+        "stance = await bk.ask_pal(": ("BKN-PAL answered", "shopping assistant", "en-GB"),
+        "transcript = Transcript.from_documents(bk.transcript": ("11 messages, 0 errors, 0 warnings", "feasibility"),
+        "analysis.pa_status_counts(transcript)": ("InsValue", "InsRights", "QualNS"),
+        "analysis.commitments(transcript)": ("retained", "status-released"),
+        "stop.set()": "client closed: True",
+    },
 }
 
 

@@ -1,0 +1,246 @@
+"""`pgm-explore dialogue`: the demo and scripts over every transport, recorded transcripts that
+`pgm-explore check` passes, script validation naming the step, exit statuses, no leftover process."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from pgm_explore import cli
+from pgm_explore.cli import main
+
+SCRIPT = ROOT / "data" / "dialogue-scripts" / "market.json"
+MARKET_STEPS: list[dict[str, Any]] = json.loads(SCRIPT.read_text(encoding="utf-8"))["steps"]
+
+HAS_MCP = importlib.util.find_spec("mcp") is not None
+needs_mcp = pytest.mark.skipif(not HAS_MCP, reason="the mcp extra is not installed")
+if HAS_MCP:
+    # The stdio transport's default errlog is the sys.stderr of when mcp was imported: import it now,
+    # while that is the session's, not the capture of one test (closed after it).
+    import mcp.client.stdio  # noqa: F401
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def partner_processes() -> list[int]:
+    """Processes of this test run still serving a partner (children of this process)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        if parent == os.getpid() and b"pgm_explore.mcp.serve" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def write_script(tmp_path: Path, document: Any) -> Path:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+# --- recorded transcripts ------------------------------------------------------------------------
+
+
+@needs_mcp
+@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+def test_demo_over_each_transport_records_a_transcript_check_passes(
+    transport: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # capfd, not capsys: the stdio transport hands its errlog (which needs a fileno) to its subprocesses.
+    out = tmp_path / "demo.jsonl"
+    status, text, err = run(capfd, "dialogue", "--demo", "--out", str(out), "--transport", transport)
+    assert (status, err) == (0, "")
+    messages = records(out)
+    assert text == f"recorded {len(messages)} messages to {out}: 0 errors, 0 warnings\n"
+    assert messages[0]["Header"] == "PGM-PCP-V1.0"
+    assert {m["Header"] for m in messages} == {"PGM-PCP-V1.0", "PGM-KPR-V1.0", "PGM-KDA-V1.0", "PGM-KPA-V1.0"}
+    overall = [m["Feasibility"]["Overall"] for m in messages if "Feasibility" in m]
+    assert overall == ["partially_feasible", "feasible"]
+    statuses = [s["Status"] for m in messages for s in m.get("CommitmentStatus", [])]
+    assert statuses == ["retained", "released"]
+    assert partner_processes() == []
+    assert run(capfd, "check", str(out))[0] == 0
+
+
+@needs_mcp
+def test_check_json_on_the_demo_output_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.jsonl"
+    assert run(capsys, "dialogue", "--demo", "--out", str(out))[0] == 0
+    assert run(capsys, "check", "--format", "json", str(out)) == (0, "", "")
+
+
+@needs_mcp
+def test_the_example_script_runs_every_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "market.jsonl"
+    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out))
+    assert (status, err) == (0, "")
+    messages = records(out)
+    assert text.endswith(": 0 errors, 0 warnings\n") and f"recorded {len(messages)} messages" in text
+    # The PC Prompt, then a Request and its Response per step, in the script's order.
+    assert len(messages) == 1 + 2 * len(MARKET_STEPS)
+    assert messages[0]["DialogID"] == "dlg-market-script"
+    requests = messages[1::2]
+    assert [r["Header"] for r in requests] == [
+        {"prc": "PGM-KPR-V1.0", "dac": "PGM-KDA-V1.0", "pal": "PGM-KPA-V1.0"}[s["partner"]] for s in MARKET_STEPS
+    ]
+    assert [r.get("Kind") for r in requests] == [s.get("kind") for s in MARKET_STEPS]
+    assert [r["RequestID"] for r in messages[2::2]] == [r["QueryID"] for r in requests]
+    assert [m["Feasibility"]["Overall"] for m in messages if "Feasibility" in m] == ["partially_feasible", "feasible"]
+    assert requests[2]["ProcessActions"][1] == {"Step": 1, "Statement": MARKET_STEPS[2]["statements"][1]}
+    assert requests[-1]["ReleasedCommitmentIDs"] == ["cm-lantern"]
+    assert requests[5]["Constraints"] == MARKET_STEPS[5]["constraints"]
+
+
+@needs_mcp
+def test_a_script_whose_requests_do_not_conform_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Space must be an object: the partner answers not_answered, and the transcript has an error.
+    steps = [{"partner": "dac", "kind": "constraints", "fields": {"Space": "the plaza"}}]
+    out = tmp_path / "bad.jsonl"
+    status, text, err = run(capsys, "dialogue", "--script", str(write_script(tmp_path, steps)), "--out", str(out))
+    assert status == 1 and err == ""
+    assert records(out)[-1]["Outcome"] == "not_answered"
+    assert "error" in text and text.splitlines()[-1].startswith(f"recorded 3 messages to {out}: ")
+    assert run(capsys, "check", str(out))[0] == 1
+
+
+@needs_mcp
+def test_a_refused_request_exits_1_naming_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pgm_explore.mcp import PartnerError
+
+    send = cli._send_step
+
+    async def refuse_second(bk: Any, step: Any) -> None:
+        if step.index == 1:
+            raise PartnerError('refused {"rejected": true, "findings": []}')
+        await send(bk, step)
+
+    monkeypatch.setattr(cli, "_send_step", refuse_second)
+    out = tmp_path / "refused.jsonl"
+    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out))
+    assert status == 1
+    assert err.startswith("pgm-explore dialogue: step 1: the partner refused the Request: refused")
+    assert len(records(out)) == 3 and text == f"recorded 3 messages to {out}: 0 errors, 0 warnings\n"
+
+
+# --- script validation ---------------------------------------------------------------------------
+
+BAD_SCRIPTS: dict[str, tuple[Any, str]] = {
+    "unknown partner": ([{"partner": "prc", "kind": "intent"}, {"partner": "xyz"}], "step 1: partner must be one of"),
+    "step not an object": (["prc"], "step 0: a step is an object, not str"),
+    "unknown key": ([{"partner": "pal", "question": "q?", "kind": "x"}], "step 0: unknown key(s) 'kind'"),
+    "bad kind": ([{"partner": "dac", "kind": "purchase"}], "step 0: kind must be one of semantic_grounding"),
+    "feasibility without statements": ([{"partner": "dac", "kind": "feasibility"}], "step 0: statements"),
+    "statements on another kind": (
+        [{"partner": "dac", "kind": "affordances", "statements": ["MM-Move Nil a From b To c"]}],
+        "step 0: statements",
+    ),
+    "empty commitment": ([{"partner": "dac", "kind": "commitment"}], "step 0: a commitment step needs retain"),
+    "release not a list": (
+        [{"partner": "dac", "kind": "commitment", "release": "cm-1"}],
+        "step 0: release must be a non-empty list",
+    ),
+    "pal without question": ([{"partner": "pal"}], "step 0: a pal step needs a question"),
+    "fields with own keys": (
+        [{"partner": "dac", "kind": "constraints", "fields": {"EntityIDs": ["x"]}}],
+        "step 0: fields may hold Terms and Space only",
+    ),
+    "no steps": ({"steps": []}, "a non-empty list of steps"),
+    "unknown top-level key": ({"steps": [{"partner": "pal", "question": "q?"}], "dialog": "d"}, "unknown key(s)"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SCRIPTS)
+def test_a_bad_script_exits_2_naming_the_step(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document, message = BAD_SCRIPTS[name]
+    out = tmp_path / "never.jsonl"
+    status, text, err = run(capsys, "dialogue", "--script", str(write_script(tmp_path, document)), "--out", str(out))
+    assert (status, text) == (2, "")
+    assert err.startswith("pgm-explore dialogue: ") and message in err, err
+    assert not out.exists()
+
+
+def test_an_unreadable_script_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
+    for path, message in ((tmp_path / "broken.json", "is not JSON"), (tmp_path / "missing.json", "cannot read")):
+        status, text, err = run(capsys, "dialogue", "--script", str(path), "--out", str(tmp_path / "o.jsonl"))
+        assert (status, text) == (2, "") and message in err
+
+
+def test_the_example_script_is_valid() -> None:
+    script = cli._load_script(str(SCRIPT))
+    assert script.dialog_id == "dlg-market-script" and len(script.steps) == len(MARKET_STEPS)
+
+
+@pytest.mark.parametrize("where", ["directory", "missing folder", "under a file"])
+def test_an_unwritable_out_exits_2(where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    out = {
+        "directory": tmp_path,
+        "missing folder": tmp_path / "no" / "t.jsonl",
+        "under a file": tmp_path / "file" / "t",
+    }
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out[where]))
+    assert (status, text) == (2, "")
+    assert err.startswith(f"pgm-explore dialogue: cannot write --out {out[where]}: ")
+    assert partner_processes() == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dialogue", "--out", "x.jsonl"],
+        ["dialogue", "--demo"],
+        ["dialogue", "--demo", "--script", "s.json", "--out", "x.jsonl"],
+        ["dialogue", "--demo", "--out", "x.jsonl", "--transport", "pigeon"],
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, *argv)[0] == 2
+
+
+def test_without_the_mcp_extra_it_says_how_to_install_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pgm_explore.mcp", None)  # import pgm_explore.mcp raises ImportError
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(tmp_path / "d.jsonl"))
+    assert (status, text) == (2, "")
+    assert 'pip install "pgm-explore[mcp]"' in err
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+def test_help_documents_the_script_format(capsys: pytest.CaptureFixture[str]) -> None:
+    status, text, _ = run(capsys, "dialogue", "--help")
+    assert status == 0
+    for key in ('"partner"', '"statements"', '"retain"', '"release"', '"constraints"', "market.json"):
+        assert key in text
+
+
+def test_importing_the_cli_does_not_import_mcp() -> None:
+    code = "import sys, pgm_explore.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.strip() == "[]"
