@@ -236,13 +236,13 @@ def _start(name: str, command: list[str], root: Path, env: dict[str, str], logs:
 # Session fixtures: folders, servers, browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def e2e_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A temporary folder for the servers' and the browser's state (settings, kernels' runtime files, caches)."""
     return tmp_path_factory.mktemp("e2e-state")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def e2e_env(e2e_state: Path) -> dict[str, str]:
     """The servers' environment: Jupyter, IPython, matplotlib, caches and drafts in temporary folders."""
     env = dict(os.environ)
@@ -274,7 +274,7 @@ def e2e_env(e2e_state: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def served_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A temporary copy of notebooks/ and data/, side by side as in the repository."""
     root = tmp_path_factory.mktemp("e2e-root")
@@ -284,7 +284,7 @@ def served_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
     """JupyterLab on the temporary copy, on a free loopback port, stopped (and checked gone) at the end."""
     port, token = _free_port(), secrets.token_hex(16)
@@ -311,7 +311,7 @@ def lab_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) ->
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
     """Voilà serving the temporary notebooks/ folder (pages at voila/render/<name>).
 
@@ -336,7 +336,7 @@ def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) 
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def screenshots(request: pytest.FixtureRequest) -> Path:
     """Screenshots and server logs: $PGM_EXPLORE_SCREENSHOTS, or a new temporary folder (printed at the end)."""
     configured = os.environ.get("PGM_EXPLORE_SCREENSHOTS")
@@ -347,7 +347,7 @@ def screenshots(request: pytest.FixtureRequest) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(e2e_state: Path) -> Iterator[Browser]:
     """Debian's Chromium, headless, launched by Playwright (no browser download)."""
     assert sync_playwright is not None and expect is not None
