@@ -29,6 +29,7 @@ from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents, report
+from pgm_explore.dialogue import dialogue_key
 from pgm_explore.validation import Report
 
 if TYPE_CHECKING:
@@ -365,8 +366,7 @@ class _CheckTally:
         self.messages += 1
         dialog = document.get("DialogID") if isinstance(document, dict) else None
         if isinstance(dialog, str) and type_name is not None:
-            # A PC Prompt opens the dialogue its BKN-PRC exchanges continue (D15): one dialogue.
-            self.dialogues.add((dialog, "BKN-PRC" if type_name == "PC Prompt" else type_name))
+            self.dialogues.add(dialogue_key(dialog, type_name))
 
     def add(self, findings: Sequence[TranscriptFinding]) -> None:
         for finding in findings:

@@ -7,7 +7,7 @@ happened. :class:`Transcript` holds one in memory; :class:`TranscriptChecker` an
 """
 
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, check_documents, simple_time_seconds
-from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths
+from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths, dialogue_key
 
 __all__ = [
     "Exchange",
@@ -17,6 +17,7 @@ __all__ = [
     "TranscriptFinding",
     "check_documents",
     "check_paths",
+    "dialogue_key",
     "simple_time_seconds",
 ]
 

@@ -17,7 +17,17 @@ from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
 from pgm_explore.validation import Report
 
-__all__ = ["Exchange", "Message", "Transcript", "check_paths"]
+__all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key"]
+
+
+def dialogue_key(dialog: str, type_name: str) -> tuple[str, str]:
+    """The dialogue a message belongs to (D15): turns are counted per (DialogID, data type),
+    and a PC Prompt belongs to the BKN-PRC dialogue it opens.
+
+    >>> dialogue_key("d-1", "PC Prompt"), dialogue_key("d-1", "BKN-DAC")
+    (('d-1', 'BKN-PRC'), ('d-1', 'BKN-DAC'))
+    """
+    return (dialog, "BKN-PRC" if type_name == "PC Prompt" else type_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +136,12 @@ class Transcript:
         return sum(f.severity == "warning" for f in self.findings)
 
     def dialogues(self) -> Mapping[tuple[str, str], list[Message]]:
-        """Messages grouped by (DialogID, data type), PC Prompts under their DialogID (D15)."""
+        """Messages grouped by :func:`dialogue_key`: a PC Prompt with the BKN-PRC turns of the
+        dialogue it opens, every other type per (DialogID, data type) (D15)."""
         groups: dict[tuple[str, str], list[Message]] = {}
         for message in self.messages:
             if message.dialog is not None and message.type is not None:
-                groups.setdefault((message.dialog, message.type), []).append(message)
+                groups.setdefault(dialogue_key(message.dialog, message.type), []).append(message)
         return groups
 
     def action_context(self, message: Message) -> Mapping[str, Any] | None:
