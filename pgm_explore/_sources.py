@@ -32,16 +32,20 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal, NamedTuple
 
+import msgspec
+
 from pgm_explore.validation import Finding, InputProblem, Report, loads, validate
 
 __all__ = [
     "InputKind",
     "Item",
+    "UNREAD",
     "UnreadablePath",
     "input_kind",
     "iter_documents",
     "iter_reports",
     "iter_stream",
+    "read",
     "report",
 ]
 
@@ -60,7 +64,9 @@ class Item(NamedTuple):
     ``problem`` is set when the text could not be read as JSON (``document`` is then
     ``None``); otherwise ``document`` is the parsed value, which may itself be ``None``
     for a line reading ``null``. ``line`` is the physical line of a JSON Lines message,
-    ``index`` the position of a message in a top-level array.
+    ``index`` the position of a message in a top-level array. For JSON Lines, ``raw`` is
+    the line as read and ``offset`` where it starts in its file, in bytes (with them
+    ``pgm_explore._bulk`` has a helper process validate the same bytes).
     """
 
     # A NamedTuple rather than a frozen dataclass: it is built once per message in
@@ -70,6 +76,14 @@ class Item(NamedTuple):
     index: int | None
     document: Any
     problem: Finding | None
+    raw: bytes | None = None
+    offset: int | None = None
+
+
+def _item(fields: tuple[Any, ...]) -> Item:
+    """``Item(*fields)`` at C speed: a NamedTuple's own ``__new__`` is a Python function, and
+    the readers make an item for every message."""
+    return tuple.__new__(Item, fields)
 
 
 class UnreadablePath(Exception):
@@ -108,12 +122,16 @@ def input_kind(path: str) -> InputKind:
     return "auto"
 
 
-def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
+def iter_documents(
+    path: str | os.PathLike[str], *, kind: InputKind | None = None, unread: bool = False
+) -> Iterator[Item]:
     """Every message in ``path`` (``"-"`` for standard input), in order.
 
     The path is opened at once, so :class:`UnreadablePath` comes from this call rather
     than from the first ``next()``; a read error later on raises it from the iterator.
-    ``kind`` overrides the choice :func:`input_kind` makes from the extension.
+    ``kind`` overrides the choice :func:`input_kind` makes from the extension. With
+    ``unread``, JSON Lines messages come unparsed (``document`` is :data:`UNREAD`) until
+    :func:`read` parses them.
     """
     path = os.fspath(path)
     kind = kind or input_kind(path)
@@ -123,14 +141,14 @@ def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = Non
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # no stdin at all, or a notebook's stand-in
             raise UnreadablePath(path, "standard input is not available here")
-        return _guarded(iter_stream(buffer, STDIN, kind), path)
+        return _guarded(iter_stream(buffer, STDIN, kind, unread=unread), path)
     try:
         if os.path.isdir(path):  # Windows would report a directory as PermissionError
             raise IsADirectoryError(path)
         stream = open(path, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
-    return _guarded(_owned(stream, iter_stream(stream, path, kind)), path)
+    return _guarded(_owned(stream, iter_stream(stream, path, kind, unread=unread)), path)
 
 
 def _owned(stream: IO[bytes], items: Iterator[Item]) -> Iterator[Item]:
@@ -145,7 +163,7 @@ def _guarded(items: Iterator[Item], path: str) -> Iterator[Item]:
         raise UnreadablePath(path, _reason(exc)) from None
 
 
-def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Iterator[Item]:
+def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unread: bool = False) -> Iterator[Item]:
     """Every message in a binary stream; ``source`` names it in the items.
 
     With ``kind="auto"`` (standard input and unknown extensions) the content decides:
@@ -159,8 +177,8 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Ite
     if kind == "json":
         return _whole(source, stream.read(), 1)
     if kind == "jsonl":
-        return _lines(source, enumerate(stream, 1), None)
-    return _sniffed(stream, source)
+        return _lines(source, enumerate(stream, 1), None, 0, unread)
+    return _sniffed(stream, source, unread)
 
 
 # --- parsing one piece of text ------------------------------------------------------------
@@ -170,23 +188,59 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+class _Unread:
+    def __repr__(self) -> str:
+        return "UNREAD"
+
+
+UNREAD: Any = _Unread()
+"""The ``document`` of an item not parsed yet (``iter_documents(..., unread=True)``)."""
+
+
+def read(item: Item) -> Item:
+    """``item`` with its document parsed, if it was :data:`UNREAD`.
+
+    >>> import io
+    >>> [item] = iter_stream(io.BytesIO(b'{"a": 1}\\n'), "t.jsonl", "jsonl", unread=True)
+    >>> item.document, read(item).document
+    (UNREAD, {'a': 1})
+    """
+    source, line, index, document, _, raw, offset = item
+    if document is not UNREAD:
+        return item
+    # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
+    try:
+        return _item((source, line, index, _decode_fast(raw), None, raw, offset))
+    except (ValueError, RecursionError):
+        document, problem = _parse_slowly(raw, line)  # type: ignore[arg-type]
+        return _item((source, line, index, document, problem, raw, offset))
+
+
 # One decoder for the whole run: json.loads(text, parse_constant=...) would build a new
 # decoder for every line, which costs as much as validating a short message.
 _decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+# The fast path: msgspec reads UTF-8 bytes three times as fast as the json module and gives
+# the same values, integers of any length included (orjson turns those beyond 64 bits into
+# floats). What it refuses -- bad JSON, bad UTF-8, lone surrogates, NaN, numbers out of a
+# double's range, deep nesting -- goes to the json module's path, so the values and the
+# findings stay exactly those of the json module (tests/test_sources.py holds the two equal).
+_decode_fast = msgspec.json.Decoder().decode
 
 
 def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
     """(value, None) or (None, finding). The fast path takes well-formed UTF-8 JSON; all
     else goes through :func:`pgm_explore.validation.loads`, which words the finding."""
     try:
-        return _decode(raw.decode()), None
+        return _decode_fast(raw), None
     except (ValueError, RecursionError):
         return _parse_slowly(raw, line)
 
 
 def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
     try:
-        # Succeeds only for what the fast path leaves to it on purpose (a UTF-8 BOM).
+        # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a lone
+        # surrogate escape, a number beyond a double's range.
         return loads(raw, first_line=line), None
     except InputProblem as problem:
         return None, problem.finding
@@ -230,26 +284,34 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
             yield Item(f"{source}#{index}", None, index, document, None)
 
 
-def _lines(source: str, numbered: Iterable[tuple[int, bytes]], first: Item | None) -> Iterator[Item]:
+def _lines(
+    source: str, numbered: Iterable[tuple[int, bytes]], first: Item | None, offset: int = 0, unread: bool = False
+) -> Iterator[Item]:
+    """Items of JSON Lines; ``offset`` is where the first of ``numbered`` starts."""
     seen = first is not None
     if first is not None:
         yield first
-    decode = _decode
+    decode = _decode_fast
     for number, raw in numbered:
+        start = offset
+        offset += len(raw)
         if raw.isspace():  # never empty: iteration keeps the b"\n"
             continue
         seen = True
+        if unread:
+            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start))
+            continue
         # _parse() inlined: this loop runs once per message of a transcript.
         try:
-            document, problem = decode(raw.decode()), None
+            document, problem = decode(raw), None
         except (ValueError, RecursionError):
             document, problem = _parse_slowly(raw, number)
-        yield Item(f"{source}:{number}", number, None, document, problem)
+        yield _item((f"{source}:{number}", number, None, document, problem, raw, start))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
 
-def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
+def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
     numbered = enumerate(stream, 1)
     held: list[bytes] = []  # every line read so far, to re-read the input whole if need be
     first = _next_content(numbered, held)
@@ -266,8 +328,9 @@ def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
             yield from _whole(source, first_raw, first_number)
             return
         document, problem = _parse(first_raw, first_number)
-        lead = Item(f"{source}:{first_number}", first_number, None, document, problem)
-        yield from _lines(source, _chain(second, numbered), lead)
+        first_offset = sum(map(len, held[:whole_start]))
+        lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset)
+        yield from _lines(source, _chain(second, numbered), lead, sum(map(len, held[:-1])), unread)
         return
     # A value that goes on over several lines: read it all, like a .json file.
     held.append(stream.read())

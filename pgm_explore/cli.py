@@ -28,7 +28,8 @@ from itertools import groupby
 from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from pgm_explore._sources import InputKind, UnreadablePath, iter_documents, report
+from pgm_explore._bulk import iter_reported, iter_worked
+from pgm_explore._sources import InputKind, UnreadablePath, iter_documents
 from pgm_explore.dialogue import dialogue_key
 from pgm_explore.validation import Report
 
@@ -270,8 +271,7 @@ def _run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if path == "-" and _is_terminal(sys.stdin):
             err.write(f"{PROG} validate: reading messages from the terminal; end them with Ctrl-D\n")
         try:
-            for item in iter_documents(path, kind=kind):
-                rep = report(item)
+            for _, rep in iter_reported(path, kind=kind):
                 add(rep)
                 emit(rep)
         except UnreadablePath as exc:
@@ -362,10 +362,9 @@ class _CheckTally:
         self.dialogues: set[tuple[str, str]] = set()
         self.stopped = False
 
-    def message(self, document: Any, type_name: str | None) -> None:
+    def message(self, dialog: str | None, type_name: str | None) -> None:
         self.messages += 1
-        dialog = document.get("DialogID") if isinstance(document, dict) else None
-        if isinstance(dialog, str) and type_name is not None:
+        if dialog is not None and type_name is not None:
             self.dialogues.add(dialogue_key(dialog, type_name))
 
     def add(self, findings: Sequence[TranscriptFinding]) -> None:
@@ -439,6 +438,7 @@ def _stdin_notice(command: str, path: str, err: IO[str]) -> None:
 def _run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
     from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._facts import FACTS
 
     problems = _unreadable(args.paths)
     if problems:
@@ -467,20 +467,14 @@ def _run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
     tally = _CheckTally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
-    # of the summary, and report() to validate: it reads a document that is a JSON string
-    # as not an object and turns a stack overflow into a finding, as validate does.
+    # of the summary (a helper process reads and validates a large file on a second core).
     checker = TranscriptChecker()
     for path in args.paths:
         _stdin_notice("check", path, err)
         try:
-            for item in iter_documents(path):
-                if item.problem is not None:
-                    found = checker.feed(item.source, item.document, item.problem)
-                    tally.message(item.document, None)
-                else:
-                    rep = report(item)
-                    found = checker.feed_report(item.source, item.document, rep)
-                    tally.message(item.document, rep.type)
+            for item, facts in iter_worked(path, FACTS):
+                found = checker.feed_facts(item.source, facts)
+                tally.message(facts.dialog, facts.type)
                 if found:
                     tally.add(found)
                     emit(found)

@@ -10,13 +10,15 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` and `_sources` are shared helpers below every layer; the command line sits on top.
+# `_display` is a shared helper below every layer, `_sources` and `_bulk` (reading and
+# validating in bulk) sit with validation; the command line sits on top.
 LAYERS = {
     "_display": 0,
     "spec": 1,
     "models": 2,
     "validation": 3,
     "_sources": 3,
+    "_bulk": 3,
     "dialogue": 4,
     "analysis": 5,
     "widgets": 6,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -53,6 +54,15 @@ def test_every_prediction_is_labelled_a_heuristic() -> None:
     assert (p.predicted, p.check, p.heuristic) == ("Ack", None, True)
     assert p.parsed is not None and p.parsed.action == "MM-Send"
     assert "heuristic=True" in repr(p)
+
+
+def test_predictions_are_what_the_constructor_builds() -> None:
+    # predict builds its Predictions without the dataclass __init__ (for speed): same fields, same object.
+    predictions = predict([(0, "MM-Send Nil Message To proc-1"), (1, "Track Nil x"), {"Step": 2, "Statement": 7}], None)
+    for p in predictions:
+        built = Prediction(**{f.name: getattr(p, f.name) for f in fields(Prediction)})
+        assert vars(p) == vars(built)
+        assert (p, hash(p), repr(p)) == (built, hash(built), repr(built))
 
 
 # --- row: statement --------------------------------------------------------------------------------------
@@ -358,6 +368,18 @@ def test_first_failing_check_wins(statement: str, check: str) -> None:
 def test_ids_come_before_m_locations() -> None:
     p = _one("MM-Add Nil item-9 At ML-9", {"MLocations": ["ML-1"]}, known_ids={"item-1"})
     assert p.check == "ids"
+
+
+def test_a_statement_is_read_anew_for_each_action_context() -> None:
+    # What a statement says is derived once per text; what it means for a step depends on the
+    # ActionContext: an untyped word is an M-Location when MLocations lists it, else maybe an ID.
+    statement = "MM-Move Nil item-1 From Gallery-4 To ML-1"
+    for _ in range(2):
+        assert _one(statement, {"MLocations": ["Gallery-4", "ML-1"]}, known_ids={"item-1"}).predicted == "Ack"
+        p = _one(statement, {"MLocations": ["ML-1"]}, known_ids={"item-1"})
+        assert (p.check, p.reason) == ("ids", "Gallery-4 is not a known ID")
+        assert _one(statement, {"MLocations": ["ML-2"]}).reason == "ML-1 is not among the ActionContext's MLocations"
+        assert _one(statement, {"MLocations": ["ML-2"]}, lenient=True).check == "m-location"
 
 
 def test_action_context_as_a_model() -> None:

@@ -15,16 +15,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pgm_explore._sources import Item
 from pgm_explore._sources import report as _report
+from pgm_explore.dialogue._facts import Facts, facts_of, simple_time_seconds
 from pgm_explore.dialogue.precheck import Prediction, compare, predict
 from pgm_explore.validation import Finding, Report, RuleCode
 
 __all__ = ["TranscriptChecker", "TranscriptFinding", "check_documents", "simple_time_seconds"]
 
-_UNIT = {"00": 1.0, "01": 1e-3, "10": 1e-6, "11": 1e-9}
 _WORD = {"RQ": "Request", "RS": "Response"}
 # What an answered Response should carry for the Kind of its Request (NOTES 6.3 O2).
 _PAYLOAD_FOR_KIND: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
@@ -39,6 +39,8 @@ _PAYLOAD_FOR_KIND: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     ("BKN-DAC", "behavioural_expectations"): ("Answer", ("BehaviouralExpectations",)),
     ("BKN-DAC", "clarification"): ("Answer", ("Text",)),
 }
+# The same members as Facts.filled names them ("Representation.Intent").
+_QUALIFIED = {kind: frozenset(f"{holder}.{key}" for key in keys) for kind, (holder, keys) in _PAYLOAD_FOR_KIND.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,27 +85,6 @@ class TranscriptFinding:
         }
 
 
-def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
-    """(absolute?, seconds) of the first segment of an OSD Simple Time, if it can be read.
-
-    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": 1500, "TimeType": True, "TimeUnit": "01"}]})
-    (True, 1.5)
-    >>> simple_time_seconds({"SimpleTimeData": [{"FlagsByte": 0, "StartTime": 2}]})
-    (False, 2.0)
-    """
-    try:
-        segment = value["SimpleTimeData"][0]
-        start = segment["StartTime"]
-        flags = segment.get("FlagsByte", 0)
-        absolute = segment.get("TimeType", bool(flags & 1))
-        unit = segment.get("TimeUnit", format((flags >> 1) & 3, "02b"))
-        if isinstance(start, bool) or not isinstance(start, int | float) or unit not in _UNIT:
-            return None
-        return bool(absolute), start * _UNIT[unit]
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return None
-
-
 @dataclass
 class _Context:
     """What a PC Prompt, and the BKN-PRC Responses of its dialogue, tell about a dialogue.
@@ -120,21 +101,26 @@ class _Context:
     time: tuple[bool, float] | None = None
 
 
-@dataclass(slots=True)
-class _Pending:
+class _Pending(NamedTuple):
+    """A Request waiting for its Response: what the Response is checked against."""
+
+    # A NamedTuple: one is made for every Request, and a tuple is made in a third of the
+    # time a dataclass instance takes.
     source: str
     turn: Any
     kind: Any
     time: tuple[bool, float] | None
     steps: list[tuple[int, str]]
     commitments: list[str]
-    released: list[str]
     constraints: Mapping[str, Any] | None
-    context: _Context | None
-    new_commitments: frozenset[str] = frozenset()
+    new_commitments: frozenset[str]
     """CommitmentIDs this Request submitted that the dialogue did not hold before."""
-    predictions: list[Prediction] | None = None
-    """The pre-check of the steps, made once when the Request came."""
+    predictions: list[Prediction] | None
+    """The pre-check of the steps, made once when the Request came; kept only when it
+    foresees a failure (only then can a Response be more lenient than it)."""
+
+
+_NO_COMMITMENTS: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -147,59 +133,45 @@ class _Dialogue:
     commitments: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def _entities(value: Any, into: set[str], key: str = "") -> None:
-    """Entity ids a PC Prompt mentions: ResolvedReferents, Affordances and any *ID/*IDs in SceneContext."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _entities(v, into, k)
-    elif isinstance(value, list):
-        for v in value:
-            _entities(v, into, key)
-    elif isinstance(value, str) and key.endswith(("ID", "IDs")):
-        into.add(value)
-
-
 class _SourceCodes:
     """Sources ("PATH:LINE", "PATH#INDEX") as small ints, decoded when a message needs one.
 
     >>> codes = _SourceCodes()
-    >>> [codes.decode(codes.encode(s)) for s in ("t.jsonl:7", "t.json#0", "odd source")]
-    ['t.jsonl:7', 't.json#0', 'odd source']
+    >>> sources = ("t.jsonl:7", "t.jsonl:8", "t.jsonl:8:9", "u.jsonl:1", "t.json#0", "odd source", "12")
+    >>> [codes.decode(codes.encode(s)) for s in sources] == list(sources)
+    True
     """
 
     def __init__(self) -> None:
         self._paths: list[str] = []
         self._index: dict[str, int] = {}
+        self._last: tuple[str, int] | None = None  # the PATH: of the last PATH:LINE, and its index
 
     def encode(self, source: str) -> int | str:
-        for kind, separator in enumerate((":", "#")):
-            head, found, tail = source.rpartition(separator)
-            if found and tail.isdigit():
-                index = self._index.get(head)
-                if index is None:
-                    index = self._index[head] = len(self._paths)
-                    self._paths.append(head)
-                return (int(tail) << 21) | (index << 1) | kind
-        return source
+        if self._last is not None:  # most often, the next line of the same file
+            head, index = self._last
+            if source.startswith(head) and (tail := source[len(head) :]).isdigit():
+                return (int(tail) << 21) | (index << 1)
+        head, found, tail = source.rpartition(":")
+        kind = 0
+        if not (found and tail.isdigit()):
+            head, found, tail = source.rpartition("#")
+            kind = 1
+            if not (found and tail.isdigit()):
+                return source
+        index = self._index.get(head)
+        if index is None:
+            index = self._index[head] = len(self._paths)
+            self._paths.append(head)
+        if kind == 0:
+            self._last = (head + ":", index)
+        return (int(tail) << 21) | (index << 1) | kind
 
     def decode(self, code: int | str) -> str:
         if isinstance(code, str):
             return code
         separator = "#" if code & 1 else ":"
         return f"{self._paths[(code >> 1) & 0xFFFFF]}{separator}{code >> 21}"
-
-
-def _strings(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def _items(value: Any) -> list[Mapping[str, Any]]:
-    """The objects of an array property, whatever a non-conforming message put there."""
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _is_step(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class TranscriptChecker:
@@ -230,7 +202,6 @@ class TranscriptChecker:
 
     def feed(self, source: str, document: Any, problem: Finding | None = None) -> list[TranscriptFinding]:
         """Validate one message and check it against what came before; return its findings."""
-        self.messages += 1
         # The bulk reader's own reporting: a problem is the report's only finding, a message
         # that is itself a JSON string is "not an object" (not text to parse), and a value too
         # deep for the schema engines is a finding rather than a crash.
@@ -239,17 +210,21 @@ class TranscriptChecker:
 
     def feed_report(self, source: str, document: Any, report: Report) -> list[TranscriptFinding]:
         """Like :meth:`feed`, for a message already validated (the composers have the report)."""
-        dialog = document.get("DialogID") if isinstance(document, dict) else None
-        dialog = dialog if isinstance(dialog, str) else None
-        out = [TranscriptFinding(source, dialog, report.type, f) for f in report.findings]
-        if report.type is None:
-            return out
-        found: list[Finding] = []
-        if report.type == "PC Prompt":
-            self._prompt(source, document, dialog, found)
-        elif report.mode is not None and dialog is not None:
-            self._query_id(source, document, found)
-            if report.type == "BKN-PRC" and dialog not in self._opened:
+        return self.feed_facts(source, facts_of(document, report))
+
+    def feed_facts(self, source: str, facts: Facts) -> list[TranscriptFinding]:
+        """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
+        message (the bulk path has the facts made by a helper process)."""
+        # This runs once per message of a transcript: the common case (a conforming message
+        # with nothing to say) must cost little more than the dictionary lookups it needs.
+        self.messages += 1
+        type_name, dialog = facts.type, facts.dialog
+        found: list[Finding] = list(facts.findings)
+        if type_name == "PC Prompt":
+            self._prompt(source, facts, found)
+        elif type_name is not None and dialog is not None and facts.mode is not None:
+            self._query_id(source, facts.query_id, found)
+            if type_name == "BKN-PRC" and dialog not in self._opened:
                 found.append(
                     Finding.of(
                         "dialog-not-opened",
@@ -259,17 +234,20 @@ class TranscriptChecker:
                         "BKN-PRC Definition; DECISIONS D15, D16",
                     )
                 )
-            state = self._dialogues.get((dialog, report.type))
+            key = (dialog, type_name)
+            state = self._dialogues.get(key)
             if state is None:
                 opener = self._opened.get(dialog)
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state = self._dialogues[(dialog, report.type)] = _Dialogue(last_time=opener.time if opener else None)
-            self._context_ids(document, dialog, found)
-            if report.mode == "RQ":
-                self._request(source, document, report.type, dialog, state, found)
+                state = self._dialogues[key] = _Dialogue(last_time=opener.time if opener else None)
+            self._context_ids(facts, dialog, found)
+            if facts.mode == "RQ":
+                self._request(source, facts, type_name, dialog, state, found)
             else:
-                self._response(source, document, report.type, state, found)
-        return out + [TranscriptFinding(source, dialog, report.type, f) for f in found]
+                self._response(source, facts, type_name, dialog, state, found)
+        if not found:
+            return []
+        return [TranscriptFinding(source, dialog, type_name, f) for f in found]
 
     def finish(self) -> list[TranscriptFinding]:
         """Findings that only the end of the transcript reveals: Requests never answered."""
@@ -294,9 +272,9 @@ class TranscriptChecker:
 
     # --- PC Prompts ---------------------------------------------------------------------
 
-    def _prompt(self, source: str, doc: Mapping[str, Any], dialog: str | None, found: list[Finding]) -> None:
-        prompt_id = doc.get("PCPromptID")
-        if isinstance(prompt_id, str):
+    def _prompt(self, source: str, facts: Facts, found: list[Finding]) -> None:
+        prompt_id, dialog = facts.prompt_id, facts.dialog
+        if prompt_id is not None:
             if prompt_id in self._prompt_ids:
                 found.append(
                     Finding.of(
@@ -322,49 +300,44 @@ class TranscriptChecker:
                     "PC Prompt Table 1, DialogID (NOTES 6.3 D3)",
                 )
             )
-        action_context = doc.get("ActionContext")
-        entities: set[str] = set()
-        for key in ("ResolvedReferents", "SceneContext", "ActionContext"):
-            _entities(doc.get(key), entities)
-        context = _Context(
-            source,
-            (doc.get("MInstance"), doc.get("UEnvironment"), doc.get("SessionID")),
-            action_context if isinstance(action_context, dict) else None,
-            entities,
-            simple_time_seconds(doc.get("PCPromptTime")),
-        )
+        entities = set(facts.entities or ())
+        context = _Context(source, facts.ids, facts.action_context, entities, facts.time)
         self._opened[dialog] = context
-        if isinstance(doc.get("SessionID"), str):
-            self._session_context[doc["SessionID"]] = context
-            self._session_entities.setdefault(doc["SessionID"], set()).update(entities)
+        session = facts.session
+        if session is not None:
+            self._session_context[session] = context
+            self._session_entities.setdefault(session, set()).update(entities)
 
     def action_context_for(self, document: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The ActionContext that applies to ``document`` now: its dialogue's PC Prompt (or a
         later BKN-PRC Response of that dialogue), else the latest PC Prompt of its session."""
-        dialog = document.get("DialogID")
-        context = self._context_for(document, dialog) if isinstance(dialog, str) else None
+        dialog, session = document.get("DialogID"), document.get("SessionID")
+        context = (
+            self._context_for(dialog, session if isinstance(session, str) else None)
+            if isinstance(dialog, str)
+            else None
+        )
         return context.action_context if context else None
 
-    def _known_entities(self, doc: Mapping[str, Any], context: _Context) -> set[str]:
+    def _known_entities(self, session: str | None, context: _Context) -> set[str]:
         # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
         # Entity any PC Prompt of the session mentioned is known to them.
-        session = doc.get("SessionID")
-        return self._session_entities.get(session, context.entities) if isinstance(session, str) else context.entities
+        return self._session_entities.get(session, context.entities) if session is not None else context.entities
 
-    def _context_for(self, doc: Mapping[str, Any], dialog: str) -> _Context | None:
+    def _context_for(self, dialog: str, session: str | None) -> _Context | None:
         # BKN-DAC and BKN-PAL may run in MCP sessions of their own (D15): then the latest
         # PC Prompt of the same A-User session gives the context.
         if dialog in self._opened:
             return self._opened[dialog]
-        session = doc.get("SessionID")
-        return self._session_context.get(session) if isinstance(session, str) else None
+        return self._session_context.get(session) if session is not None else None
 
-    def _context_ids(self, doc: Mapping[str, Any], dialog: str, found: list[Finding]) -> None:
+    def _context_ids(self, facts: Facts, dialog: str, found: list[Finding]) -> None:
         context = self._opened.get(dialog)
-        if context is None:
+        if context is None or facts.ids == context.ids:
             return
-        for key, expected in zip(("MInstance", "UEnvironment", "SessionID"), context.ids, strict=True):
-            value = doc.get(key)
+        for key, value, expected in zip(
+            ("MInstance", "UEnvironment", "SessionID"), facts.ids, context.ids, strict=True
+        ):
             if isinstance(value, str) and isinstance(expected, str) and value != expected:
                 found.append(
                     Finding.of(
@@ -378,9 +351,8 @@ class TranscriptChecker:
 
     # --- ids, turns and times -------------------------------------------------------------
 
-    def _query_id(self, source: str, doc: Mapping[str, Any], found: list[Finding]) -> None:
-        query_id = doc.get("QueryID")
-        if not isinstance(query_id, str):
+    def _query_id(self, source: str, query_id: str | None, found: list[Finding]) -> None:
+        if query_id is None:
             return
         if query_id in self._query_ids:
             found.append(
@@ -396,10 +368,12 @@ class TranscriptChecker:
         else:
             self._query_ids[sys.intern(query_id)] = self._sources.encode(source)
 
-    def _time(self, doc: Mapping[str, Any], state: _Dialogue, found: list[Finding]) -> tuple[bool, float] | None:
-        time = simple_time_seconds(doc.get("QueryTime"))
+    def _time(self, facts: Facts, state: _Dialogue, found: list[Finding]) -> tuple[bool, float] | None:
+        time = facts.time
+        if time is None:
+            return None
         last = state.last_time
-        if time is not None and last is not None and time[0] == last[0] and time[1] < last[1]:
+        if last is not None and time[0] == last[0] and time[1] < last[1]:
             found.append(
                 Finding.of(
                     "time-backwards",
@@ -408,59 +382,61 @@ class TranscriptChecker:
                     "Table 1, QueryTime (NOTES 6.3 D13)",
                 )
             )
-        if time is not None:
-            state.last_time = time
+        state.last_time = time
         return time
 
     # --- Requests -------------------------------------------------------------------------
 
     def _request(
-        self, source: str, doc: Mapping[str, Any], type_name: str, dialog: str, state: _Dialogue, found: list[Finding]
+        self, source: str, facts: Facts, type_name: str, dialog: str, state: _Dialogue, found: list[Finding]
     ) -> None:
-        turn = doc.get("TurnIndex")
-        if isinstance(turn, int | float) and not isinstance(turn, bool) and turn == int(turn):
+        turn = facts.turn
+        if type(turn) is float and turn.is_integer():  # 3.0 is the integer 3 in JSON Schema
             turn = int(turn)
-            if state.last_turn is None and turn != 0:
-                found.append(
-                    Finding.of(
-                        "turn-start",
-                        ("TurnIndex",),
-                        f"The first exchange of this {type_name} dialogue has TurnIndex {turn}; turns start from 0.",
-                        f"{type_name} Table 1, TurnIndex",
+        if type(turn) is int:
+            last_turn = state.last_turn
+            if last_turn is None:
+                if turn != 0:
+                    found.append(
+                        Finding.of(
+                            "turn-start",
+                            ("TurnIndex",),
+                            f"The first exchange of this {type_name} dialogue has TurnIndex {turn}; turns start from 0.",
+                            f"{type_name} Table 1, TurnIndex",
+                        )
                     )
-                )
-            elif state.last_turn is not None and turn != state.last_turn + 1:
-                found.append(
-                    Finding.of(
-                        "turn-gap",
-                        ("TurnIndex",),
-                        f"TurnIndex {turn} follows {state.last_turn}; the next exchange is {state.last_turn + 1}.",
-                        f"{type_name} Table 1, TurnIndex (NOTES 6.3 D9)",
+                state.last_turn = turn
+            else:
+                if turn != last_turn + 1:
+                    found.append(
+                        Finding.of(
+                            "turn-gap",
+                            ("TurnIndex",),
+                            f"TurnIndex {turn} follows {last_turn}; the next exchange is {last_turn + 1}.",
+                            f"{type_name} Table 1, TurnIndex (NOTES 6.3 D9)",
+                        )
                     )
-                )
-            state.last_turn = turn if state.last_turn is None else max(turn, state.last_turn)
-        time = self._time(doc, state, found)
-        context = self._context_for(doc, dialog)
-        query_id = doc.get("QueryID")
-        steps = [
-            (item["Step"], item["Statement"])
-            for item in _items(doc.get("ProcessActions"))
-            if _is_step(item.get("Step")) and isinstance(item.get("Statement"), str)
-        ]
-        commitments = [
-            item["CommitmentID"] for item in _items(doc.get("Commitments")) if isinstance(item.get("CommitmentID"), str)
-        ]
-        new_commitments: frozenset[str] = frozenset()
+                if turn > last_turn:
+                    state.last_turn = turn
+        time = self._time(facts, state, found)
+        session = facts.session
+        context = self._opened.get(dialog) or self._context_for(dialog, session)
+        steps = facts.steps
+        commitments = [cid for _, cid, _ in facts.commitments] if facts.commitments else []
+        new_commitments = _NO_COMMITMENTS
         predictions = None
         if type_name == "BKN-DAC":
-            new_commitments = frozenset(c for c in commitments if c not in state.commitments)
-            self._request_commitments(doc, state, found)
+            if commitments:
+                new_commitments = frozenset(c for c in commitments if c not in state.commitments)
+            if facts.commitments or facts.released:
+                self._request_commitments(facts, state, found)
             if steps and context is not None and context.action_context:
                 predictions = predict(steps, context.action_context)
                 self._request_feasibility(steps, context, predictions, found)
-        known = self._known_entities(doc, context) if context is not None else set()
-        if context is not None and known:
-            unknown = [e for e in _strings(doc.get("EntityIDs")) if e not in known]
+                if all(p.predicted == "Ack" for p in predictions):
+                    predictions = None
+        if context is not None and facts.entity_ids and (known := self._known_entities(session, context)):
+            unknown = [e for e in facts.entity_ids if e not in known]
             if unknown:
                 found.append(
                     Finding.of(
@@ -471,24 +447,16 @@ class TranscriptChecker:
                         f"{type_name} Table 2, EntityIDs (NOTES 6.3 O4)",
                     )
                 )
-        if isinstance(query_id, str):
-            constraints = doc.get("Constraints")
-            state.pending[query_id] = _Pending(
-                source,
-                turn,
-                doc.get("Kind"),
-                time,
-                steps,
-                commitments,
-                _strings(doc.get("ReleasedCommitmentIDs")),
-                constraints if isinstance(constraints, dict) else None,
-                context,
-                new_commitments,
-                predictions,
+        if facts.query_id is not None:
+            # tuple.__new__ rather than _Pending(...): the NamedTuple's own __new__ is a Python
+            # function, and this runs for every Request.
+            state.pending[facts.query_id] = tuple.__new__(
+                _Pending,
+                (source, turn, facts.kind, time, steps, commitments, facts.constraints, new_commitments, predictions),
             )
 
     def _request_feasibility(
-        self, steps: list[tuple[int, str]], context: _Context, predictions: list[Prediction], found: list[Finding]
+        self, steps: tuple[tuple[int, str], ...], context: _Context, predictions: list[Prediction], found: list[Finding]
     ) -> None:
         action_context = context.action_context or {}
         max_steps = action_context.get("MaxSteps")
@@ -502,8 +470,8 @@ class TranscriptChecker:
                     "PC Prompt Table 1, ActionContext – MaxSteps (NOTES 6.3 F5)",
                 )
             )
-        repertoire = _strings(action_context.get("Repertoire"))
-        if repertoire:
+        repertoire = action_context.get("Repertoire")
+        if isinstance(repertoire, list) and any(isinstance(action, str) for action in repertoire):
             for prediction in predictions:
                 if prediction.check == "repertoire":
                     index = next(i for i, (step, _) in enumerate(steps) if step == prediction.step)
@@ -516,11 +484,8 @@ class TranscriptChecker:
                         )
                     )
 
-    def _request_commitments(self, doc: Mapping[str, Any], state: _Dialogue, found: list[Finding]) -> None:
-        for index, item in enumerate(doc.get("Commitments") if isinstance(doc.get("Commitments"), list) else ()):
-            if not isinstance(item, dict) or not isinstance(cid := item.get("CommitmentID"), str):
-                continue
-            statement = item.get("Statement")
+    def _request_commitments(self, facts: Facts, state: _Dialogue, found: list[Finding]) -> None:
+        for index, cid, statement in facts.commitments:
             held = state.commitments.get(cid)
             if held and held[1] == "retained" and held[0] != statement:
                 found.append(
@@ -534,10 +499,7 @@ class TranscriptChecker:
                 )
             elif isinstance(statement, str):
                 state.commitments[cid] = (statement, "retained")
-        released = doc.get("ReleasedCommitmentIDs")
-        for index, cid in enumerate(released if isinstance(released, list) else ()):
-            if not isinstance(cid, str):
-                continue
+        for index, cid in facts.released:
             held = state.commitments.get(cid)
             if held is None:
                 found.append(
@@ -563,11 +525,12 @@ class TranscriptChecker:
     # --- Responses ------------------------------------------------------------------------
 
     def _response(
-        self, source: str, doc: Mapping[str, Any], type_name: str, state: _Dialogue, found: list[Finding]
+        self, source: str, facts: Facts, type_name: str, dialog: str, state: _Dialogue, found: list[Finding]
     ) -> None:
-        self._time(doc, state, found)
-        request_id = doc.get("RequestID")
-        if not isinstance(request_id, str):
+        before = len(found)
+        time = self._time(facts, state, found)
+        request_id = facts.request_id
+        if request_id is None:
             return
         if request_id in self._answered and request_id not in state.pending:
             found.append(
@@ -585,13 +548,13 @@ class TranscriptChecker:
                 Finding.of(
                     "request-unknown",
                     ("RequestID",),
-                    f"RequestID {request_id} names no earlier {type_name} Request of dialogue {doc.get('DialogID')}.",
+                    f"RequestID {request_id} names no earlier {type_name} Request of dialogue {dialog}.",
                     f'{type_name} Functional Requirement "Correlation"; DECISIONS D16',
                 )
             )
             return
         self._answered.add(sys.intern(request_id))
-        turn = doc.get("TurnIndex")
+        turn = facts.turn
         if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
             found.append(
                 Finding.of(
@@ -602,8 +565,7 @@ class TranscriptChecker:
                     f'{type_name} Functional Requirement "Dialogue"; DECISIONS D16',
                 )
             )
-        time = simple_time_seconds(doc.get("QueryTime"))
-        already = any(f.rule == "time-backwards" for f in found)
+        already = len(found) > before  # _time() found the Response dated before the message it follows
         if not already and time and pending.time and time[0] == pending.time[0] and time[1] < pending.time[1]:
             found.append(
                 Finding.of(
@@ -613,37 +575,33 @@ class TranscriptChecker:
                     "Table 1, QueryTime (NOTES 6.3 D13)",
                 )
             )
-        self._payload_kind(doc, type_name, pending, found)
+        self._payload_kind(facts, type_name, pending, found)
         if type_name == "BKN-PRC":
-            self._representation(doc)
+            self._representation(facts, dialog)
         if type_name == "BKN-DAC":
-            self._response_commitments(doc, state, pending, found)
-            self._response_feasibility(doc, pending, found)
+            self._response_commitments(facts, state, pending, found)
+            self._response_feasibility(facts, pending, found)
         if type_name == "BKN-PAL":
-            self._stance(doc, pending, found)
+            self._stance(facts, pending, found)
 
-    def _representation(self, doc: Mapping[str, Any]) -> None:
+    def _representation(self, facts: Facts, dialog: str) -> None:
         """Fold what Prompt Creation returns into the dialogue's context (see :class:`_Context`)."""
-        representation = doc.get("Representation")
-        context = self._opened.get(doc.get("DialogID"))  # type: ignore[arg-type]
-        if not isinstance(representation, dict) or context is None or doc.get("Outcome") == "not_answered":
+        context = self._opened.get(dialog)
+        if facts.entities is None or context is None or facts.outcome == "not_answered":
             return
-        if isinstance(representation.get("ActionContext"), dict):
-            context.action_context = representation["ActionContext"]
-        added: set[str] = set()
-        for key in ("ResolvedReferents", "ActionContext"):
-            _entities(representation.get(key), added)
-        context.entities |= added
-        session = doc.get("SessionID")
-        if isinstance(session, str):
-            self._session_entities.setdefault(session, set()).update(added)
+        if facts.action_context is not None:
+            context.action_context = facts.action_context
+        context.entities |= facts.entities
+        session = facts.session
+        if session is not None:
+            self._session_entities.setdefault(session, set()).update(facts.entities)
 
-    def _payload_kind(self, doc: Mapping[str, Any], type_name: str, pending: _Pending, found: list[Finding]) -> None:
-        if doc.get("Outcome") != "answered" or not isinstance(pending.kind, str):
+    def _payload_kind(self, facts: Facts, type_name: str, pending: _Pending, found: list[Finding]) -> None:
+        if facts.outcome != "answered" or not isinstance(pending.kind, str):
             return
         if type_name == "BKN-DAC" and pending.kind in ("feasibility", "commitment"):
             wanted_key = "Feasibility" if pending.kind == "feasibility" else "CommitmentStatus"
-            if not doc.get(wanted_key):
+            if wanted_key not in facts.filled:
                 found.append(
                     Finding.of(
                         "payload-kind",
@@ -654,7 +612,7 @@ class TranscriptChecker:
                     )
                 )
             return
-        if type_name == "BKN-DAC" and doc.get("Feasibility"):
+        if type_name == "BKN-DAC" and "Feasibility" in facts.filled:
             found.append(
                 Finding.of(
                     "payload-kind",
@@ -667,8 +625,7 @@ class TranscriptChecker:
         if wanted is None:
             return
         holder, keys = wanted
-        payload = doc.get(holder)
-        if not isinstance(payload, dict) or not any(payload.get(k) for k in keys):
+        if facts.filled.isdisjoint(_QUALIFIED[type_name, pending.kind]):
             found.append(
                 Finding.of(
                     "payload-kind",
@@ -679,15 +636,13 @@ class TranscriptChecker:
                 )
             )
 
-    def _response_feasibility(self, doc: Mapping[str, Any], pending: _Pending, found: list[Finding]) -> None:
-        feasibility = doc.get("Feasibility")
-        if not isinstance(feasibility, dict) or not pending.steps:
+    def _response_feasibility(self, facts: Facts, pending: _Pending, found: list[Finding]) -> None:
+        reported = facts.feasibility
+        if reported is None or not pending.steps:
             return
-        reported = [(item.get("Step"), item.get("PAStatus")) for item in _items(feasibility.get("Steps"))]
-        reported = [(step, status) for step, status in reported if _is_step(step)]
         asked = {step for step, _ in pending.steps}
         answered = {step for step, _ in reported}
-        partial = doc.get("Outcome") == "partially_answered"
+        partial = facts.outcome == "partially_answered"
         if answered != asked and not (partial and answered < asked):
             missing = sorted(asked - answered, key=str)
             extra = sorted(answered - asked, key=str)
@@ -721,17 +676,10 @@ class TranscriptChecker:
                     )
                 )
 
-    def _response_commitments(
-        self, doc: Mapping[str, Any], state: _Dialogue, pending: _Pending, found: list[Finding]
-    ) -> None:
+    def _response_commitments(self, facts: Facts, state: _Dialogue, pending: _Pending, found: list[Finding]) -> None:
         reported: set[str] = set()
-        for index, item in enumerate(
-            doc.get("CommitmentStatus") if isinstance(doc.get("CommitmentStatus"), list) else ()
-        ):
-            if not isinstance(item, dict) or not isinstance(cid := item.get("CommitmentID"), str):
-                continue
+        for index, cid, status in facts.statuses:
             reported.add(cid)
-            status = item.get("Status")
             held = state.commitments.get(cid)
             if held is None:
                 found.append(
@@ -765,7 +713,7 @@ class TranscriptChecker:
                 # does not hold it. A conflicting re-submission leaves the retained original alone.
                 del state.commitments[cid]
         missing = [cid for cid in pending.commitments if cid not in reported]
-        if missing and doc.get("Outcome") != "not_answered":
+        if missing and facts.outcome != "not_answered":
             found.append(
                 Finding.of(
                     "commitment-unconfirmed",
@@ -776,12 +724,11 @@ class TranscriptChecker:
                 )
             )
 
-    def _stance(self, doc: Mapping[str, Any], pending: _Pending, found: list[Finding]) -> None:
-        stance = doc.get("Stance")
-        if doc.get("Outcome") != "answered" or not isinstance(stance, dict) or not pending.constraints:
+    def _stance(self, facts: Facts, pending: _Pending, found: list[Finding]) -> None:
+        if facts.outcome != "answered" or facts.stance is None or not pending.constraints:
             return
-        for key in ("Role", "Locale"):
-            wanted, given = pending.constraints.get(key), stance.get(key)
+        for key, given in zip(("Role", "Locale"), facts.stance, strict=True):
+            wanted = pending.constraints.get(key)
             if isinstance(wanted, str) and isinstance(given, str) and wanted != given:
                 found.append(
                     Finding.of(

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pgm_explore import _display
+from pgm_explore._bulk import iter_worked
 from pgm_explore._sources import Item, iter_documents
 from pgm_explore._sources import report as _report
+from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -188,14 +190,16 @@ class Transcript:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
 
 
-def check_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[TranscriptFinding]:
+def check_paths(paths: Iterable[str | os.PathLike[str]], *, parallel: bool = True) -> Iterator[TranscriptFinding]:
     """Stream every finding of a transcript spread over ``paths`` (read in order, one checker).
 
     Only findings are produced; nothing about a message is kept once it is checked
-    beyond what later messages can refer to.
+    beyond what later messages can refer to. With ``parallel``, a large file is validated
+    by a helper process while this one applies the transcript rules (same findings).
     """
     checker = TranscriptChecker()
     for path in paths:
-        for item in iter_documents(path):
-            yield from checker.feed(item.source, item.document, item.problem)
+        for item, facts in iter_worked(path, FACTS, parallel=parallel):
+            if found := checker.feed_facts(item.source, facts):
+                yield from found
     yield from checker.finish()

@@ -94,6 +94,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Literal
 
 from pgm_explore.spec.process_actions import (
@@ -190,6 +191,24 @@ class Prediction:
     heuristic: Literal[True] = True
 
 
+def _prediction(
+    step: Any, statement: Any, predicted: PAStatusCode, reason: str, check: CheckName | None, parsed: Statement | None
+) -> Prediction:
+    # The same object as Prediction(...), built without the frozen dataclass's __init__, which sets
+    # each field through object.__setattr__: that was a fifth of predict's time (one per step).
+    # tests/test_precheck.py checks that the two agree, should Prediction gain a field.
+    prediction = object.__new__(Prediction)
+    fields = prediction.__dict__
+    fields["step"] = step
+    fields["statement"] = statement
+    fields["predicted"] = predicted
+    fields["reason"] = reason
+    fields["check"] = check
+    fields["parsed"] = parsed
+    fields["heuristic"] = True
+    return prediction
+
+
 ComparisonKind = Literal["agree", "missed", "differs", "stricter", "unreported"]
 
 
@@ -232,7 +251,7 @@ _MLOCATION_TERMS = frozenset({"MLocation", "MLocationID", "M-Location", "M-Locat
 _MLOCATION_PREFIX = "ML-"
 _PLACE_PREPOSITIONS = frozenset({"At", "From", "To"})
 _ID_PREPOSITIONS = frozenset({"Nil", "At", "From", "To"})
-_ID_TERMS = frozenset({"Item", "Process", "Entity"})
+_ID_TYPES = frozenset({"Item", "Process", "Entity", "EntityID", *(t for t in OPERAND_TYPES if t.endswith("ID"))})
 _ID_LIKE = re.compile(r"^[A-Za-z0-9][\w.:-]*$")
 _RIGHTS_TERMS = frozenset({"Rights", "RightsID", "Right", "ModelRights", "Model Rights", "Requested Rights"})
 _WALLET_TERMS = ("SPM", "Value", "Transaction")
@@ -243,7 +262,10 @@ _PLACING = {"MM-Add": "MM", "MU-Add": "MU"}
 _MOVING = {"MM-Move": "MM", "MU-Move": "MU"}
 
 
-def _mlocations(statement: Statement, known: Collection[str]) -> list[str]:
+def _mlocation_operands(statement: Statement) -> tuple[str, ...]:
+    """The operands that are M-Locations whatever the MLocations: typed, or untyped place words starting
+    with ``ML-``. An untyped place word that is in MLocations is one too, but it is never out of range,
+    so the ``m-location`` check need not see it."""
     found = []
     for c in statement.complements:
         if c.term in _MLOCATION_TERMS and c.value is not None:
@@ -252,30 +274,40 @@ def _mlocations(statement: Statement, known: Collection[str]) -> list[str]:
             c.preposition in _PLACE_PREPOSITIONS
             and c.value is None
             and " " not in c.term
-            and (c.term in known or c.term.startswith(_MLOCATION_PREFIX))
+            and c.term.startswith(_MLOCATION_PREFIX)
         ):
             found.append(c.term)
-    return found
+    return tuple(found)
 
 
-def _ids(statement: Statement, mlocations: Collection[str]) -> list[str]:
+def _id_operands(statement: Statement) -> tuple[tuple[str, bool], ...]:
+    """The operands that are IDs, each with whether it is an untyped word: such a word is an
+    M-Location, not an ID, when it is in MLocations (which only the check knows)."""
     found = []
     for c in statement.complements:
         if c.preposition not in _ID_PREPOSITIONS or c.term in _MLOCATION_TERMS:
             continue
         if c.value is not None:
-            if c.term in _ID_TERMS or (c.term.endswith("ID") and c.term in OPERAND_TYPES | {"EntityID"}):
-                found.append(c.value)
+            if c.term in _ID_TYPES:
+                found.append((c.value, False))
         elif (
             " " not in c.term
             and c.term not in OPERAND_TYPES
             and _ID_LIKE.match(c.term)
             and any(ch.isdigit() or ch in "-_:" for ch in c.term)
-            and c.term not in mlocations
             and not (c.preposition in _PLACE_PREPOSITIONS and c.term.startswith(_MLOCATION_PREFIX))
         ):
-            found.append(c.term)
-    return found
+            found.append((c.term, True))
+    return tuple(found)
+
+
+def _with_values(statement: Statement, terms: Collection[str]) -> tuple[tuple[str, str], ...]:
+    """``(term, value)`` of the ``With <term>=<value>`` complements whose term is one of ``terms``."""
+    return tuple(
+        (c.term, c.value)
+        for c in statement.complements
+        if c.preposition == "With" and c.term in terms and c.value is not None
+    )
 
 
 def _amount(statement: Statement) -> tuple[float, str | None] | None:
@@ -289,16 +321,23 @@ def _amount(statement: Statement) -> tuple[float, str | None] | None:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return float(value)
 
 
 def _strings(value: Any) -> list[str] | None:
     """A list of strings from the ActionContext; None when absent or not a list (then nothing is checked)."""
-    if not isinstance(value, list | tuple):
+    if not isinstance(value, (list, tuple)):
         return None
     return [v for v in value if isinstance(v, str)]
+
+
+def _string_set(value: Any) -> set[str] | None:
+    """:func:`_strings` as a set, in one pass."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    return {v for v in value if isinstance(v, str)}
 
 
 def _fmt(x: float) -> str:
@@ -308,7 +347,7 @@ def _fmt(x: float) -> str:
 # --- the context --------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Context:
     repertoire: set[str] | None = None
     vocabularies: set[str] | None = None
@@ -334,11 +373,26 @@ def _rule_or_none(text: str) -> Rule | None:
 
 def _readable(entry: str, definitions: Mapping[str, str | Sequence[str]]) -> list[Rule] | None:
     defined = definitions.get(entry, entry)
-    texts = [defined] if isinstance(defined, str) else list(defined)
-    rules = [_rule_or_none(t) for t in texts if isinstance(t, str)]
+    if isinstance(defined, str):  # the usual case (no definitions), without building lists
+        rule = _rule_or_none(defined)
+        return None if rule is None else [rule]
+    rules = [_rule_or_none(t) for t in defined if isinstance(t, str)]
     if not rules or any(rule is None for rule in rules):
         return None
     return rules  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1024)
+def _repertoire_action(entry: str) -> str | None:
+    # Every Repertoire of a transcript names the same few entries: resolve each once (an entry
+    # that is no action would otherwise fail to parse, an exception, for each ActionContext).
+    action = resolve_action(entry)
+    if action is None:  # an entry written as a whole statement counts by its action
+        try:
+            action = parse_statement(entry).action
+        except StatementError:
+            return None
+    return action
 
 
 def _context(
@@ -351,20 +405,14 @@ def _context(
     if not isinstance(action_context, Mapping) and hasattr(action_context, "model_dump"):
         action_context = action_context.model_dump(exclude_none=True)  # a pgm_explore.models ActionContextModel
     ctx = _Context()
-    if (repertoire := _strings(action_context.get("Repertoire"))) is not None:
-        ctx.repertoire = set()
-        for entry in repertoire:
-            action = resolve_action(entry)
-            if action is None:  # an entry written as a whole statement counts by its action
-                try:
-                    action = parse_statement(entry).action
-                except StatementError:
-                    continue
-            ctx.repertoire.add(action)
-    if (vocabularies := _strings(action_context.get("Vocabularies"))) is not None:
-        ctx.vocabularies = set(vocabularies)
-    if (mlocations := _strings(action_context.get("MLocations"))) is not None:
-        ctx.mlocations = set(mlocations)
+    if isinstance(repertoire := action_context.get("Repertoire"), (list, tuple)):
+        ctx.repertoire = {
+            action
+            for entry in repertoire
+            if isinstance(entry, str) and (action := _repertoire_action(entry)) is not None
+        }
+    ctx.vocabularies = _string_set(action_context.get("Vocabularies"))
+    ctx.mlocations = _string_set(action_context.get("MLocations"))
     max_steps = _number(action_context.get("MaxSteps"))
     ctx.max_steps = int(max_steps) if max_steps is not None and max_steps.is_integer() else None
     ctx.wallet_limit = _number(action_context.get("WalletLimit"))
@@ -413,7 +461,7 @@ def _shared_context(action_context: dict[str, Any]) -> _Context:
 # --- the checks ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Plan:
     """What the earlier steps predicted Ack have done: spending, and where Items were placed."""
 
@@ -423,29 +471,74 @@ class _Plan:
     """(family, Item) → {location: step that put it there}."""
 
 
-def _check_statement(text: Any, lenient: bool) -> tuple[Statement | None, str | None]:
-    if not isinstance(text, str):
-        return None, f"the statement is not a string ({type(text).__name__})"
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the checks read from one statement, independent of the ActionContext and the plan."""
+
+    parsed: Statement | None
+    failure: str | None
+    """Why the ``statement`` check fails. When it does, the facts below are left empty: no check reads them."""
+    ids: tuple[tuple[str, bool], ...] = ()
+    """:func:`_id_operands`."""
+    mlocations: tuple[str, ...] = ()
+    """:func:`_mlocation_operands`."""
+    rights: tuple[tuple[str, str], ...] = ()
+    """``With Rights=<id>`` and the like, as (term, id)."""
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    """``With Qualifier=<q>`` and the like, as (term, q)."""
+    amount: tuple[float, str | None] | None = None
+    """:func:`_amount`."""
+    placement: tuple[str, str] | None = None
+    """(family, Item) when the statement places or moves its direct object (MM-Add, MU-Move...)."""
+    placing: bool = False
+    """Whether it places (MM-Add, MU-Add) rather than moves."""
+    at: str | None = None
+    """What the first ``At`` complement names; ``source`` and ``to`` likewise for ``From`` and ``To``."""
+    source: str | None = None
+    to: str | None = None
+
+
+def _first(s: Statement, preposition: str) -> str | None:
+    found = s.find(preposition)
+    return found[0].ref if found else None
+
+
+@lru_cache(maxsize=8192)
+def _statement_facts(text: str, lenient: bool) -> _Facts:
+    # A transcript repeats the same statements in Request after Request, and each step goes
+    # through several rows: reading a statement once per text (as many as parse_statement
+    # caches) leaves to each step only what depends on the ActionContext and the plan.
     try:
-        statement = parse_statement(text, lenient=lenient)
+        s = parse_statement(text, lenient=lenient)
     except StatementError as e:
-        return None, f"the statement does not parse: {e.message} (column {e.column})"
-    if statement.deontic is not None:
-        return statement, f"'{statement.deontic}' makes the statement a Right, not a Process Action Request"
-    problems = signature_problems(statement)
-    return statement, (problems[0] if problems else None)
+        return _Facts(None, f"the statement does not parse: {e.message} (column {e.column})")
+    if s.deontic is not None:
+        return _Facts(s, f"'{s.deontic}' makes the statement a Right, not a Process Action Request")
+    if problems := signature_problems(s):
+        return _Facts(s, problems[0])
+    nil = s.nil
+    family = _PLACING.get(s.action) or _MOVING.get(s.action)
+    return _Facts(
+        s,
+        None,
+        ids=_id_operands(s),
+        mlocations=_mlocation_operands(s),
+        rights=_with_values(s, _RIGHTS_TERMS),
+        qualifiers=_with_values(s, _QUALIFIER_TERMS),
+        amount=_amount(s),
+        placement=(family, nil.ref) if family is not None and nil is not None else None,
+        placing=s.action in _PLACING,
+        at=_first(s, "At"),
+        source=_first(s, "From"),
+        to=_first(s, "To"),
+    )
 
 
-def _check_rights(s: Statement, ctx: _Context) -> str | None:
+def _check_rights(s: Statement, f: _Facts, ctx: _Context) -> str | None:
     if ctx.rights_refs is not None:
-        for c in s.complements:
-            if (
-                c.preposition == "With"
-                and c.term in _RIGHTS_TERMS
-                and c.value is not None
-                and c.value not in ctx.rights_refs
-            ):
-                return f"With {c.term}={c.value} names a Right that is not among the ActionContext's RightsRefs"
+        for term, value in f.rights:
+            if value not in ctx.rights_refs:
+                return f"With {term}={value} names a Right that is not among the ActionContext's RightsRefs"
     for where, pattern in ctx.forbidding:
         if covers(pattern, s):
             return f"{where} forbids it ({pattern}); May Not prevails"
@@ -454,108 +547,104 @@ def _check_rights(s: Statement, ctx: _Context) -> str | None:
     return None
 
 
-def _check_wallet(s: Statement, ctx: _Context, plan: _Plan) -> str | None:
-    amount = _amount(s)
-    if ctx.wallet_limit is None or amount is None:
-        return None
+def _check_wallet(amount: tuple[float, str | None], limit: float, plan: _Plan) -> str | None:
     value, currency = amount
-    if len(plan.currencies | ({currency} if currency else set())) > 1:
+    if len(plan.currencies) + (1 if currency and currency not in plan.currencies else 0) > 1:
         return None  # amounts in two currencies cannot be added up
     total = plan.spent + value
-    if total > ctx.wallet_limit:
+    if total > limit:
         shown = f"{_fmt(value)} {currency}" if currency else _fmt(value)
-        return f"{shown} would bring the spending to {_fmt(total)}, over the WalletLimit {_fmt(ctx.wallet_limit)}"
+        return f"{shown} would bring the spending to {_fmt(total)}, over the WalletLimit {_fmt(limit)}"
     return None
 
 
-def _check_qualifier(s: Statement, ctx: _Context) -> str | None:
-    if ctx.vocabularies is None:
-        return None
-    for c in s.complements:
-        if (
-            c.preposition == "With"
-            and c.term in _QUALIFIER_TERMS
-            and c.value is not None
-            and c.value not in ctx.vocabularies
-        ):
-            return f"{c.term} {c.value} is not among the ActionContext's Vocabularies"
+def _check_qualifier(f: _Facts, vocabularies: set[str]) -> str | None:
+    for term, value in f.qualifiers:
+        if value not in vocabularies:
+            return f"{term} {value} is not among the ActionContext's Vocabularies"
     return None
 
 
-def _first(s: Statement, preposition: str) -> str | None:
-    found = s.find(preposition)
-    return found[0].ref if found else None
-
-
-def _check_clash(s: Statement, plan: _Plan) -> str | None:
-    item = s.nil.ref if s.nil else None
-    if item is None:
-        return None
-    if (family := _PLACING.get(s.action)) is not None:
-        at = _first(s, "At")
-        earlier = plan.placed.get((family, item), {})
-        if at is not None and at in earlier:
-            return f"step {earlier[at]} already placed {item} at {at}"
-    elif (family := _MOVING.get(s.action)) is not None:
-        source = _first(s, "From")
-        earlier = plan.placed.get((family, item), {})
-        if source is not None and earlier and source not in earlier:
-            where = ", ".join(f"{loc} (step {step})" for loc, step in earlier.items())
-            return f"{item} is at {where}, not at {source}"
+def _check_clash(f: _Facts, placement: tuple[str, str], plan: _Plan) -> str | None:
+    item = placement[1]
+    earlier = plan.placed.get(placement, {})
+    if f.placing:
+        if f.at is not None and f.at in earlier:
+            return f"step {earlier[f.at]} already placed {item} at {f.at}"
+    elif f.source is not None and earlier and f.source not in earlier:
+        where = ", ".join(f"{loc} (step {step})" for loc, step in earlier.items())
+        return f"{item} is at {where}, not at {f.source}"
     return None
 
 
-def _record(s: Statement, step: int, plan: _Plan) -> None:
+def _record(f: _Facts, step: int, plan: _Plan) -> None:
     """Let an Ack step change the plan's state."""
-    if (amount := _amount(s)) is not None:
+    if (amount := f.amount) is not None:
         plan.spent += amount[0]
         if amount[1]:
             plan.currencies.add(amount[1])
-    item = s.nil.ref if s.nil else None
-    if item is None:
+    if f.placement is None:
         return
-    if (family := _PLACING.get(s.action)) is not None and (at := _first(s, "At")) is not None:
-        plan.placed.setdefault((family, item), {})[at] = step
-    elif (family := _MOVING.get(s.action)) is not None and (to := _first(s, "To")) is not None:
-        places = plan.placed.setdefault((family, item), {})
-        places.pop(_first(s, "From") or "", None)
-        places[to] = step
+    if f.placing:
+        if f.at is not None:
+            plan.placed.setdefault(f.placement, {})[f.at] = step
+    elif f.to is not None:
+        places = plan.placed.setdefault(f.placement, {})
+        places.pop(f.source or "", None)
+        places[f.to] = step
 
 
 def _run_checks(
-    s: Statement, ctx: _Context, plan: _Plan, known_ids: Collection[str] | None
+    s: Statement, f: _Facts, ctx: _Context, plan: _Plan, known_ids: Collection[str] | None
 ) -> tuple[CheckName, str] | None:
     """The first check after ``statement`` that fails, in the table's order (``max-steps`` is separate)."""
     if ctx.repertoire is not None and s.action not in ctx.repertoire:
         return "repertoire", f"{s.action} is not in the ActionContext's Repertoire"
     if known_ids is not None:
-        for unknown in (i for i in _ids(s, ctx.mlocations or ()) if i not in known_ids):
-            return "ids", f"{unknown} is not a known ID"
+        mlocations = ctx.mlocations or ()
+        for operand, untyped in f.ids:
+            if not (untyped and operand in mlocations) and operand not in known_ids:
+                return "ids", f"{operand} is not a known ID"
     if ctx.mlocations is not None:
-        for outside in (m for m in _mlocations(s, ctx.mlocations) if m not in ctx.mlocations):
-            return "m-location", f"{outside} is not among the ActionContext's MLocations"
-    if (failure := _check_rights(s, ctx)) is not None:
+        for operand in f.mlocations:
+            if operand not in ctx.mlocations:
+                return "m-location", f"{operand} is not among the ActionContext's MLocations"
+    # Each guard spares a call when there is nothing to check, as for most steps: no Right named
+    # and none readable, no amount or no WalletLimit, no Qualifier, nothing placed yet.
+    if (f.rights or ctx.forbidding or ctx.granting is not None) and (failure := _check_rights(s, f, ctx)) is not None:
         return "rights", failure
-    if (failure := _check_wallet(s, ctx, plan)) is not None:
+    if (
+        f.amount is not None
+        and ctx.wallet_limit is not None
+        and (failure := _check_wallet(f.amount, ctx.wallet_limit, plan)) is not None
+    ):
         return "wallet", failure
-    if (failure := _check_qualifier(s, ctx)) is not None:
+    if f.qualifiers and ctx.vocabularies is not None and (failure := _check_qualifier(f, ctx.vocabularies)) is not None:
         return "qualifier", failure
-    if (failure := _check_clash(s, plan)) is not None:
+    if f.placement is not None and plan.placed and (failure := _check_clash(f, f.placement, plan)) is not None:
         return "clash", failure
     return None
 
 
 def _step_pairs(steps: Iterable[tuple[int, str] | Mapping[str, Any]]) -> list[tuple[Any, Any]]:
-    pairs = []
+    pairs: list[tuple[Any, Any]] = []
     for item in steps:
-        if isinstance(item, Mapping):
+        if type(item) is tuple and len(item) == 2:  # the usual case, without the costlier Mapping check
+            pairs.append(item)
+        elif isinstance(item, Mapping):
             pairs.append((item.get("Step"), item.get("Statement")))
         else:
             step, text = item
             pairs.append((step, text))
-    if all(isinstance(step, int) and not isinstance(step, bool) for step, _ in pairs):
-        pairs.sort(key=lambda pair: pair[0])
+    for step, _ in pairs:
+        if not isinstance(step, int) or isinstance(step, bool):
+            break
+    else:
+        pairs.sort(key=itemgetter(0))
     return pairs
+
+
+_STATUS: Mapping[CheckName, PAStatusCode] = {c.name: c.status for c in CHECKS}
 
 
 def predict(
@@ -588,21 +677,27 @@ def predict(
     plan = _Plan()
     predictions = []
     for position, (step, text) in enumerate(_step_pairs(steps), start=1):
-        parsed, failure = _check_statement(text, lenient)
+        facts = (
+            _statement_facts(text, lenient)
+            if isinstance(text, str)
+            else _Facts(None, f"the statement is not a string ({type(text).__name__})")
+        )
+        parsed, failure = facts.parsed, facts.failure
         check: CheckName | None = "statement" if failure else None
-        if parsed is not None and failure is None and (fired := _run_checks(parsed, ctx, plan, known_ids)):
+        if parsed is not None and failure is None and (fired := _run_checks(parsed, facts, ctx, plan, known_ids)):
             check, failure = fired
         if failure is None and ctx.max_steps is not None and position > ctx.max_steps:
             check, failure = "max-steps", f"it is Process Action number {position}, beyond MaxSteps {ctx.max_steps}"
         if failure is None:
             predicted: PAStatusCode = "Ack"
             reason = "no check of the heuristic fails"
-            if parsed is not None:
-                _record(parsed, step, plan)
+            if facts.amount is not None or facts.placement is not None:  # what an Ack step can change
+                _record(facts, step, plan)
         else:
-            predicted = next(c.status for c in CHECKS if c.name == check)
+            assert check is not None
+            predicted = _STATUS[check]
             reason = failure
-        predictions.append(Prediction(step, text, predicted, reason, check, parsed))
+        predictions.append(_prediction(step, text, predicted, reason, check, parsed))
     return predictions
 
 

@@ -1,0 +1,85 @@
+"""The bulk reader's fast path gives exactly what the json module gives.
+
+``pgm_explore._sources`` reads JSON Lines with msgspec and leaves to the json module what
+msgspec refuses. These tests hold the two paths equal: the same values (an int stays an
+int of any length, -0.0 stays -0.0, a lone surrogate stays) and, for text that is not
+JSON, the same finding.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from pgm_explore._sources import _decode, _parse, _parse_slowly
+
+
+def _reference(raw: bytes) -> tuple[Any, Any]:
+    """The reader as it was before the fast path: the json module, then the wording path."""
+    try:
+        return _decode(raw.decode()), None
+    except (ValueError, RecursionError):
+        return _parse_slowly(raw, 1)
+
+
+def _typed(value: Any) -> Any:
+    """``value`` with every scalar tagged by its type (1 == 1.0 == True in Python)."""
+    if isinstance(value, dict):
+        return ("dict", [(k, _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(v) for v in value])
+    if isinstance(value, float):
+        return ("float", "nan" if math.isnan(value) else repr(value))
+    return (type(value).__name__, value)
+
+
+def _same(raw: bytes) -> None:
+    fast_value, fast_problem = _parse(raw, 1)
+    slow_value, slow_problem = _reference(raw)
+    assert _typed(fast_value) == _typed(slow_value)
+    assert (fast_problem and fast_problem.to_dict()) == (slow_problem and slow_problem.to_dict())
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_VALUES, st.booleans())
+def test_json_values_read_alike(value: Any, ascii_only: bool) -> None:
+    _same(json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass"))
+
+
+@given(st.binary(max_size=40))
+@example(b'{"a": 1, "a": 2}')  # the last of duplicate keys wins in both
+@example(b"[1e400]")  # beyond a double: inf from the json module, refused by msgspec
+@example(b"[123456789012345678901234567890]")  # beyond 64 bits: still an int
+@example(b"[" + b"9" * 5000 + b"]")  # beyond Python's digit limit: too-large
+@example(b'["\\ud800"]')  # a lone surrogate escape
+@example(b'"\xed\xa0\x80"')  # a surrogate written in (invalid) UTF-8
+@example(b'\xef\xbb\xbf{"a": 1}')  # a UTF-8 BOM
+@example(b"[NaN, Infinity]")
+@example(b"[" * 3000 + b"]" * 3000)
+@example(b'{"a": 1}\r\n')
+@example(b"\x0b[1]")
+def test_any_bytes_read_alike(raw: bytes) -> None:
+    _same(raw)
+
+
+@given(st.text(alphabet='{}[]":,0123456789.eE+- \\utrfalsn\t\n', max_size=30))
+def test_json_like_text_reads_alike(text: str) -> None:
+    _same(text.encode())
