@@ -17,20 +17,26 @@ Then it measures, in one run:
    transcript rules),
 3. the command end to end: ``main(["check", "--format", "json", PATH])`` in process, with
    standard output sent to ``os.devnull``,
+4. the library's path on one core: ``check_paths([path], parallel=False)``,
 
 and prints messages per second and the ratios to the yardstick (target: ``check`` at least 0.5
-of ``json.loads``).
+of ``json.loads``). For a file this large, 2 and 3 use two cores: a helper process reads,
+parses and validates the lines while the checking process applies the transcript rules in
+order (``pgm_explore._bulk``); 4 shows what one core does alone.
 
 With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
 in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the peak resident set size of that process
-(``resource.getrusage(...).ru_maxrss``) against the target of 500 MB, beside the peak of the same
+(``resource.getrusage(...).ru_maxrss``) plus that of its helper process (the two peaks added:
+more than they ever hold at once) against the target of 500 MB, beside the peak of the same
 command on a 13-message transcript (the interpreter, the imports and the compiled schemas) and on
 the throughput file, to show how memory grows with the transcript. The 1M file (about 1 GB) is
 deleted afterwards. ``--memory-only`` skips the throughput part.
 
 Run: ``.venv/bin/python benchmarks/bench_check.py [--messages N] [--repeat R] [--memory]``.
 Each throughput figure is the best of R passes (default 3), after a warm-up pass over the
-scenarios, so that compiling the validators is not counted.
+scenarios, so that compiling the validators is not counted; the passes go round by round
+(json.loads, library, command, one core, then again), so that a machine that slows down for
+a while slows the yardstick and the subjects alike.
 """
 
 from __future__ import annotations
@@ -147,10 +153,10 @@ def bare_json(path: Path) -> None:
             loads(line)
 
 
-def library(path: Path) -> dict[str, int]:
+def library(path: Path, *, parallel: bool = True) -> dict[str, int]:
     """Findings by rule: the streaming path of the library."""
     rules: dict[str, int] = {}
-    for finding in check_paths([str(path)]):
+    for finding in check_paths([str(path)], parallel=parallel):
         rules[finding.rule] = rules.get(finding.rule, 0) + 1
     return rules
 
@@ -172,12 +178,14 @@ start = time.perf_counter()
 status = main(["check", "--format", "json", sys.argv[1]])
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak}) + "\\n")
+helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the helper process, if one ran
+sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak, "helper": helper}) + "\\n")
 """
 
 
-def peak_rss(path: Path) -> tuple[float, float]:
-    """(peak RSS in MB, seconds) of ``pgm-explore check --format json PATH`` in a fresh interpreter."""
+def peak_rss(path: Path) -> tuple[float, float, float]:
+    """(peak RSS in MB, that of its helper process, seconds) of ``pgm-explore check --format json
+    PATH`` in a fresh interpreter."""
     result = subprocess.run(
         [sys.executable, "-c", _CHILD, str(path)],
         stdout=subprocess.DEVNULL,
@@ -188,7 +196,7 @@ def peak_rss(path: Path) -> tuple[float, float]:
     report = json.loads(result.stderr.decode().splitlines()[-1])
     assert report["status"] in (0, 1), result.stderr.decode()
     unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is bytes on macOS, KiB on Linux
-    return report["peak"] * unit / MB, report["seconds"]
+    return report["peak"] * unit / MB, report["helper"] * unit / MB, report["seconds"]
 
 
 # --- the two parts -----------------------------------------------------------------------------------
@@ -210,9 +218,19 @@ def throughput(path: Path, count: int, repeat: int) -> None:
     described = ", ".join(f"{n} {rule}" for rule, n in sorted(rules.items())) or "none"
     print(f"findings: {described} (only Requests cut off by the end of the file are expected)")
 
-    t_json = best_of(repeat, lambda: bare_json(path))
-    t_lib = best_of(repeat, lambda: library(path))
-    t_cli = best_of(repeat, lambda: command(path))
+    # Round after round, each pass once per round: a machine that slows down for a while
+    # (a busy neighbour) slows every pass alike rather than the yardstick or a subject alone.
+    passes: dict[str, Callable[[], object]] = {
+        "json": lambda: bare_json(path),
+        "library": lambda: library(path),
+        "command": lambda: command(path),
+        "one core": lambda: library(path, parallel=False),
+    }
+    times: dict[str, list[float]] = {name: [] for name in passes}
+    for _ in range(repeat):
+        for name, run in passes.items():
+            times[name].append(best_of(1, run))
+    t_json, t_lib, t_cli, t_one = (min(times[name]) for name in passes)
 
     def rate(seconds: float) -> str:
         return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"
@@ -220,6 +238,8 @@ def throughput(path: Path, count: int, repeat: int) -> None:
     print(f"json.loads                         {rate(t_json)}")
     print(f"library (for f in check_paths(...)) {rate(t_lib)}")
     print(f"command (check --format json)      {rate(t_cli)}")
+    print(f"library on one core (no helper)     {rate(t_one)}")
+    print(f"check library (one core) / json.loads = {t_json / t_one:.2f}")
     for label, seconds in (("library", t_lib), ("command", t_cli)):
         ratio = t_json / seconds
         verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
@@ -228,14 +248,17 @@ def throughput(path: Path, count: int, repeat: int) -> None:
 
 def memory(count: int, throughput_file: tuple[Path, int] | None) -> None:
     small = SCENARIOS / "market-wallet-limit.jsonl"
-    base, _ = peak_rss(small)
+    base, _, _ = peak_rss(small)
     print(f"peak RSS, check of {small.relative_to(ROOT)} (13 messages): {base:7.1f} MB (interpreter, imports, schemas)")
     middle = None
     if throughput_file is not None:
         middle_path, lines = throughput_file
-        rss, seconds = peak_rss(middle_path)
+        rss, helper, seconds = peak_rss(middle_path)
         middle = (lines, rss)
-        print(f"peak RSS, check of {lines:>9,} messages:           {rss:7.1f} MB ({lines / seconds:,.0f} msg/s)")
+        print(
+            f"peak RSS, check of {lines:>9,} messages:           {rss:7.1f} MB + helper {helper:.1f} MB "
+            f"({lines / seconds:,.0f} msg/s)"
+        )
     path = OUT / f"check-{count}.jsonl"
     try:
         start = time.perf_counter()
@@ -243,13 +266,13 @@ def memory(count: int, throughput_file: tuple[Path, int] | None) -> None:
         print(
             f"generated {count:,} messages ({path.stat().st_size / MB:,.0f} MB) in {time.perf_counter() - start:.1f} s"
         )
-        rss, seconds = peak_rss(path)
+        rss, helper, seconds = peak_rss(path)
     finally:
         path.unlink(missing_ok=True)  # about 1 GB
-    verdict = "ok" if rss <= TARGET_RSS_MB else "ABOVE TARGET"
+    verdict = "ok" if rss + helper <= TARGET_RSS_MB else "ABOVE TARGET"
     print(
-        f"peak RSS, check of {count:>9,} messages:           {rss:7.1f} MB ({count / seconds:,.0f} msg/s) "
-        f"target <= {TARGET_RSS_MB} MB: {verdict}"
+        f"peak RSS, check of {count:>9,} messages:           {rss:7.1f} MB + helper {helper:.1f} MB "
+        f"= {rss + helper:.1f} MB ({count / seconds:,.0f} msg/s) target <= {TARGET_RSS_MB} MB: {verdict}"
     )
     if middle is not None and count > middle[0]:
         growth = (rss - middle[1]) * MB / (count - middle[0])

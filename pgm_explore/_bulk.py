@@ -158,6 +158,13 @@ class _Batch(Generic[T]):
     items: list[Item]
     results: list[T] | None = None
     """None while the helper has the batch."""
+    answer: bytes | None = None
+    """The helper's answer, still encoded: it is decoded when the batch goes out, so that
+    the values are fresh in the caches when the caller uses them."""
+
+    @property
+    def ready(self) -> bool:
+        return self.results is not None or self.answer is not None
 
 
 def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tuple[Item, T]]:
@@ -177,7 +184,12 @@ def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tupl
     def front() -> Iterator[tuple[Item, T]]:
         batch = ahead.popleft()
         if batch.results is None and helper is not None:
-            helper.collect(until=batch)
+            if batch.answer is None:
+                helper.collect(until=batch)
+            if batch.answer is not None:
+                batch.results = _decoded(job, batch.answer, len(batch.items))
+                if batch.results is None:
+                    helper.give_up()
         if batch.results is None:  # the helper failed: this process does its work
             batch.results = [work(item) for item in batch.items]
         return zip(batch.items, batch.results, strict=True)
@@ -193,7 +205,7 @@ def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tupl
                         helper.collect()
                     dispatch(chunk)
                     chunk = []
-                    while ahead and (ahead[0].results is not None or len(ahead) >= _AHEAD):
+                    while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):
                         yield from front()
         except Exception as exc:  # raised again below, once what was read is out
             failure = exc
@@ -231,6 +243,16 @@ def answer(data: bytes, first: int, job: Job[Any]) -> bytes:
         return _CRC.pack(crc) + _ENCODED + job.encode(out)
     except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits, a lone surrogate
         return _CRC.pack(crc) + _PICKLED + _pickled(out)
+
+
+def _decoded(job: Job[T], answer: bytes, count: int) -> list[T] | None:
+    """The values in an answer (after its CRC), or None when they cannot be read or are not ``count``."""
+    how, payload = answer[:1], answer[1:]
+    try:
+        results = job.decode(payload) if how == _ENCODED else pickle.loads(payload)
+    except Exception:  # any failure to read it means the same: no answer
+        return None
+    return results if isinstance(results, list) and len(results) == count else None
 
 
 def _job_named(name: str) -> Job[Any]:
@@ -285,10 +307,9 @@ class _Helper:
     that alone would starve the helper.
     """
 
-    def __init__(self, process: subprocess.Popen[bytes], job: Job[Any]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stdin is not None and process.stdout is not None
         self._process = process
-        self._job = job
         self._requests = process.stdin
         self._answers = process.stdout.fileno()
         os.set_blocking(self._answers, False)
@@ -311,7 +332,7 @@ class _Helper:
             )
         except (OSError, ValueError):
             return None
-        return cls(process, job)
+        return cls(process)
 
     def take(self, batch: _Batch) -> bool:
         """Hand ``batch`` over, unless the helper is gone, holds enough already, or the
@@ -339,7 +360,7 @@ class _Helper:
         deadline = None
         while not self.gone:
             self._receive()
-            if until is None or until.results is not None or self.gone:
+            if until is None or until.ready or self.gone:
                 return
             if deadline is None:
                 deadline = time.monotonic() + _PATIENCE
@@ -374,19 +395,12 @@ class _Helper:
                 return
 
     def _accept(self, data: bytes) -> bool:
-        """Give the oldest batch its results from the helper's answer; False when the answer
-        is not one (unreadable, another count, or other bytes than were read here)."""
+        """Give the oldest batch the helper's answer; False when it is about other bytes than
+        were read here (or is no answer at all)."""
         batch, crc = self._waiting.popleft(), self._crcs.popleft()
         if len(data) <= _CRC.size or _CRC.unpack_from(data)[0] != crc:
             return False
-        how, payload = data[_CRC.size : _CRC.size + 1], data[_CRC.size + 1 :]
-        try:
-            results = self._job.decode(payload) if how == _ENCODED else pickle.loads(payload)
-        except Exception:  # any failure to read it means the same: no answer
-            return False
-        if not isinstance(results, list) or len(results) != len(batch.items):
-            return False
-        batch.results = results
+        batch.answer = data[_CRC.size :]
         return True
 
     def give_up(self) -> None:

@@ -19,9 +19,10 @@ import pytest
 
 from pgm_explore import _bulk
 from pgm_explore._bulk import SUMMARY, _read_frame, _write_frame, answer, iter_reported, serve
-from pgm_explore._sources import Item, UnreadablePath, iter_documents
+from pgm_explore._sources import Item, UnreadablePath, iter_documents, iter_stream
 from pgm_explore.cli import main
 from pgm_explore.dialogue import check_documents, check_paths
+from pgm_explore.dialogue._facts import FACTS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 ROOT = str(Path(_bulk.__file__).resolve().parent.parent)
@@ -36,6 +37,10 @@ _HOSTILE = [
     b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "\\ud800"}\n',
     b"[" + b"9" * 5000 + b"]\n",
     b'{"Header": "PGM-KPA-V1.0", "TurnIndex": 123456789012345678901234567890}\n',
+    # facts that MessagePack cannot carry (an int beyond 64 bits, a lone surrogate): pickled
+    b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "dlg-x", "QueryID": "q-\\ud800", "TurnIndex": 1'
+    + b"0" * 30
+    + b"}\n",
     b"[" * 3000 + b"]" * 3000 + b"\n",
     b'"a JSON string"\n',
     b"[1, 2]\n",
@@ -240,3 +245,18 @@ def test_serve_answers_each_request_in_turn(tmp_path: Path) -> None:
     assert kpa[0] == "BKN-PAL" and not kpa[2]
     assert oops[0] is None and oops[3][0].rule == "syntax" and oops[3][0].line == 3
     assert array[3][0].rule == "not-object"
+
+
+def test_facts_travel_as_messagepack_or_else_as_a_pickle() -> None:
+    plain = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "d", "QueryID": "q-1", "TurnIndex": 0}\n'
+    odd = (
+        b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "d", "QueryID": "q-\\ud800", "TurnIndex": 1'
+        + b"0" * 30
+        + b"}\n"
+    )
+    for data, how in ((plain, b"E"), (plain + odd, b"P")):
+        made = answer(data, 1, FACTS)
+        assert made[4:5] == how
+        facts = _bulk._decoded(FACTS, made[4:], data.count(b"\n"))
+        assert facts == [FACTS.work(item) for item in iter_stream(io.BytesIO(data), "", "jsonl", unread=True)]
+    assert facts is not None and facts[1].query_id == "q-\ud800" and facts[1].turn == 10**30

@@ -12,7 +12,6 @@ The error-level rules are exactly those of DECISIONS D16; every other rule is a 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -174,6 +173,25 @@ class _SourceCodes:
         return f"{self._paths[(code >> 1) & 0xFFFFF]}{separator}{code >> 21}"
 
 
+def _answer_marked(code: int | str | tuple[str]) -> int | tuple[str]:
+    """The code of a QueryID whose Request has been answered: negative, or a 1-tuple for a
+    source kept as text. (A mark in the one dictionary of QueryIDs rather than a set of its
+    own: a transcript of a million messages would hold half a million more strings.)"""
+    if isinstance(code, int):
+        return code if code < 0 else -1 - code
+    return code if isinstance(code, tuple) else (code,)
+
+
+def _unmarked(code: int | str | tuple[str]) -> int | str:
+    if isinstance(code, int):
+        return -1 - code if code < 0 else code
+    return code[0] if isinstance(code, tuple) else code
+
+
+def _answered(code: int | str | tuple[str] | None) -> bool:
+    return (isinstance(code, int) and code < 0) or isinstance(code, tuple)
+
+
 class TranscriptChecker:
     """Checks a transcript fed one message at a time, in the order they happened.
 
@@ -185,16 +203,14 @@ class TranscriptChecker:
 
     def __init__(self) -> None:
         # Every id ever used is kept (a reuse may come at any time), so each entry is kept
-        # small: the source as an int code, the id interned so that the answered set shares it.
+        # small: the source as an int code, marked when the Request it names is answered
+        # (QueryIDs are unique in a transcript, and query-id-reused says so when they are not).
         self._sources = _SourceCodes()
-        self._query_ids: dict[str, int | str] = {}
+        self._query_ids: dict[str, int | str | tuple[str]] = {}
         self._prompt_ids: dict[str, int | str] = {}
         self._opened: dict[str, _Context] = {}
         self._session_context: dict[str, _Context] = {}
         self._session_entities: dict[str, set[str]] = {}
-        # QueryIDs are unique in a transcript (query-id-reused says so when they are not), so
-        # one set of answered Requests serves every dialogue.
-        self._answered: set[str] = set()
         self._dialogues: dict[tuple[str, str], _Dialogue] = {}
         self.messages = 0
 
@@ -360,13 +376,13 @@ class TranscriptChecker:
                     "query-id-reused",
                     ("QueryID",),
                     f"QueryID {query_id} was already used by the message at "
-                    f"{self._sources.decode(self._query_ids[query_id])}; "
+                    f"{self._sources.decode(_unmarked(self._query_ids[query_id]))}; "
                     "a QueryID identifies one Request or Response.",
                     'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
                 )
             )
         else:
-            self._query_ids[sys.intern(query_id)] = self._sources.encode(source)
+            self._query_ids[query_id] = self._sources.encode(source)
 
     def _time(self, facts: Facts, state: _Dialogue, found: list[Finding]) -> tuple[bool, float] | None:
         time = facts.time
@@ -532,7 +548,7 @@ class TranscriptChecker:
         request_id = facts.request_id
         if request_id is None:
             return
-        if request_id in self._answered and request_id not in state.pending:
+        if _answered(self._query_ids.get(request_id)) and request_id not in state.pending:
             found.append(
                 Finding.of(
                     "response-duplicate",
@@ -553,7 +569,8 @@ class TranscriptChecker:
                 )
             )
             return
-        self._answered.add(sys.intern(request_id))
+        code = self._query_ids.get(request_id)
+        self._query_ids[request_id] = _answer_marked(self._sources.encode(pending.source) if code is None else code)
         turn = facts.turn
         if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
             found.append(
