@@ -1,25 +1,26 @@
-"""Reports for a long input on two cores.
+"""Work on every message of a long input, on two cores.
 
 Checking a transcript is three kinds of work per message: reading and parsing it,
-validating it (the schema engine and the consistency rules) and the transcript rules. The
-transcript rules need the messages in order, in one process, and need the parsed
-documents; validation needs neither order nor state. So, for a large regular file,
-:func:`iter_reported` hands the raw lines in batches to a helper process (a fresh
-interpreter running :func:`serve`) that parses and validates them, while this process
-parses the same lines again and goes on with whatever its caller does with them (the
-transcript rules): the two cores work side by side. Parsing twice is cheaper than sending
-parsed documents between processes, which costs about as much as parsing.
+validating it (the schema engine and the consistency rules), and the transcript rules. The
+rules need the messages in order, in one process; everything else depends on one message
+alone. So, for a large regular file, a helper process (a fresh interpreter running
+:func:`serve`) does a :class:`Job` on each message -- parse it and validate it for
+``pgm-explore validate`` (:data:`SUMMARY`), and also read what the transcript rules need
+of it for ``check`` (``pgm_explore.dialogue._facts.FACTS``) -- while this process reads
+the lines, hands them over batch by batch and goes on with what its caller does with the
+results (the transcript rules): the two cores work side by side. The helper is told where
+each batch lies in the file and reads it there, so only the results travel between the
+processes, in a compact encoding, decoded when their batch goes out.
 
-Both processes make a report with the same function, :func:`pgm_explore._sources.report`,
-from the same bytes (a CRC-32 of each batch shows they are), so a report is the same
-wherever it was made (``tests/test_bulk.py`` holds them equal). The helper is an
-optimisation and nothing else: if it cannot start, dies, goes silent, sends something
-unreadable or reads other bytes (the file changed), its batches are validated here,
-slower and otherwise the same. When it falls behind, this process validates the batches
-it reads meanwhile.
+Both processes do a job with the same function on the same bytes (a CRC-32 of each batch
+shows they are the same bytes), so a result is the same wherever it was made
+(``tests/test_bulk.py`` holds them equal). The helper is an optimisation and nothing else:
+if it cannot start, dies, goes silent, sends something unreadable or has read other bytes
+(the file changed), its batches are done here, slower and otherwise the same. When it
+falls behind, this process does the batches it reads meanwhile.
 
-Standard input, pipes and small files are validated here, one message at a time: a live
-log (``tail -f log | pgm-explore check -``) must show a finding when its line arrives, not
+Standard input, pipes and small files are done here, one message at a time: a live log
+(``tail -f log | pgm-explore check -``) must show a finding when its line arrives, not
 when a batch is full. ``PGM_EXPLORE_PARALLEL=0`` in the environment turns the helper off.
 """
 
@@ -83,7 +84,7 @@ _MIN_BYTES = 8 * 1024 * 1024
 _PATIENCE = 120.0
 """Seconds to wait for one batch (256 messages take milliseconds) before the helper is taken
 for stuck and its batches are done here: slow, never a hang."""
-_FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then a pickle
+_FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then its bytes
 
 Summary = tuple[str | None, str | None, bool, tuple[Finding, ...]]
 """A report without its source: (type, mode, conforms, findings)."""

@@ -370,19 +370,21 @@ class TranscriptChecker:
     def _query_id(self, source: str, query_id: str | None, found: list[Finding]) -> None:
         if query_id is None:
             return
-        if query_id in self._query_ids:
+        # One look-up in a dictionary that holds every QueryID of the transcript, not two.
+        known = self._query_ids
+        count = len(known)
+        earlier = known.setdefault(query_id, self._sources.encode(source))
+        if len(known) == count:
             found.append(
                 Finding.of(
                     "query-id-reused",
                     ("QueryID",),
                     f"QueryID {query_id} was already used by the message at "
-                    f"{self._sources.decode(_unmarked(self._query_ids[query_id]))}; "
+                    f"{self._sources.decode(_unmarked(earlier))}; "
                     "a QueryID identifies one Request or Response.",
                     'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
                 )
             )
-        else:
-            self._query_ids[query_id] = self._sources.encode(source)
 
     def _time(self, facts: Facts, state: _Dialogue, found: list[Finding]) -> tuple[bool, float] | None:
         time = facts.time
