@@ -122,15 +122,14 @@ def iter_worked(
     path: str | os.PathLike[str], job: Job[T], *, kind: InputKind | None = None, parallel: bool = True
 ) -> Iterator[tuple[Item, T]]:
     """Every message in ``path``, in order, with ``job`` done on it, here or (for a large
-    regular file, with ``parallel``) by a helper process. The items may be
-    :data:`~pgm_explore._sources.UNREAD`: what is needed of the message is in what the
-    job made of it. Raises like :func:`iter_reported`."""
+    regular file, with ``parallel``) by a helper process. The items the helper did the
+    job on are :data:`~pgm_explore._sources.UNREAD`: what is needed of the message is in
+    what the job made of it. Raises like :func:`iter_reported`."""
     path = os.fspath(path)
-    items = iter_documents(path, kind=kind, unread=True)
     if not (parallel and _worth_a_helper(path)):
         work = job.work
-        return ((item, work(item)) for item in items)
-    return _with_helper(items, path, job)
+        return ((item, work(item)) for item in iter_documents(path, kind=kind))
+    return _with_helper(iter_documents(path, kind=kind, unread=True), path, job)
 
 
 def _cores() -> int:

@@ -1,8 +1,10 @@
 """Consistency rules within one message (DECISIONS D14).
 
-Each rule is a small generator named after what it checks, registered for the data
-type and mode it applies to and for the top-level property it reads, in the manner of
-python-jsonschema's keyword functions. A rule runs only when its property is present:
+Each rule is a small function named after what it checks, registered for the data type
+and mode it applies to and for the top-level property it reads, in the manner of
+python-jsonschema's keyword functions. It returns its findings as a list rather than
+yielding them (a generator costs more to start than most rules cost to run, and they run
+for every message of a transcript; most find nothing). A rule runs only when its property is present:
 without it there is nothing for the rule to find, and a message carries few of them.
 The rules see messages that may not conform, so they look before they touch: a value of
 the wrong type is the schema's business, not theirs. They never change the verdict.
@@ -11,7 +13,7 @@ the wrong type is the schema's business, not theirs. They never change the verdi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -22,7 +24,7 @@ from pgm_explore.validation.findings import Finding, clip, written
 __all__ = ["RULE_FUNCTIONS", "consistency_findings"]
 
 Document = Mapping[str, Any]
-RuleFunction = Callable[[DataType, Document], Iterator[Finding]]
+RuleFunction = Callable[[DataType, Document], list[Finding]]
 Items = list[tuple[int, Mapping[str, Any]]]
 
 RULE_FUNCTIONS: dict[tuple[str, str], list[RuleFunction]] = {}
@@ -78,46 +80,55 @@ def _echo(value: Any) -> str:
 
 
 @_rule("BKN-DAC", "RQ", "ProcessActions")
-def process_actions_need_feasibility(dt: DataType, doc: Document) -> Iterator[Finding]:
+def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
-        yield Finding.of(
-            "feasibility-kind",
-            ("ProcessActions",),
-            f'ProcessActions are validated "when Kind is feasibility", but this Request has Kind {clip(kind)}.',
-            f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
-        )
+        return [
+            Finding.of(
+                "feasibility-kind",
+                ("ProcessActions",),
+                f'ProcessActions are validated "when Kind is feasibility", but this Request has Kind {clip(kind)}.',
+                f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
+            )
+        ]
+    return []
 
 
 @_rule("BKN-DAC", "RQ", "Kind")
-def feasibility_needs_process_actions(dt: DataType, doc: Document) -> Iterator[Finding]:
+def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Finding]:
     actions = doc.get("ProcessActions")
     if doc.get("Kind") == "feasibility" and (actions is None or actions == []):
-        yield Finding.of(
-            "feasibility-missing",
-            ("ProcessActions",),
-            "This Request asks for feasibility but carries no ProcessActions to validate.",
-            f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
-        )
+        return [
+            Finding.of(
+                "feasibility-missing",
+                ("ProcessActions",),
+                "This Request asks for feasibility but carries no ProcessActions to validate.",
+                f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
+            )
+        ]
+    return []
 
 
 @_rule("BKN-DAC", "RQ", "ProcessActions")
-def process_actions_agree(dt: DataType, doc: Document) -> Iterator[Finding]:
+def process_actions_agree(dt: DataType, doc: Document) -> list[Finding]:
     """The two checks of the ProcessActions, on the list read once."""
     actions = _objects(doc.get("ProcessActions"))
-    yield from process_action_steps_unique(dt, actions)
-    yield from statements_parse(dt, actions)
+    return process_action_steps_unique(dt, actions) + statements_parse(dt, actions)
 
 
-def process_action_steps_unique(dt: DataType, actions: Items) -> Iterator[Finding]:
+def process_action_steps_unique(dt: DataType, actions: Items) -> list[Finding]:
+    found: list[Finding] = []
     for index, step in _duplicates(actions, "Step"):
-        yield Finding.of(
-            "duplicate-step",
-            ("ProcessActions", index, "Step"),
-            f"Step {_echo(step)} appears more than once among the ProcessActions; "
-            "each Step indexes one Process Action.",
-            dt.clause(("ProcessActions", "Step")),
+        found.append(
+            Finding.of(
+                "duplicate-step",
+                ("ProcessActions", index, "Step"),
+                f"Step {_echo(step)} appears more than once among the ProcessActions; "
+                "each Step indexes one Process Action.",
+                dt.clause(("ProcessActions", "Step")),
+            )
         )
+    return found
 
 
 def _statement_problem(statement: str) -> tuple[int, str] | None:
@@ -130,7 +141,8 @@ def _statement_problem(statement: str) -> tuple[int, str] | None:
     return None
 
 
-def statements_parse(dt: DataType, actions: Items) -> Iterator[Finding]:
+def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
+    found: list[Finding] = []
     for index, item in actions:
         statement = item.get("Statement")
         if not isinstance(statement, str) or not statement:
@@ -138,35 +150,45 @@ def statements_parse(dt: DataType, actions: Items) -> Iterator[Finding]:
         problem = _statement_problem(statement)  # (parse_statement remembers the texts it parsed)
         if problem is not None:
             column, message = problem
-            yield Finding.of(
-                "statement-syntax",
-                ("ProcessActions", index, "Statement"),
-                f"Step {_echo(item.get('Step'))}: column {column}: {message}",
-                f"{dt.clause(('ProcessActions', 'Statement'))}; docs/process-actions.md (DECISIONS D17)",
-                column=column,
+            found.append(
+                Finding.of(
+                    "statement-syntax",
+                    ("ProcessActions", index, "Statement"),
+                    f"Step {_echo(item.get('Step'))}: column {column}: {message}",
+                    f"{dt.clause(('ProcessActions', 'Statement'))}; docs/process-actions.md (DECISIONS D17)",
+                    column=column,
+                )
             )
+    return found
 
 
 @_rule("BKN-DAC", "RQ", "Kind")
-def commitment_request_has_commitments(dt: DataType, doc: Document) -> Iterator[Finding]:
+def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
-        yield Finding.of(
-            "commitment-kind",
-            ("Commitments",),
-            "This Request has Kind commitment but carries no Commitments to retain and no ReleasedCommitmentIDs.",
-            f"{dt.requirement('Request')}; {dt.clause(('Commitments',))}",
-        )
+        return [
+            Finding.of(
+                "commitment-kind",
+                ("Commitments",),
+                "This Request has Kind commitment but carries no Commitments to retain and no ReleasedCommitmentIDs.",
+                f"{dt.requirement('Request')}; {dt.clause(('Commitments',))}",
+            )
+        ]
+    return []
 
 
 @_rule("BKN-DAC", "RQ", "Commitments")
-def commitment_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
+def commitment_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
+    found: list[Finding] = []
     for index, commitment in _duplicates(_objects(doc.get("Commitments")), "CommitmentID"):
-        yield Finding.of(
-            "duplicate-commitment",
-            ("Commitments", index, "CommitmentID"),
-            f"CommitmentID {_echo(commitment)} is submitted twice in this Request.",
-            dt.clause(("Commitments", "CommitmentID")),
+        found.append(
+            Finding.of(
+                "duplicate-commitment",
+                ("Commitments", index, "CommitmentID"),
+                f"CommitmentID {_echo(commitment)} is submitted twice in this Request.",
+                dt.clause(("Commitments", "CommitmentID")),
+            )
         )
+    return found
 
 
 # --- BKN-DAC Responses ------------------------------------------------------------------
@@ -187,25 +209,31 @@ def _all_in(values: list[Any], known: frozenset[str]) -> bool:
 
 
 @_rule("BKN-DAC", "RS", "Feasibility")
-def feasibility_agrees(dt: DataType, doc: Document) -> Iterator[Finding]:
+def feasibility_agrees(dt: DataType, doc: Document) -> list[Finding]:
     """The three checks of Feasibility, on its steps read once."""
     feasibility = doc.get("Feasibility")
     if not isinstance(feasibility, dict):
-        return
+        return []
     steps = _objects(feasibility.get("Steps"))
-    yield from feasibility_steps_unique(dt, steps)
-    yield from overall_agrees_with_steps(dt, feasibility, steps)
-    yield from non_ack_steps_have_reason(dt, steps)
+    return (
+        feasibility_steps_unique(dt, steps)
+        + overall_agrees_with_steps(dt, feasibility, steps)
+        + non_ack_steps_have_reason(dt, steps)
+    )
 
 
-def feasibility_steps_unique(dt: DataType, steps: Items) -> Iterator[Finding]:
+def feasibility_steps_unique(dt: DataType, steps: Items) -> list[Finding]:
+    found: list[Finding] = []
     for index, step in _duplicates(steps, "Step"):
-        yield Finding.of(
-            "duplicate-step",
-            ("Feasibility", "Steps", index, "Step"),
-            f"Step {_echo(step)} has more than one outcome in Feasibility.Steps.",
-            dt.clause(("Feasibility", "Steps", "Step")),
+        found.append(
+            Finding.of(
+                "duplicate-step",
+                ("Feasibility", "Steps", index, "Step"),
+                f"Step {_echo(step)} has more than one outcome in Feasibility.Steps.",
+                dt.clause(("Feasibility", "Steps", "Step")),
+            )
         )
+    return found
 
 
 def expected_overall(statuses: list[str]) -> str | None:
@@ -224,53 +252,63 @@ def expected_overall(statuses: list[str]) -> str | None:
     return "infeasible" if acks == 0 else "partially_feasible"
 
 
-def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], steps: Items) -> Iterator[Finding]:
+def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], steps: Items) -> list[Finding]:
     if not isinstance(overall := feasibility.get("Overall"), str):
-        return
+        return []
     statuses = [item.get("PAStatus") for _, item in steps]
     # A value outside the enumerations (a string not listed, or no string at all) is
     # already a conformance error; judging it again is noise.
     if overall not in _enum(dt, "Feasibility", "Overall") or not _all_in(
         statuses, _enum(dt, "Feasibility", "Steps", "PAStatus")
     ):
-        return
+        return []
     expected = expected_overall(statuses)  # type: ignore[arg-type]
     if expected is None or expected == overall:
-        return
+        return []
     counts = Counter(statuses)
     tally = ", ".join(f"{n} {status}" for status, n in counts.most_common())
-    yield Finding.of(
-        "overall-mismatch",
-        ("Feasibility", "Overall"),
-        f"Overall is {overall}, but the steps say {expected} ({tally}): "
-        "all Ack is feasible, no Ack is infeasible, anything else is partially_feasible.",
-        f"{dt.clause(('Feasibility', 'Overall'))} (DECISIONS D16)",
-    )
+    return [
+        Finding.of(
+            "overall-mismatch",
+            ("Feasibility", "Overall"),
+            f"Overall is {overall}, but the steps say {expected} ({tally}): "
+            "all Ack is feasible, no Ack is infeasible, anything else is partially_feasible.",
+            f"{dt.clause(('Feasibility', 'Overall'))} (DECISIONS D16)",
+        )
+    ]
 
 
-def non_ack_steps_have_reason(dt: DataType, steps: Items) -> Iterator[Finding]:
+def non_ack_steps_have_reason(dt: DataType, steps: Items) -> list[Finding]:
+    found: list[Finding] = []
     known = _enum(dt, "Feasibility", "Steps", "PAStatus")
     for index, item in steps:
         status = item.get("PAStatus")
         if status != "Ack" and isinstance(status, str) and status in known and "Reason" not in item:
-            yield Finding.of(
-                "reason-missing",
-                ("Feasibility", "Steps", index, "Reason"),
-                f"Step {_echo(item.get('Step'))} has PA Status {status} but gives no Reason; "
-                "Basic Knowledge cannot repair a step without knowing why it failed.",
-                dt.clause(("Feasibility", "Steps", "Reason")),
+            found.append(
+                Finding.of(
+                    "reason-missing",
+                    ("Feasibility", "Steps", index, "Reason"),
+                    f"Step {_echo(item.get('Step'))} has PA Status {status} but gives no Reason; "
+                    "Basic Knowledge cannot repair a step without knowing why it failed.",
+                    dt.clause(("Feasibility", "Steps", "Reason")),
+                )
             )
+    return found
 
 
 @_rule("BKN-DAC", "RS", "CommitmentStatus")
-def commitment_status_ids_unique(dt: DataType, doc: Document) -> Iterator[Finding]:
+def commitment_status_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
+    found: list[Finding] = []
     for index, commitment in _duplicates(_objects(doc.get("CommitmentStatus")), "CommitmentID"):
-        yield Finding.of(
-            "duplicate-commitment",
-            ("CommitmentStatus", index, "CommitmentID"),
-            f"CommitmentID {_echo(commitment)} has more than one status in this Response.",
-            dt.clause(("CommitmentStatus", "CommitmentID")),
+        found.append(
+            Finding.of(
+                "duplicate-commitment",
+                ("CommitmentStatus", index, "CommitmentID"),
+                f"CommitmentID {_echo(commitment)} has more than one status in this Response.",
+                dt.clause(("CommitmentStatus", "CommitmentID")),
+            )
         )
+    return found
 
 
 # --- Responses of every interaction type -----------------------------------------------
@@ -282,39 +320,47 @@ _PAYLOAD = {
 }
 
 
-def outcome_matches_payload(dt: DataType, doc: Document) -> Iterator[Finding]:
+def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
     outcome = doc.get("Outcome")
     payload = _PAYLOAD[dt.name]
     if outcome == "not_answered":
         present = [key for key in payload if doc.get(key)]
         if present:
-            yield Finding.of(
-                "outcome-payload",
-                (present[0],),
-                f"Outcome is not_answered, yet the Response carries {', '.join(present)}.",
-                f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
-            )
+            return [
+                Finding.of(
+                    "outcome-payload",
+                    (present[0],),
+                    f"Outcome is not_answered, yet the Response carries {', '.join(present)}.",
+                    f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
+                )
+            ]
     elif outcome in ("answered", "partially_answered"):
         for key in payload:
             if doc.get(key):
-                return
-        yield Finding.of(
-            "outcome-payload",
-            ("Outcome",),
-            f"Outcome is {outcome}, yet the Response carries none of {', '.join(_PAYLOAD[dt.name])}.",
-            f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
-        )
+                return []
+        return [
+            Finding.of(
+                "outcome-payload",
+                ("Outcome",),
+                f"Outcome is {outcome}, yet the Response carries none of {', '.join(_PAYLOAD[dt.name])}.",
+                f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
+            )
+        ]
+    return []
 
 
-def failure_degrades_outcome(dt: DataType, doc: Document) -> Iterator[Finding]:
+def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
     if "Failure" in doc and doc.get("Outcome") == "answered":
-        yield Finding.of(
-            "failure-outcome",
-            ("Failure",),
-            "The Response reports the Failure of a source yet says Outcome answered; "
-            "a failed source normally leaves the answer partial (partially_answered) or missing (not_answered).",
-            dt.clause(("Failure",)),
-        )
+        return [
+            Finding.of(
+                "failure-outcome",
+                ("Failure",),
+                "The Response reports the Failure of a source yet says Outcome answered; "
+                "a failed source normally leaves the answer partial (partially_answered) or missing (not_answered).",
+                dt.clause(("Failure",)),
+            )
+        ]
+    return []
 
 
 for _name in _PAYLOAD:
@@ -327,5 +373,5 @@ def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[
     found: list[Finding] = []
     for reads, rule in _READS.get((dt.name, mode or ""), ()):
         if reads in doc:
-            found.extend(rule(dt, doc))
+            found += rule(dt, doc)
     return found
