@@ -73,16 +73,17 @@ class Job(Generic[T]):
     decode: Callable[[bytes], list[T]] = pickle.loads
 
 
-_BATCH = 256
+_BATCH = 128
 """Messages per batch: enough that a batch's hand-over is small next to its work."""
-_IN_FLIGHT = 4
-"""Batches the helper holds at once; a batch read while it holds this many is done here."""
-_AHEAD = 8
+_IN_FLIGHT = 12
+"""Batches the helper holds at once; a batch read while it holds this many is done here.
+Enough that it still has work while this process goes through the results that came."""
+_AHEAD = 24
 """Batches read ahead of the caller at most: what bounds the memory that reading ahead takes."""
 _MIN_BYTES = 8 * 1024 * 1024
 """Smaller files (about 8,000 messages) are done before a helper would have started."""
 _PATIENCE = 120.0
-"""Seconds to wait for one batch (256 messages take milliseconds) before the helper is taken
+"""Seconds to wait for one batch (a batch takes milliseconds) before the helper is taken
 for stuck and its batches are done here: slow, never a hang."""
 _FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then its bytes
 
