@@ -5,7 +5,7 @@ both modes, mostly conforming, one in 200 not, a few with consistency warnings) 
 ``benchmarks/out/`` (git-ignored), then measures in one run:
 
 1. bare ``json.loads`` over every line of the file (the yardstick),
-2. the library bulk path: :func:`pgm_explore._sources.iter_reports` (reader + ``validate``),
+2. the library bulk path: :func:`pgm_explore._bulk.iter_reported` (reader + ``validate``),
 3. the command end to end: ``main(["validate", "--format", "json", PATH])`` in process,
    with standard output sent to ``os.devnull``,
 
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pgm_explore._sources import iter_reports
+from pgm_explore._bulk import iter_reported
 from pgm_explore.cli import main
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -249,7 +249,7 @@ def bare_json(path: Path) -> None:
 
 def library(path: Path) -> int:
     nonconforming = 0
-    for rep in iter_reports(str(path)):
+    for _, rep in iter_reported(str(path)):
         nonconforming += not rep.conforms
     return nonconforming
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from pgm_explore._sources import STDIN, UNREAD, InputKind, Item, iter_documents, read, report
+from pgm_explore._sources import STDIN, UNREAD, InputKind, Item, _item, iter_documents, read, report
 from pgm_explore.validation import Finding, Report
 from pgm_explore.validation._report import _new_report
 
@@ -235,11 +235,10 @@ def answer(data: bytes, first: int, job: Job[Any]) -> bytes:
     CRC-32 of the message lines (are they the bytes read here?), how the rest is written,
     and the job's values for them."""
     work = job.work
-    new = tuple.__new__  # Item(...) at C speed, as the readers make them
     # A BytesIO splits lines as iterating over the file did; blank ones are skipped alike.
     lines = [(number, raw) for number, raw in enumerate(io.BytesIO(data), first) if not raw.isspace()]
     crc = zlib.crc32(b"".join([raw for _, raw in lines]))
-    out = [work(new(Item, ("", number, None, UNREAD, None, raw, None))) for number, raw in lines]
+    out = [work(_item(("", number, None, UNREAD, None, raw, None))) for number, raw in lines]
     try:
         return _CRC.pack(crc) + _ENCODED + job.encode(out)
     except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits, a lone surrogate
@@ -315,8 +314,8 @@ class _Helper:
         self._answers = process.stdout.fileno()
         os.set_blocking(self._answers, False)
         self._received = bytearray()
-        self._waiting: deque[_Batch] = deque()  # the batches it has, in the order sent
-        self._crcs: deque[int] = deque()  # and the CRC-32 of each, as read here
+        # The batches it has, in the order sent, each with the CRC-32 of its lines as read here.
+        self._waiting: deque[tuple[_Batch, int]] = deque()
         self.gone = False
 
     @classmethod
@@ -351,8 +350,7 @@ class _Helper:
         except (OSError, ValueError):
             self.give_up()
             return False
-        self._waiting.append(batch)
-        self._crcs.append(crc)
+        self._waiting.append((batch, crc))
         return True
 
     def collect(self, *, until: _Batch | None = None) -> None:
@@ -398,7 +396,7 @@ class _Helper:
     def _accept(self, data: bytes) -> bool:
         """Give the oldest batch the helper's answer; False when it is about other bytes than
         were read here (or is no answer at all)."""
-        batch, crc = self._waiting.popleft(), self._crcs.popleft()
+        batch, crc = self._waiting.popleft()
         if len(data) <= _CRC.size or _CRC.unpack_from(data)[0] != crc:
             return False
         batch.answer = data[_CRC.size :]
@@ -408,7 +406,6 @@ class _Helper:
         """Take the helper for gone: the batches it had are done here, and it is stopped."""
         self.gone = True
         self._waiting.clear()
-        self._crcs.clear()
         if self._process.poll() is None:
             self._process.kill()
 

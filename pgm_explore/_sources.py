@@ -43,7 +43,6 @@ __all__ = [
     "UnreadablePath",
     "input_kind",
     "iter_documents",
-    "iter_reports",
     "iter_stream",
     "read",
     "report",
@@ -374,9 +373,3 @@ def report(item: Item) -> Report:
             _DEPTH_SPEC,
         )
         return Report(None, None, False, (finding,), item.source)
-
-
-def iter_reports(path: str, *, kind: InputKind | None = None) -> Iterator[Report]:
-    """A report for every message in ``path``: the bulk validation path of the library."""
-    for item in iter_documents(path, kind=kind):
-        yield report(item)

@@ -472,7 +472,7 @@ class _Plan:
 
 
 @dataclass(frozen=True, slots=True)
-class _Facts:
+class _StatementFacts:
     """What the checks read from one statement, independent of the ActionContext and the plan."""
 
     parsed: Statement | None
@@ -504,21 +504,21 @@ def _first(s: Statement, preposition: str) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def _statement_facts(text: str, lenient: bool) -> _Facts:
+def _statement_facts(text: str, lenient: bool) -> _StatementFacts:
     # A transcript repeats the same statements in Request after Request, and each step goes
     # through several rows: reading a statement once per text (as many as parse_statement
     # caches) leaves to each step only what depends on the ActionContext and the plan.
     try:
         s = parse_statement(text, lenient=lenient)
     except StatementError as e:
-        return _Facts(None, f"the statement does not parse: {e.message} (column {e.column})")
+        return _StatementFacts(None, f"the statement does not parse: {e.message} (column {e.column})")
     if s.deontic is not None:
-        return _Facts(s, f"'{s.deontic}' makes the statement a Right, not a Process Action Request")
+        return _StatementFacts(s, f"'{s.deontic}' makes the statement a Right, not a Process Action Request")
     if problems := signature_problems(s):
-        return _Facts(s, problems[0])
+        return _StatementFacts(s, problems[0])
     nil = s.nil
     family = _PLACING.get(s.action) or _MOVING.get(s.action)
-    return _Facts(
+    return _StatementFacts(
         s,
         None,
         ids=_id_operands(s),
@@ -534,7 +534,7 @@ def _statement_facts(text: str, lenient: bool) -> _Facts:
     )
 
 
-def _check_rights(s: Statement, f: _Facts, ctx: _Context) -> str | None:
+def _check_rights(s: Statement, f: _StatementFacts, ctx: _Context) -> str | None:
     if ctx.rights_refs is not None:
         for term, value in f.rights:
             if value not in ctx.rights_refs:
@@ -558,14 +558,14 @@ def _check_wallet(amount: tuple[float, str | None], limit: float, plan: _Plan) -
     return None
 
 
-def _check_qualifier(f: _Facts, vocabularies: set[str]) -> str | None:
+def _check_qualifier(f: _StatementFacts, vocabularies: set[str]) -> str | None:
     for term, value in f.qualifiers:
         if value not in vocabularies:
             return f"{term} {value} is not among the ActionContext's Vocabularies"
     return None
 
 
-def _check_clash(f: _Facts, placement: tuple[str, str], plan: _Plan) -> str | None:
+def _check_clash(f: _StatementFacts, placement: tuple[str, str], plan: _Plan) -> str | None:
     item = placement[1]
     earlier = plan.placed.get(placement, {})
     if f.placing:
@@ -577,7 +577,7 @@ def _check_clash(f: _Facts, placement: tuple[str, str], plan: _Plan) -> str | No
     return None
 
 
-def _record(f: _Facts, step: int, plan: _Plan) -> None:
+def _record(f: _StatementFacts, step: int, plan: _Plan) -> None:
     """Let an Ack step change the plan's state."""
     if (amount := f.amount) is not None:
         plan.spent += amount[0]
@@ -595,7 +595,7 @@ def _record(f: _Facts, step: int, plan: _Plan) -> None:
 
 
 def _run_checks(
-    s: Statement, f: _Facts, ctx: _Context, plan: _Plan, known_ids: Collection[str] | None
+    s: Statement, f: _StatementFacts, ctx: _Context, plan: _Plan, known_ids: Collection[str] | None
 ) -> tuple[CheckName, str] | None:
     """The first check after ``statement`` that fails, in the table's order (``max-steps`` is separate)."""
     if ctx.repertoire is not None and s.action not in ctx.repertoire:
@@ -680,7 +680,7 @@ def predict(
         facts = (
             _statement_facts(text, lenient)
             if isinstance(text, str)
-            else _Facts(None, f"the statement is not a string ({type(text).__name__})")
+            else _StatementFacts(None, f"the statement is not a string ({type(text).__name__})")
         )
         parsed, failure = facts.parsed, facts.failure
         check: CheckName | None = "statement" if failure else None
