@@ -301,7 +301,7 @@ inputs:
   nothing is checked (part of a transcript would give findings the whole has not);
   a PATH that fails later stops the check there.
 
-  A large file (8 MB or more) is read by two processes when the machine has two
+  A large file (16 MB or more) is read by two processes on a machine with two
   cores: a helper reads, parses and validates its lines while this one applies the
   transcript rules in order. The findings are the same either way;
   PGM_EXPLORE_PARALLEL=0 in the environment keeps to one process.

@@ -1,7 +1,7 @@
 """Validation on a helper process gives exactly the reports made in this one.
 
 ``pgm_explore._bulk`` hands the raw lines of a large file to a helper process. These tests
-make every file large enough (``_MIN_BYTES = 0``) and batches small, and compare item by
+make every file large enough for a helper and batches small, and compare item by
 item, finding by finding, with the inline path; then they break the helper in each way it
 can break and check that nothing is lost or changed.
 """
@@ -52,7 +52,8 @@ _HOSTILE = [
 @pytest.fixture
 def forced(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file gets a helper, and batches of 7 (so that the last one is partial)."""
-    monkeypatch.setattr(_bulk, "_MIN_BYTES", 0)
+    worth = _bulk._worth_a_helper
+    monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: worth(path, 0))
     monkeypatch.setattr(_bulk, "_BATCH", 7)
     monkeypatch.setattr(_bulk, "_cores", lambda: 2)
     monkeypatch.delenv("PGM_EXPLORE_PARALLEL", raising=False)
@@ -214,16 +215,16 @@ def test_only_large_regular_files_get_a_helper(tmp_path: Path, monkeypatch: pyte
     monkeypatch.delenv("PGM_EXPLORE_PARALLEL", raising=False)
     small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
     small.write_bytes(b"{}\n")
-    large.write_bytes(b"{}\n" * (_bulk._MIN_BYTES // 3 + 1))
-    assert not _bulk._worth_a_helper(str(small))
-    assert _bulk._worth_a_helper(str(large))
-    assert not _bulk._worth_a_helper("-")
-    assert not _bulk._worth_a_helper(str(tmp_path))
+    large.write_bytes(b"{}\n" * 1000)
+    assert not _bulk._worth_a_helper(str(small), 3000)
+    assert _bulk._worth_a_helper(str(large), 3000)
+    assert not _bulk._worth_a_helper("-", 0)
+    assert not _bulk._worth_a_helper(str(tmp_path), 0)
     monkeypatch.setenv("PGM_EXPLORE_PARALLEL", "0")
-    assert not _bulk._worth_a_helper(str(large))
+    assert not _bulk._worth_a_helper(str(large), 3000)
     monkeypatch.delenv("PGM_EXPLORE_PARALLEL")
     monkeypatch.setattr(_bulk, "_cores", lambda: 1)
-    assert not _bulk._worth_a_helper(str(large))
+    assert not _bulk._worth_a_helper(str(large), 3000)
 
 
 def test_serve_answers_each_request_in_turn(tmp_path: Path) -> None:
