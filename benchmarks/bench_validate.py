@@ -249,7 +249,7 @@ def bare_json(path: Path) -> None:
 
 def library(path: Path) -> int:
     nonconforming = 0
-    for _, rep in iter_reported(str(path)):
+    for rep in iter_reported(str(path)):
         nonconforming += not rep.conforms
     return nonconforming
 

@@ -7,10 +7,12 @@ alone. So, for a large regular file, a helper process (a fresh interpreter runni
 :func:`serve`) does a :class:`Job` on each message -- parse it and validate it for
 ``pgm-explore validate`` (:data:`SUMMARY`), and also read what the transcript rules need
 of it for ``check`` (``pgm_explore.dialogue._facts.FACTS``) -- while this process reads
-the lines, hands them over batch by batch and goes on with what its caller does with the
-results (the transcript rules): the two cores work side by side. The helper is told where
-each batch lies in the file and reads it there, so only the results travel between the
-processes, in a compact encoding, decoded when their batch goes out.
+the file in batches of whole lines, hands them over and goes on with what its caller does
+with the results (the transcript rules): the two cores work side by side. The helper is
+told where each batch lies in the file and reads it there, so only the results travel
+between the processes, in a compact encoding, decoded when their batch goes out. This
+process does not even split a batch it hands over into lines, unless it has blank ones:
+the results name their messages by line.
 
 Both processes do a job with the same function on the same bytes (a CRC-32 of each batch
 shows they are the same bytes), so a result is the same wherever it was made
@@ -27,6 +29,7 @@ when a batch is full. ``PGM_EXPLORE_PARALLEL=0`` in the environment turns the he
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import os
@@ -44,7 +47,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from pgm_explore._sources import STDIN, UNREAD, InputKind, Item, _item, iter_documents, read, report
+from pgm_explore._sources import (
+    STDIN,
+    UNREAD,
+    InputKind,
+    Item,
+    UnreadablePath,
+    _item,
+    _reason,
+    iter_documents,
+    read,
+    report,
+)
 from pgm_explore.validation import Finding, Report
 from pgm_explore.validation._report import _new_report
 
@@ -76,8 +90,9 @@ class Job(Generic[T]):
     min_bytes: int = 16 * 1024 * 1024
 
 
-_BATCH = 128
-"""Messages per batch: enough that a batch's hand-over is small next to its work."""
+_BATCH = 1 << 17
+"""Bytes per batch, in whole lines (about 140 messages of a typical transcript): enough
+that a batch's hand-over is small next to its work."""
 _IN_FLIGHT = 12
 """Batches the helper holds at once; a batch read while it holds this many is done here.
 Enough that it still has work while this process goes through the results that came."""
@@ -105,8 +120,8 @@ SUMMARY: Job[Summary] = Job("pgm_explore._bulk:SUMMARY", summary, min_bytes=96 *
 
 def iter_reported(
     path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True
-) -> Iterator[tuple[Item, Report]]:
-    """Every message in ``path``, in order, with its validation report.
+) -> Iterator[Report]:
+    """The validation report of every message in ``path``, in order.
 
     Raises :class:`~pgm_explore._sources.UnreadablePath` at once for a path that cannot
     be opened, like :func:`~pgm_explore._sources.iter_documents`; one that fails later is
@@ -115,25 +130,24 @@ def iter_reported(
     """
     path = os.fspath(path)
     if not (parallel and _worth_a_helper(path, SUMMARY.min_bytes)):
-        return ((item, report(item)) for item in iter_documents(path, kind=kind))
+        return (report(item) for item in iter_documents(path, kind=kind))
     return (
-        (read(item), _new_report(t, m, c, f, item.source) if t is not None else Report(None, None, c, f, item.source))
-        for item, (t, m, c, f) in _with_helper(iter_documents(path, kind=kind, unread=True), path, SUMMARY)
+        _new_report(t, m, c, f, source) if t is not None else Report(None, None, c, f, source)
+        for source, (t, m, c, f) in _with_helper(path, kind, SUMMARY)
     )
 
 
 def iter_worked(
     path: str | os.PathLike[str], job: Job[T], *, kind: InputKind | None = None, parallel: bool = True
-) -> Iterator[tuple[Item, T]]:
-    """Every message in ``path``, in order, with ``job`` done on it, here or (for a large
-    regular file, with ``parallel``) by a helper process. The items the helper did the
-    job on are :data:`~pgm_explore._sources.UNREAD`: what is needed of the message is in
-    what the job made of it. Raises like :func:`iter_reported`."""
+) -> Iterator[tuple[str, T]]:
+    """Every message in ``path``, in order, as its source (``PATH:LINE``, ``PATH#INDEX``)
+    and what ``job`` made of it, here or (for a large regular file, with ``parallel``) in
+    a helper process. Raises like :func:`iter_reported`."""
     path = os.fspath(path)
     if not (parallel and _worth_a_helper(path, job.min_bytes)):
         work = job.work
-        return ((item, work(item)) for item in iter_documents(path, kind=kind))
-    return _with_helper(iter_documents(path, kind=kind, unread=True), path, job)
+        return ((item.source, work(item)) for item in iter_documents(path, kind=kind))
+    return _with_helper(path, kind, job)
 
 
 def _cores() -> int:
@@ -159,62 +173,115 @@ def _worth_a_helper(path: str, min_bytes: int) -> bool:
 
 @dataclass(slots=True)
 class _Batch(Generic[T]):
-    items: list[Item]
-    results: list[T] | None = None
-    """None while the helper has the batch."""
+    """Whole lines of the file: ``data``, from byte ``start``, whose first is line ``first``."""
+
+    start: int
+    first: int
+    data: bytes
+    pairs: list[tuple[str, T]] | None = None
+    """(source, value) of each message; None while the helper has the batch."""
     answer: bytes | None = None
     """The helper's answer, still encoded: it is decoded when the batch goes out, so that
     the values are fresh in the caches when the caller uses them."""
 
     @property
     def ready(self) -> bool:
-        return self.results is not None or self.answer is not None
+        return self.pairs is not None or self.answer is not None
 
 
-def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tuple[Item, T]]:
+def _messages(data: bytes, first: int, prefix: str) -> list[Item]:
+    """The messages of ``data``, whole JSON Lines whose first is line ``first``, as items
+    named ``prefix`` + their line, unread. The one way both processes split a batch: a
+    BytesIO splits lines as iterating over the file does, and blank ones are skipped alike."""
+    return [
+        _item((f"{prefix}{number}", number, None, UNREAD, None, raw, None))
+        for number, raw in enumerate(io.BytesIO(data), first)
+        if not raw.isspace()
+    ]
+
+
+def _regions(file: IO[bytes], start: int, first: int) -> Iterator[_Batch[Any]]:
+    """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines."""
+    held: list[bytes] = []  # the beginning of a line longer than a batch
+    while data := file.read(_BATCH):
+        cut = data.rfind(b"\n") + 1
+        if not cut:
+            held.append(data)
+            continue
+        region = b"".join([*held, data[:cut]]) if held else data[:cut]
+        held = [data[cut:]] if cut < len(data) else []
+        yield _Batch(start, first, region)
+        start += len(region)
+        first += region.count(b"\n")
+    if held:  # the last line, without its line break
+        yield _Batch(start, first, b"".join(held))
+
+
+def _with_helper(path: str, kind: InputKind | None, job: Job[T]) -> Iterator[tuple[str, T]]:
+    work = job.work
+    # The reader decides what the file is from its first lines. For JSON Lines, this
+    # process then reads the file in batches of whole lines and hands them over as they
+    # are: it only splits into lines (and parses) the batches that it does itself.
+    items = iter_documents(path, kind=kind, unread=True)
+    first = next(items, None)
+    if first is None:
+        return
+    yield first.source, work(first)
+    if first.raw is None or first.offset is None or first.line is None:  # one JSON value, read whole
+        for item in items:
+            yield item.source, work(item)
+        return
+    items.close()  # type: ignore[attr-defined]
+    prefix = first.source[: len(first.source) - len(str(first.line))]  # "PATH:"
+    yield from _with_helper_from(path, prefix, first.offset + len(first.raw), first.line + 1, job)
+
+
+def _with_helper_from(path: str, prefix: str, start: int, line: int, job: Job[T]) -> Iterator[tuple[str, T]]:
+    work = job.work
     helper = _Helper.start(path, job)
     ahead: deque[_Batch[T]] = deque()
-    work = job.work
 
-    # The lines are read (parsed) only by ``work``, when it is done: here only for the
-    # batches the helper does not take, and then at once. Parsed messages waiting in
-    # memory (thousands of small objects each) would make all the parsing twice as slow.
-    def dispatch(chunk: list[Item]) -> None:
-        batch: _Batch[T] = _Batch(chunk)
-        if helper is None or not helper.take(batch):
-            batch.results = [work(item) for item in chunk]
-        ahead.append(batch)
+    def done_here(batch: _Batch[T]) -> list[tuple[str, T]]:
+        # Here the lines are parsed as the work is done, at once: parsed messages waiting
+        # in memory (thousands of small objects each) would make all the parsing slower.
+        return [(item.source, work(item)) for item in _messages(batch.data, batch.first, prefix)]
 
-    def front() -> Iterator[tuple[Item, T]]:
+    def front() -> list[tuple[str, T]]:
         batch = ahead.popleft()
-        if batch.results is None and helper is not None:
+        pairs = batch.pairs
+        if pairs is None and helper is not None:
             if batch.answer is None:
                 helper.collect(until=batch)
             if batch.answer is not None:
-                batch.results = _decoded(job, batch.answer, len(batch.items))
-                if batch.results is None:
+                pairs = _answered(job, batch, prefix)
+                if pairs is None:
                     helper.give_up()
-        if batch.results is None:  # the helper failed: this process does its work
-            batch.results = [work(item) for item in batch.items]
-        return zip(batch.items, batch.results, strict=True)
+        return pairs if pairs is not None else done_here(batch)  # (the helper failed)
 
     failure: Exception | None = None
     try:
-        chunk: list[Item] = []
         try:
-            for item in items:
-                chunk.append(item)
-                if len(chunk) == _BATCH:
-                    if helper is not None:
-                        helper.collect()
-                    dispatch(chunk)
-                    chunk = []
-                    while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):
-                        yield from front()
-        except Exception as exc:  # raised again below, once what was read is out
-            failure = exc
-        if chunk:
-            dispatch(chunk)
+            file = open(path, "rb")  # noqa: SIM115 -- closed below, once read
+        except OSError as exc:
+            raise UnreadablePath(path, _reason(exc)) from None
+        with file:
+            file.seek(start)
+            batches = _regions(file, start, line)
+            while True:
+                try:
+                    batch = next(batches, None)
+                except OSError as exc:  # raised below, once what was read is out
+                    failure = UnreadablePath(path, _reason(exc))
+                    break
+                if batch is None:
+                    break
+                if helper is not None:
+                    helper.collect()
+                if helper is None or not helper.take(batch):
+                    batch.pairs = done_here(batch)
+                ahead.append(batch)
+                while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):
+                    yield from front()
         while ahead:
             yield from front()
     finally:
@@ -224,38 +291,50 @@ def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tupl
         raise failure
 
 
+def _answered(job: Job[T], batch: _Batch[T], prefix: str) -> list[tuple[str, T]] | None:
+    """The (source, value) pairs of a batch the helper answered; None when its answer
+    cannot be read or does not have a value for each message."""
+    values = _decoded(job, batch.answer)  # type: ignore[arg-type]
+    if values is None:
+        return None
+    data, first = batch.data, batch.first
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if len(values) == lines:  # no blank line: every line is a message
+        return list(zip([f"{prefix}{number}" for number in range(first, first + lines)], values, strict=True))
+    sources = [item.source for item in _messages(data, first, prefix)]
+    return list(zip(sources, values, strict=True)) if len(sources) == len(values) else None
+
+
 # --- the helper process -------------------------------------------------------------------
 
-Request = tuple[int, int, int, int]
-"""What the helper is asked: the bytes from ``start`` to ``end`` of its file, whose first
-line is line ``first``, hold ``count`` messages."""
+Request = tuple[int, int, int]
+"""What the helper is asked: the bytes from ``start`` to ``end`` of its file, whole lines
+whose first is line ``first``."""
 _CRC = struct.Struct("<I")
 _ENCODED, _PICKLED = b"E", b"P"
 
 
 def answer(data: bytes, first: int, job: Job[Any]) -> bytes:
     """The helper's answer for ``data``, JSON Lines whose first line is line ``first``: the
-    CRC-32 of the message lines (are they the bytes read here?), how the rest is written,
-    and the job's values for them."""
+    CRC-32 of ``data`` (are they the bytes read here?), how the rest is written, and the
+    job's values for its messages."""
     work = job.work
-    # A BytesIO splits lines as iterating over the file did; blank ones are skipped alike.
-    lines = [(number, raw) for number, raw in enumerate(io.BytesIO(data), first) if not raw.isspace()]
-    crc = zlib.crc32(b"".join([raw for _, raw in lines]))
-    out = [work(_item(("", number, None, UNREAD, None, raw, None))) for number, raw in lines]
+    out = [work(item) for item in _messages(data, first, "")]
+    crc = _CRC.pack(zlib.crc32(data))
     try:
-        return _CRC.pack(crc) + _ENCODED + job.encode(out)
+        return crc + _ENCODED + job.encode(out)
     except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits, a lone surrogate
-        return _CRC.pack(crc) + _PICKLED + _pickled(out)
+        return crc + _PICKLED + _pickled(out)
 
 
-def _decoded(job: Job[T], answer: bytes, count: int) -> list[T] | None:
-    """The values in an answer (after its CRC), or None when they cannot be read or are not ``count``."""
+def _decoded(job: Job[T], answer: bytes) -> list[T] | None:
+    """The values in an answer (after its CRC), or None when they cannot be read."""
     how, payload = answer[:1], answer[1:]
     try:
         results = job.decode(payload) if how == _ENCODED else pickle.loads(payload)
     except Exception:  # any failure to read it means the same: no answer
         return None
-    return results if isinstance(results, list) and len(results) == count else None
+    return results if isinstance(results, list) else None
 
 
 def _job_named(name: str) -> Job[Any]:
@@ -272,9 +351,13 @@ def serve(path: str, job: str, requests: IO[bytes] | None = None, answers: IO[by
     reader = requests if requests is not None else sys.stdin.buffer
     writer = answers if answers is not None else sys.stdout.buffer
     found = _job_named(job)
+    if requests is None:  # the helper process itself (not a test calling this)
+        # Everything alive now (the modules, the compiled schemas) lives as long as the
+        # helper does: out of the collector's sight, its full passes need not walk it again.
+        gc.freeze()
     with open(path, "rb") as file:
         while (request := _read_frame(reader)) is not None:
-            start, end, first, _ = pickle.loads(request)
+            start, end, first = pickle.loads(request)
             file.seek(start)
             _write_frame(writer, answer(file.read(end - start), first, found))
 
@@ -338,22 +421,16 @@ class _Helper:
         return cls(process)
 
     def take(self, batch: _Batch) -> bool:
-        """Hand ``batch`` over, unless the helper is gone, holds enough already, or the
-        batch is not JSON Lines of the file (then it is for this process)."""
-        items = batch.items
+        """Hand ``batch`` over, unless the helper is gone or holds enough already."""
         if self.gone or len(self._waiting) >= _IN_FLIGHT:
             return False
-        if any(item.raw is None or item.offset is None or item.line is None for item in items):
-            return False
-        first, last = items[0], items[-1]
-        request: Request = (first.offset, last.offset + len(last.raw), first.line, len(items))  # type: ignore[operator, arg-type]
-        crc = zlib.crc32(b"".join([item.raw for item in items]))  # type: ignore[misc]
+        request: Request = (batch.start, batch.start + len(batch.data), batch.first)
         try:
             _write_frame(self._requests, pickle.dumps(request))
         except (OSError, ValueError):
             self.give_up()
             return False
-        self._waiting.append((batch, crc))
+        self._waiting.append((batch, zlib.crc32(batch.data)))
         return True
 
     def collect(self, *, until: _Batch | None = None) -> None:

@@ -271,7 +271,7 @@ def _run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if path == "-" and _is_terminal(sys.stdin):
             err.write(f"{PROG} validate: reading messages from the terminal; end them with Ctrl-D\n")
         try:
-            for _, rep in iter_reported(path, kind=kind):
+            for rep in iter_reported(path, kind=kind):
                 add(rep)
                 emit(rep)
         except UnreadablePath as exc:
@@ -477,8 +477,8 @@ def _run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     for path in args.paths:
         _stdin_notice("check", path, err)
         try:
-            for item, facts in iter_worked(path, FACTS):
-                found = checker.feed_facts(item.source, facts)
+            for source, facts in iter_worked(path, FACTS):
+                found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:
                     tally.add(found)

@@ -1,9 +1,9 @@
 """Validation on a helper process gives exactly the reports made in this one.
 
-``pgm_explore._bulk`` hands the raw lines of a large file to a helper process. These tests
-make every file large enough for a helper and batches small, and compare item by
-item, finding by finding, with the inline path; then they break the helper in each way it
-can break and check that nothing is lost or changed.
+``pgm_explore._bulk`` hands batches of whole lines of a large file to a helper process.
+These tests make every file large enough for a helper and batches small, and compare
+message by message, finding by finding, with the inline path; then they break the helper
+in each way it can break and check that nothing is lost or changed.
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 from pgm_explore import _bulk
 from pgm_explore._bulk import SUMMARY, _read_frame, _write_frame, answer, iter_reported, serve
-from pgm_explore._sources import Item, UnreadablePath, iter_documents, iter_stream
+from pgm_explore._sources import UnreadablePath, iter_documents, iter_stream
 from pgm_explore.cli import main
 from pgm_explore.dialogue import check_documents, check_paths
 from pgm_explore.dialogue._facts import FACTS
+from pgm_explore.validation import Report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 ROOT = str(Path(_bulk.__file__).resolve().parent.parent)
@@ -51,10 +53,10 @@ _HOSTILE = [
 
 @pytest.fixture
 def forced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file gets a helper, and batches of 7 (so that the last one is partial)."""
+    """Every file gets a helper, and batches of a few lines (some lines are longer than a batch)."""
     worth = _bulk._worth_a_helper
     monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: worth(path, 0))
-    monkeypatch.setattr(_bulk, "_BATCH", 7)
+    monkeypatch.setattr(_bulk, "_BATCH", 1500)
     monkeypatch.setattr(_bulk, "_cores", lambda: 2)
     monkeypatch.delenv("PGM_EXPLORE_PARALLEL", raising=False)
 
@@ -72,13 +74,9 @@ def transcript(tmp_path: Path) -> Path:
     return path
 
 
-def _seen(pairs: Iterator[tuple[Item, object]]) -> list[object]:
-    out = []
-    for item, report in pairs:
-        assert report.source == item.source  # type: ignore[attr-defined]
-        # repr() tells 1 from 1.0 and True, and keeps the order of keys.
-        out.append((item.source, item.line, repr(item.document), report.to_dict()))  # type: ignore[attr-defined]
-    return out
+def _seen(reports: Iterator[Report]) -> list[object]:
+    # repr() tells 1 from 1.0 and True, and keeps the order of keys.
+    return [(report.source, repr(report.to_dict())) for report in reports]
 
 
 class _Counting:
@@ -112,7 +110,7 @@ def test_the_helper_makes_the_reports_made_here(
     helped = _seen(iter_reported(transcript))
     assert counting.batches > 10
     assert helped == inline
-    assert len(inline) == len(list(iter_documents(transcript)))
+    assert [source for source, _ in inline] == [item.source for item in iter_documents(transcript)]
     assert all(helper._process.poll() is not None for helper in counting.helpers)  # none left running
 
 
@@ -146,7 +144,7 @@ _ASKED = (
     "import pickle, sys; from pgm_explore._bulk import _job_named, _read_frame, _write_frame, answer; "
     "job = _job_named(sys.argv[2]); file = open(sys.argv[1], 'rb'); "
     "def asked(frame):\n"
-    "    start, end, first, count = pickle.loads(frame); file.seek(start); return file.read(end - start), first, count\n"
+    "    start, end, first = pickle.loads(frame); file.seek(start); return file.read(end - start), first\n"
 )
 
 
@@ -156,15 +154,15 @@ _ASKED = (
         "import sys; sys.exit(3)",  # dies at once
         # answers one batch, then dies
         _ASKED
-        + "data, first, _ = asked(_read_frame(sys.stdin.buffer)); _write_frame(sys.stdout.buffer, answer(data, first, job))",
+        + "data, first = asked(_read_frame(sys.stdin.buffer)); _write_frame(sys.stdout.buffer, answer(data, first, job))",
         # answers garbage
         "import sys; sys.stdout.buffer.write(bytes([5, 0, 0, 0, 0, 0, 0, 0]) + b'junk!'); sys.stdout.flush()",
         # answers a batch with the right CRC and no reports
-        _ASKED + "data, first, _ = asked(_read_frame(sys.stdin.buffer)); "
+        _ASKED + "data, first = asked(_read_frame(sys.stdin.buffer)); "
         "_write_frame(sys.stdout.buffer, answer(data, first, job)[:5] + pickle.dumps([])); sys.stdin.read()",
         # reads other bytes than were read here (the file changed)
         _ASKED + "for frame in iter(lambda: _read_frame(sys.stdin.buffer), None):\n"
-        "    _, first, count = asked(frame); _write_frame(sys.stdout.buffer, answer(b'{}\\n' * count, first, job))",
+        "    data, first = asked(frame); _write_frame(sys.stdout.buffer, answer(b'{}\\n' * data.count(10), first, job))",
         # answers nothing, and never ends
         "import time; time.sleep(600)",
     ],
@@ -188,26 +186,63 @@ def test_no_helper_can_start(forced: None, transcript: Path, monkeypatch: pytest
 
 def test_stopping_early_stops_the_helper(forced: None, transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counting = _Counting(monkeypatch)
-    pairs = iter_reported(transcript)
-    first = [next(pairs) for _ in range(20)]
-    assert [item.line for item, _ in first] == [item.line for item in list(iter_documents(transcript))[:20]]
-    pairs.close()  # type: ignore[attr-defined]
+    reports = iter_reported(transcript)
+    first = [next(reports) for _ in range(20)]
+    assert [r.source for r in first] == [item.source for item in list(iter_documents(transcript))[:20]]
+    reports.close()  # type: ignore[attr-defined]
     (helper,) = counting.helpers
     assert helper._process.poll() is not None
 
 
-def test_what_was_read_comes_out_before_a_read_error(forced: None, transcript: Path) -> None:
-    def failing() -> Iterator[Item]:
-        for count, item in enumerate(iter_documents(transcript, unread=True)):
-            if count == 30:
-                raise UnreadablePath(str(transcript), "the disk went away")
-            yield item
+def test_what_was_read_comes_out_before_a_read_error(
+    forced: None, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regions = _bulk._regions
 
+    def failing(file: IO[bytes], start: int, first: int) -> Iterator[_bulk._Batch[object]]:
+        for count, batch in enumerate(regions(file, start, first)):
+            if count == 30:
+                raise OSError(5, "the disk went away")
+            yield batch
+            read_until[0] = batch.first + batch.data.count(b"\n")
+
+    read_until = [0]
+    monkeypatch.setattr(_bulk, "_regions", failing)
     seen = []
     with pytest.raises(UnreadablePath, match="the disk went away"):
-        for item, _ in _bulk._with_helper(failing(), str(transcript), SUMMARY):
-            seen.append(item.line)
-    assert seen == [item.line for item in list(iter_documents(transcript))[:30]]
+        seen.extend(report.source for report in iter_reported(transcript))
+    expected = [item.source for item in iter_documents(transcript) if item.line < read_until[0]]
+    assert len(expected) > 30 and seen == expected
+
+
+def test_batches_are_whole_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bulk, "_BATCH", 8)
+    text = b"a\n" + b"b" * 20 + b"\n\r\n  \nccc\r\n" + b"d" * 9 + b"\nlast, no line break"
+    batches = list(_bulk._regions(io.BytesIO(text[2:]), 2, 2))
+    assert b"".join(b.data for b in batches) == text[2:]
+    assert all(b.data.endswith(b"\n") for b in batches[:-1])
+    for batch in batches:  # each knows where it starts, in bytes and in lines
+        assert text[batch.start :].startswith(batch.data)
+        assert batch.first == text[: batch.start].count(b"\n") + 1
+    assert any(b.data.startswith(b"b" * 20 + b"\n") for b in batches)  # a line longer than a batch, whole
+
+
+def test_crlf_blank_lines_and_no_final_line_break(forced: None, tmp_path: Path) -> None:
+    lines = [
+        line.rstrip(b"\n")
+        for path in sorted(DATA.rglob("*.jsonl"))[:4]
+        for line in path.read_bytes().splitlines(keepends=True)
+    ]
+    ends = [b"\r\n", b"\n", b"\n  \t\n", b"\n\n"]
+    text = b"".join(line + ends[i % len(ends)] for i, line in enumerate(lines)) + lines[0]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(text)
+    inline = [f.to_dict() for f in check_paths([path], parallel=False)]
+    assert [f.to_dict() for f in check_paths([path])] == inline
+    reports = _seen(iter_reported(path))
+    assert reports == _seen(iter_reported(path, parallel=False))
+    last_line = text.count(b"\n") + 1
+    assert reports[-1][0] == f"{path}:{last_line}"
 
 
 def test_only_large_regular_files_get_a_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -232,8 +267,8 @@ def test_serve_answers_each_request_in_turn(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(text)
     requests = io.BytesIO()
-    _write_frame(requests, pickle.dumps((0, 34, 1, 2)))  # lines 1-3: a message, a blank line, a broken one
-    _write_frame(requests, pickle.dumps((34, len(text), 4, 1)))
+    _write_frame(requests, pickle.dumps((0, 34, 1)))  # lines 1-3: a message, a blank line, a broken one
+    _write_frame(requests, pickle.dumps((34, len(text), 4)))
     requests.seek(0)
     answers = io.BytesIO()
     serve(str(path), "pgm_explore._bulk:SUMMARY", requests, answers)
@@ -241,7 +276,7 @@ def test_serve_answers_each_request_in_turn(tmp_path: Path) -> None:
     first, second = _read_frame(answers), _read_frame(answers)
     assert _read_frame(answers) is None
     assert first == answer(text[:34], 1, SUMMARY) and second == answer(text[34:], 4, SUMMARY)
-    assert first[:4] == zlib.crc32(b'{"Header": "PGM-KPA-V1.0"}\n{oops\n').to_bytes(4, "little")
+    assert first[:4] == zlib.crc32(text[:34]).to_bytes(4, "little")
     (kpa, oops), (array,) = pickle.loads(first[5:]), pickle.loads(second[5:])
     assert kpa[0] == "BKN-PAL" and not kpa[2]
     assert oops[0] is None and oops[3][0].rule == "syntax" and oops[3][0].line == 3
@@ -258,6 +293,6 @@ def test_facts_travel_as_messagepack_or_else_as_a_pickle() -> None:
     for data, how in ((plain, b"E"), (plain + odd, b"P")):
         made = answer(data, 1, FACTS)
         assert made[4:5] == how
-        facts = _bulk._decoded(FACTS, made[4:], data.count(b"\n"))
+        facts = _bulk._decoded(FACTS, made[4:])
         assert facts == [FACTS.work(item) for item in iter_stream(io.BytesIO(data), "", "jsonl", unread=True)]
     assert facts is not None and facts[1].query_id == "q-\ud800" and facts[1].turn == 10**30

@@ -13,8 +13,10 @@ The error-level rules are exactly those of DECISIONS D16; every other rule is a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+import msgspec
 
 from pgm_explore._sources import Item
 from pgm_explore._sources import report as _report
@@ -84,8 +86,15 @@ class TranscriptFinding:
         }
 
 
-@dataclass
-class _Context:
+# The checker keeps a _Context and a _Dialogue for every dialogue it has seen (one may go on
+# at any time), tens of thousands in a long transcript. Each full pass of the garbage
+# collector walks every container object still alive, so what is kept for long is kept in
+# objects it does not track: msgspec Structs with gc=False (nothing in them refers back to
+# them, so they can be in no reference cycle), and sets of Entity ids as dictionaries with
+# None values (which, unlike sets, the collector stops tracking when they hold only strings).
+
+
+class _Context(msgspec.Struct, gc=False):
     """What a PC Prompt, and the BKN-PRC Responses of its dialogue, tell about a dialogue.
 
     A BKN-PRC Response returns "a more complete or different representation of the
@@ -96,7 +105,8 @@ class _Context:
     source: str
     ids: tuple[Any, Any, Any]
     action_context: Mapping[str, Any] | None
-    entities: set[str]
+    entities: dict[str, None]
+    """The Entity ids mentioned so far (the keys)."""
     time: tuple[bool, float] | None = None
 
 
@@ -120,16 +130,16 @@ class _Pending(NamedTuple):
 
 
 _NO_COMMITMENTS: frozenset[str] = frozenset()
+_encode = msgspec.msgpack.Encoder().encode
 
 
-@dataclass(slots=True)
-class _Dialogue:
-    # A long transcript holds many of these: slots, and nothing that is not needed.
+class _Dialogue(msgspec.Struct, gc=False):
+    # A long transcript holds many of these: nothing that is not needed (see _Context).
     last_turn: int | None = None
     last_time: tuple[bool, float] | None = None
-    pending: dict[str, _Pending] = field(default_factory=dict)
+    pending: dict[str, _Pending] = {}  # (msgspec gives each instance a dictionary of its own)
     # BKN-DAC commitments: id -> (statement, state) with state "retained" or "released".
-    commitments: dict[str, tuple[str, str]] = field(default_factory=dict)
+    commitments: dict[str, tuple[str, str]] = {}
 
 
 class _SourceCodes:
@@ -210,7 +220,11 @@ class TranscriptChecker:
         self._prompt_ids: dict[str, int | str] = {}
         self._opened: dict[str, _Context] = {}
         self._session_context: dict[str, _Context] = {}
-        self._session_entities: dict[str, set[str]] = {}
+        self._session_entities: dict[str, dict[str, None]] = {}
+        # One object for each distinct ActionContext (by its MessagePack encoding): an A-User
+        # mostly opens dialogue after dialogue with the same one, and keeping one copy saves
+        # memory, the collector's time, and the pre-check's work on each (it caches per object).
+        self._action_contexts: dict[bytes, Mapping[str, Any]] = {}
         self._dialogues: dict[tuple[str, str], _Dialogue] = {}
         self.messages = 0
 
@@ -316,13 +330,22 @@ class TranscriptChecker:
                     "PC Prompt Table 1, DialogID (NOTES 6.3 D3)",
                 )
             )
-        entities = set(facts.entities or ())
-        context = _Context(source, facts.ids, facts.action_context, entities, facts.time)
+        entities = dict.fromkeys(facts.entities or ())
+        context = _Context(source, facts.ids, self._shared(facts.action_context), entities, facts.time)
         self._opened[dialog] = context
         session = facts.session
         if session is not None:
             self._session_context[session] = context
-            self._session_entities.setdefault(session, set()).update(entities)
+            self._session_entities.setdefault(session, {}).update(entities)
+
+    def _shared(self, action_context: dict[str, Any] | None) -> Mapping[str, Any] | None:
+        if not action_context:
+            return action_context
+        try:
+            key = _encode(action_context)
+        except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits: kept as it is
+            return action_context
+        return self._action_contexts.setdefault(key, action_context)
 
     def action_context_for(self, document: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The ActionContext that applies to ``document`` now: its dialogue's PC Prompt (or a
@@ -335,7 +358,7 @@ class TranscriptChecker:
         )
         return context.action_context if context else None
 
-    def _known_entities(self, session: str | None, context: _Context) -> set[str]:
+    def _known_entities(self, session: str | None, context: _Context) -> dict[str, None]:
         # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
         # Entity any PC Prompt of the session mentioned is known to them.
         return self._session_entities.get(session, context.entities) if session is not None else context.entities
@@ -609,11 +632,12 @@ class TranscriptChecker:
         if facts.entities is None or context is None or facts.outcome == "not_answered":
             return
         if facts.action_context is not None:
-            context.action_context = facts.action_context
-        context.entities |= facts.entities
+            context.action_context = self._shared(facts.action_context)
+        added = dict.fromkeys(facts.entities)
+        context.entities.update(added)
         session = facts.session
         if session is not None:
-            self._session_entities.setdefault(session, set()).update(facts.entities)
+            self._session_entities.setdefault(session, {}).update(added)
 
     def _payload_kind(self, facts: Facts, type_name: str, pending: _Pending, found: list[Finding]) -> None:
         if facts.outcome != "answered" or not isinstance(pending.kind, str):

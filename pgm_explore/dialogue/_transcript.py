@@ -199,7 +199,7 @@ def check_paths(paths: Iterable[str | os.PathLike[str]], *, parallel: bool = Tru
     """
     checker = TranscriptChecker()
     for path in paths:
-        for item, facts in iter_worked(path, FACTS, parallel=parallel):
-            if found := checker.feed_facts(item.source, facts):
+        for source, facts in iter_worked(path, FACTS, parallel=parallel):
+            if found := checker.feed_facts(source, facts):
                 yield from found
     yield from checker.finish()
