@@ -224,6 +224,7 @@ def test_batches_are_whole_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     for batch in batches:  # each knows where it starts, in bytes and in lines
         assert text[batch.start :].startswith(batch.data)
         assert batch.first == text[: batch.start].count(b"\n") + 1
+        assert batch.lines == len(batch.data.splitlines()) == batch.data.count(b"\n") + (batch is batches[-1])
     assert any(b.data.startswith(b"b" * 20 + b"\n") for b in batches)  # a line longer than a batch, whole
 
 

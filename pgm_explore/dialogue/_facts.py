@@ -54,13 +54,30 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
 
 
 def entities(value: Any, into: set[str], key: str = "") -> None:
-    """Add to ``into`` the Entity ids in ``value``: every string under a key ending in ID or IDs."""
+    """Add to ``into`` the Entity ids in ``value``: every string under a key ending in ID or IDs.
+
+    >>> found = set()
+    >>> entities({"EntityID": "e1", "Objects": [{"ObjectIDs": ["o1", ["o2"]], "Name": "n"}], "IDs": 3}, found)
+    >>> sorted(found)
+    ['e1', 'o1', 'o2']
+    """
+    # Strings are handled where they are met, not in a call of their own: most of what a
+    # PC Prompt holds is strings, and this runs over every PC Prompt of a transcript.
     if isinstance(value, dict):
         for k, v in value.items():
-            entities(v, into, k)
+            if isinstance(v, str):
+                if k.endswith(_ID_SUFFIXES):
+                    into.add(v)
+            elif isinstance(v, (dict, list)):
+                entities(v, into, k)
     elif isinstance(value, list):
+        named = key.endswith(_ID_SUFFIXES)
         for v in value:
-            entities(v, into, key)
+            if isinstance(v, str):
+                if named:
+                    into.add(v)
+            elif isinstance(v, (dict, list)):
+                entities(v, into, key)
     elif isinstance(value, str) and key.endswith(_ID_SUFFIXES):
         into.add(value)
 
