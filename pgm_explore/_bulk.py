@@ -58,9 +58,10 @@ from pgm_explore._sources import (
     iter_documents,
     read,
     report,
+    verdict,
 )
-from pgm_explore.validation import Finding, Report
-from pgm_explore.validation._report import _new_report
+from pgm_explore.validation import Report
+from pgm_explore.validation._report import Verdict, _new_report
 
 __all__ = ["SUMMARY", "Job", "Request", "Summary", "answer", "iter_reported", "iter_worked", "serve", "summary"]
 
@@ -103,14 +104,13 @@ _PATIENCE = 120.0
 for stuck and its batches are done here: slow, never a hang."""
 _FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then its bytes
 
-Summary = tuple[str | None, str | None, bool, tuple[Finding, ...]]
+Summary = Verdict
 """A report without its source: (type, mode, conforms, findings)."""
 
 
 def summary(item: Item) -> Summary:
     """The :data:`Summary` of ``item``'s report (the work of :func:`iter_reported`)."""
-    made = report(read(item))
-    return made.type, made.mode, made.conforms, made.findings
+    return verdict(read(item))
 
 
 # Measured: validating alone, a helper is even with this process at about 50,000 messages
@@ -131,10 +131,7 @@ def iter_reported(
     path = os.fspath(path)
     if not (parallel and _worth_a_helper(path, SUMMARY.min_bytes)):
         return (report(item) for item in iter_documents(path, kind=kind))
-    return (
-        _new_report(t, m, c, f, source) if t is not None else Report(None, None, c, f, source)
-        for source, (t, m, c, f) in _with_helper(path, kind, SUMMARY)
-    )
+    return (_new_report(t, m, c, f, source) for source, (t, m, c, f) in _with_helper(path, kind, SUMMARY))
 
 
 def iter_worked(

@@ -34,7 +34,8 @@ from typing import IO, Any, Literal, NamedTuple
 
 import msgspec
 
-from pgm_explore.validation import Finding, InputProblem, Report, loads, validate
+from pgm_explore.validation import Finding, InputProblem, Report, loads
+from pgm_explore.validation._report import Verdict, _new_report, _verdict
 
 __all__ = [
     "InputKind",
@@ -354,15 +355,20 @@ def _chain(head: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]) -> Iterat
 
 def report(item: Item) -> Report:
     """The validation report on one item; a reading problem is the report's only finding."""
+    return _new_report(*verdict(item), item.source)
+
+
+def verdict(item: Item) -> Verdict:
+    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths."""
     if item.problem is not None:
-        return Report(None, None, False, (item.problem,), item.source)
+        return None, None, False, (item.problem,)
     document = item.document
     if isinstance(document, str):
         # validate() takes a str as JSON text to parse; a document that *is* a JSON
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
-        return validate(document, source=item.source)
+        return _verdict(document)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.
@@ -372,4 +378,4 @@ def report(item: Item) -> Report:
             "The message nests too deeply to be checked: reading it worked, validating it ran out of stack.",
             _DEPTH_SPEC,
         )
-        return Report(None, None, False, (finding,), item.source)
+        return None, None, False, (finding,)

@@ -318,10 +318,10 @@ def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
 
 
 def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch: pytest.MonkeyPatch) -> None:
-    def exhausted(document: Any, *, source: str | None = None) -> Any:
+    def exhausted(document: Any) -> Any:
         raise RecursionError
 
-    monkeypatch.setattr(_sources, "validate", exhausted)
+    monkeypatch.setattr(_sources, "_verdict", exhausted)
     rep = report(Item("m.jsonl:7", 7, None, {"Header": "PGM-KPA-V1.0"}, None))
     assert (rep.source, rep.conforms, [f.rule for f in rep.findings]) == ("m.jsonl:7", False, ["too-deep"])
 

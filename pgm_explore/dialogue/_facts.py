@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from pgm_explore._bulk import Job
-from pgm_explore._sources import Item, read, report
+from pgm_explore._sources import Item, read, verdict
 from pgm_explore.validation import Finding, Report
 
 __all__ = ["FACTS", "Facts", "facts_of", "item_facts", "simple_time_seconds"]
@@ -147,10 +147,13 @@ def _is_step(value: Any) -> bool:
 
 def facts_of(document: Any, report: Report) -> Facts:
     """The :class:`Facts` of ``document``, whose validation report is ``report``."""
+    return _facts_of(document, report.type, report.mode, report.findings)
+
+
+def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: tuple[Finding, ...]) -> Facts:
     dialog = document.get("DialogID") if isinstance(document, dict) else None
     if type(dialog) is not str:
         dialog = None
-    type_name, mode, findings = report.type, report.mode, report.findings
     if type_name is None:
         return Facts(None, None, findings, dialog)
     doc = document  # a message with a type is an object
@@ -293,9 +296,10 @@ def _response_facts(
 
 def item_facts(item: Item) -> Facts:
     """The facts of a message as read from a source: what the bulk path computes per message
-    (with :func:`pgm_explore._sources.report` for its validation)."""
+    (with :func:`pgm_explore._sources.verdict` for its validation)."""
     item = read(item)
-    return facts_of(item.document, report(item))
+    type_name, mode, _, findings = verdict(item)
+    return _facts_of(item.document, type_name, mode, findings)
 
 
 _encoder = msgspec.msgpack.Encoder()

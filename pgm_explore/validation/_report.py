@@ -129,7 +129,7 @@ _SETTERS = tuple(Report.__dict__[field.name].__set__ for field in fields(Report)
 
 
 def _new_report(
-    type: str, mode: str | None, conforms: bool, findings: tuple[Finding, ...], source: str | None
+    type: str | None, mode: str | None, conforms: bool, findings: tuple[Finding, ...], source: str | None
 ) -> Report:
     """``Report(type, mode, conforms, findings, source)`` in half the time: the frozen
     dataclass's ``__init__`` goes through ``object.__setattr__`` for each field, and this
@@ -182,6 +182,10 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
     return dt, None
 
 
+Verdict = tuple[str | None, str | None, bool, tuple[Finding, ...]]
+"""A report without its source: (type, mode, conforms, findings)."""
+
+
 def validate(document: Any, *, source: str | None = None) -> Report:
     """Validate one PGM-AUA message and report the verdict and every finding.
 
@@ -192,12 +196,17 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     >>> validate({"Header": "PGM-KDA-V1.0", "Mode": "RQ"}).conforms
     False
     """
+    return _new_report(*_verdict(document), source)
+
+
+def _verdict(document: Any) -> Verdict:
+    """What :func:`validate` reports, as a tuple: the bulk paths need no Report object."""
     if type(document) is not dict:  # (a parsed message always is: this is the exception)
         if isinstance(document, _TEXT):
             try:
                 document = loads(document)
             except InputProblem as problem:
-                return Report(None, None, False, (problem.finding,), source)
+                return None, None, False, (problem.finding,)
         if not isinstance(document, dict):
             finding = Finding.of(
                 "not-object",
@@ -205,34 +214,33 @@ def validate(document: Any, *, source: str | None = None) -> Report:
                 f"A message must be a JSON object, not {_schema._shown(document)}.",
                 "Syntax section of every PGM-AUA data type: the schema's top level is an object",
             )
-            return Report(None, None, False, (finding,), source)
+            return None, None, False, (finding,)
 
     header = document.get("Header")
     dt = HEADERS.get(header) if type(header) is str else None
     if dt is None:
         dt, problem = _detect(document)
         if dt is None:
-            return Report(None, None, False, (problem,) if problem else (), source)
+            return None, None, False, (problem,) if problem else ()
     mode = document.get("Mode")
     mode = mode if dt.modes and mode in _MODES else None
 
     try:
         if _schema.is_clean(dt, document):
             # Conforms, and nothing is empty: only the consistency rules can have a word.
-            consistency = consistency_findings(dt, document, mode)
-            return _new_report(dt.name, mode, True, tuple(consistency), source)
+            return dt.name, mode, True, tuple(consistency_findings(dt, document, mode))
         conforms, findings = _checked(dt, document, mode)
     except RecursionError:
         # A value nested nearly as deep as the reader allows still reads, yet the engines
         # can run out of stack explaining it (python-jsonschema recurses once per level).
-        return Report(dt.name, mode, False, (_too_deep(dt, document),), source)
+        return dt.name, mode, False, (_too_deep(dt, document),)
     except ValueError as exc:
         # An int longer than Python writes (only a dict built in Python can hold one: the
         # reader refuses them) breaks python-jsonschema's own error messages.
         if "integer string conversion" not in str(exc):
             raise
-        return Report(dt.name, mode, False, (_too_large(dt, document),), source)
-    return Report(dt.name, mode, conforms, findings, source)
+        return dt.name, mode, False, (_too_large(dt, document),)
+    return dt.name, mode, conforms, findings
 
 
 def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[bool, tuple[Finding, ...]]:
