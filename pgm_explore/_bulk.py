@@ -131,7 +131,8 @@ def iter_reported(
     path = os.fspath(path)
     if not (parallel and _worth_a_helper(path, SUMMARY.min_bytes)):
         return (report(item) for item in iter_documents(path, kind=kind))
-    return (_new_report(t, m, c, f, source) for source, (t, m, c, f) in _with_helper(path, kind, SUMMARY))
+    items = iter_documents(path, kind=kind, unread=True)  # (raises now, not at the first message)
+    return (_new_report(t, m, c, f, source) for source, (t, m, c, f) in _with_helper(items, path, SUMMARY))
 
 
 def iter_worked(
@@ -144,7 +145,7 @@ def iter_worked(
     if not (parallel and _worth_a_helper(path, job.min_bytes)):
         work = job.work
         return ((item.source, work(item)) for item in iter_documents(path, kind=kind))
-    return _with_helper(path, kind, job)
+    return _with_helper(iter_documents(path, kind=kind, unread=True), path, job)
 
 
 def _cores() -> int:
@@ -225,12 +226,12 @@ def _line_count(data: bytes) -> int:
     return count
 
 
-def _with_helper(path: str, kind: InputKind | None, job: Job[T]) -> Iterator[tuple[str, T]]:
+def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tuple[str, T]]:
+    """``items`` (unread, of ``path``) as (source, value) pairs."""
     work = job.work
     # The reader decides what the file is from its first lines. For JSON Lines, this
     # process then reads the file in batches of whole lines and hands them over as they
     # are: it only splits into lines (and parses) the batches that it does itself.
-    items = iter_documents(path, kind=kind, unread=True)
     first = next(items, None)
     if first is None:
         return

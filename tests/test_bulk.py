@@ -215,6 +215,15 @@ def test_what_was_read_comes_out_before_a_read_error(
     assert len(expected) > 30 and seen == expected
 
 
+def test_an_unreadable_path_is_reported_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: True)  # even so
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(UnreadablePath, match="no such file"):
+        iter_reported(missing)
+    with pytest.raises(UnreadablePath, match="no such file"):
+        _bulk.iter_worked(missing, FACTS)
+
+
 def test_batches_are_whole_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_bulk, "_BATCH", 8)
     text = b"a\n" + b"b" * 20 + b"\n\r\n  \nccc\r\n" + b"d" * 9 + b"\nlast, no line break"
