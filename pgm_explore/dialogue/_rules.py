@@ -253,8 +253,10 @@ class TranscriptChecker:
         if type_name == "PC Prompt":
             self._prompt(source, facts, found)
         elif type_name is not None and dialog is not None and facts.mode is not None:
-            self._query_id(source, facts.query_id, found)
-            if type_name == "BKN-PRC" and dialog not in self._opened:
+            if facts.query_id is not None:
+                self._query_id(source, facts.query_id, found)
+            opener = self._opened.get(dialog)
+            if type_name == "BKN-PRC" and opener is None:
                 found.append(
                     Finding.of(
                         "dialog-not-opened",
@@ -267,10 +269,10 @@ class TranscriptChecker:
             key = (dialog, type_name)
             state = self._dialogues.get(key)
             if state is None:
-                opener = self._opened.get(dialog)
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
                 state = self._dialogues[key] = _Dialogue(last_time=opener.time if opener else None)
-            self._context_ids(facts, dialog, found)
+            if opener is not None and facts.ids != opener.ids:
+                self._context_ids(facts, dialog, opener, found)
             if facts.mode == "RQ":
                 self._request(source, facts, type_name, dialog, state, found)
             else:
@@ -370,10 +372,7 @@ class TranscriptChecker:
             return self._opened[dialog]
         return self._session_context.get(session) if session is not None else None
 
-    def _context_ids(self, facts: Facts, dialog: str, found: list[Finding]) -> None:
-        context = self._opened.get(dialog)
-        if context is None or facts.ids == context.ids:
-            return
+    def _context_ids(self, facts: Facts, dialog: str, context: _Context, found: list[Finding]) -> None:
         for key, value, expected in zip(
             ("MInstance", "UEnvironment", "SessionID"), facts.ids, context.ids, strict=True
         ):
@@ -390,9 +389,7 @@ class TranscriptChecker:
 
     # --- ids, turns and times -------------------------------------------------------------
 
-    def _query_id(self, source: str, query_id: str | None, found: list[Finding]) -> None:
-        if query_id is None:
-            return
+    def _query_id(self, source: str, query_id: str, found: list[Finding]) -> None:
         # One look-up in a dictionary that holds every QueryID of the transcript, not two.
         known = self._query_ids
         count = len(known)
