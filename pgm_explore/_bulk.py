@@ -242,10 +242,12 @@ def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tupl
         return
     items.close()  # type: ignore[attr-defined]
     prefix = first.source[: len(first.source) - len(str(first.line))]  # "PATH:"
-    yield from _with_helper_from(path, prefix, first.offset + len(first.raw), first.line + 1, job)
+    yield from _in_batches(path, prefix, first.offset + len(first.raw), first.line + 1, job)
 
 
-def _with_helper_from(path: str, prefix: str, start: int, line: int, job: Job[T]) -> Iterator[tuple[str, T]]:
+def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> Iterator[tuple[str, T]]:
+    """The messages of the JSON Lines file ``path`` from byte ``start`` (line ``line``) on,
+    each named ``prefix`` + its line, with the job done on it, here or by a helper."""
     work = job.work
     helper = _Helper.start(path, job)
     ahead: deque[_Batch[T]] = deque()
