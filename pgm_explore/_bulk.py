@@ -63,7 +63,7 @@ from pgm_explore._sources import (
 from pgm_explore.validation import Report
 from pgm_explore.validation._report import Verdict, _new_report
 
-__all__ = ["SUMMARY", "Job", "Request", "Summary", "answer", "iter_reported", "iter_worked", "serve", "summary"]
+__all__ = ["SUMMARY", "Job", "Request", "answer", "iter_reported", "iter_worked", "serve", "summary"]
 
 T = TypeVar("T")
 
@@ -104,18 +104,15 @@ _PATIENCE = 120.0
 for stuck and its batches are done here: slow, never a hang."""
 _FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then its bytes
 
-Summary = Verdict
-"""A report without its source: (type, mode, conforms, findings)."""
 
-
-def summary(item: Item) -> Summary:
-    """The :data:`Summary` of ``item``'s report (the work of :func:`iter_reported`)."""
+def summary(item: Item) -> Verdict:
+    """``item``'s report without its source (the work of :func:`iter_reported`)."""
     return verdict(read(item))
 
 
 # Measured: validating alone, a helper is even with this process at about 50,000 messages
 # and 20% faster at 200,000 (a transcript check wins from about 12,000).
-SUMMARY: Job[Summary] = Job("pgm_explore._bulk:SUMMARY", summary, min_bytes=96 * 1024 * 1024)
+SUMMARY: Job[Verdict] = Job("pgm_explore._bulk:SUMMARY", summary, min_bytes=96 * 1024 * 1024)
 
 
 def iter_reported(

@@ -178,33 +178,21 @@ def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: 
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
     time = simple_time_seconds(doc.get("QueryTime"))
+    # What every Request and Response has, the first fields of their Facts.
+    head = (type_name, mode, findings, dialog, ids, time, query_id)
     if mode == "RQ":
-        return _request_facts(doc, type_name, findings, dialog, ids, time, query_id)
+        return _request_facts(doc, head)
     if mode == "RS":
-        return _response_facts(doc, type_name, findings, dialog, ids, time, query_id)
-    return Facts(type_name, mode, findings, dialog, ids, time, query_id)
+        return _response_facts(doc, head)
+    return Facts(*head)
 
 
-def _request_facts(
-    doc: dict[str, Any],
-    type_name: str,
-    findings: tuple[Finding, ...],
-    dialog: str | None,
-    ids: tuple[Any, Any, Any],
-    time: tuple[bool, float] | None,
-    query_id: str | None,
-) -> Facts:
+def _request_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
     # (Most Requests carry none of these lists: none is built for what is not there.)
     actions, submitted, released = doc.get("ProcessActions"), doc.get("Commitments"), doc.get("ReleasedCommitmentIDs")
     constraints, entity_ids = doc.get("Constraints"), doc.get("EntityIDs")
     return Facts(
-        type_name,
-        "RQ",
-        findings,
-        dialog,
-        ids,
-        time,
-        query_id,
+        *head,
         doc.get("TurnIndex"),
         kind=doc.get("Kind"),
         steps=tuple(
@@ -233,15 +221,7 @@ def _request_facts(
     )
 
 
-def _response_facts(
-    doc: dict[str, Any],
-    type_name: str,
-    findings: tuple[Finding, ...],
-    dialog: str | None,
-    ids: tuple[Any, Any, Any],
-    time: tuple[bool, float] | None,
-    query_id: str | None,
-) -> Facts:
+def _response_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
     request_id = doc.get("RequestID")
     representation, feasibility, stance = doc.get("Representation"), doc.get("Feasibility"), doc.get("Stance")
     answer, statuses = doc.get("Answer"), doc.get("CommitmentStatus")
@@ -259,13 +239,7 @@ def _response_facts(
         action_context = representation.get("ActionContext")
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
-        type_name,
-        "RS",
-        findings,
-        dialog,
-        ids,
-        time,
-        query_id,
+        *head,
         doc.get("TurnIndex"),
         action_context=action_context,
         entities=added,

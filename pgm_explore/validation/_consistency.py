@@ -178,17 +178,19 @@ def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Find
 
 @_rule("BKN-DAC", "RQ", "Commitments")
 def commitment_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
-    found: list[Finding] = []
-    for index, commitment in _duplicates(_objects(doc.get("Commitments")), "CommitmentID"):
-        found.append(
-            Finding.of(
-                "duplicate-commitment",
-                ("Commitments", index, "CommitmentID"),
-                f"CommitmentID {_echo(commitment)} is submitted twice in this Request.",
-                dt.clause(("Commitments", "CommitmentID")),
-            )
+    return _duplicate_commitments(dt, doc, "Commitments", "is submitted twice in this Request")
+
+
+def _duplicate_commitments(dt: DataType, doc: Document, key: str, what: str) -> list[Finding]:
+    return [
+        Finding.of(
+            "duplicate-commitment",
+            (key, index, "CommitmentID"),
+            f"CommitmentID {_echo(commitment)} {what}.",
+            dt.clause((key, "CommitmentID")),
         )
-    return found
+        for index, commitment in _duplicates(_objects(doc.get(key)), "CommitmentID")
+    ]
 
 
 # --- BKN-DAC Responses ------------------------------------------------------------------
@@ -298,17 +300,7 @@ def non_ack_steps_have_reason(dt: DataType, steps: Items) -> list[Finding]:
 
 @_rule("BKN-DAC", "RS", "CommitmentStatus")
 def commitment_status_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
-    found: list[Finding] = []
-    for index, commitment in _duplicates(_objects(doc.get("CommitmentStatus")), "CommitmentID"):
-        found.append(
-            Finding.of(
-                "duplicate-commitment",
-                ("CommitmentStatus", index, "CommitmentID"),
-                f"CommitmentID {_echo(commitment)} has more than one status in this Response.",
-                dt.clause(("CommitmentStatus", "CommitmentID")),
-            )
-        )
-    return found
+    return _duplicate_commitments(dt, doc, "CommitmentStatus", "has more than one status in this Response")
 
 
 # --- Responses of every interaction type -----------------------------------------------
