@@ -47,6 +47,7 @@ __all__ = [
     "iter_stream",
     "read",
     "report",
+    "verdict",
 ]
 
 InputKind = Literal["json", "jsonl", "auto"]
