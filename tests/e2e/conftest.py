@@ -68,6 +68,10 @@ SERVER_START_SECONDS = 120.0
 SERVER_STOP_SECONDS = 30.0
 ACTION_MS = 30_000  # clicks, fills, waits for an element
 KERNEL_MS = 120_000  # a notebook's cells run (the first import of the Jupyter stack is slow)
+WIDGETS_MS = 120_000
+"""A click that makes a composer: the kernel answers in a tenth of a second, but the browser then
+builds some 400 widget models and their views, in order, behind the kernel's messages. On a
+loaded two-core machine that once took over 30 s (the status bar said Busy until it was done)."""
 
 NO_PLAYWRIGHT = 'Playwright is not installed (pip install -e ".[e2e]")'
 _SCREENSHOTS = pytest.StashKey[Path]()
@@ -376,10 +380,16 @@ def page(browser: Browser, request: pytest.FixtureRequest, screenshots: Path) ->
     context.set_default_timeout(ACTION_MS)
     context.set_default_navigation_timeout(60_000)
     new_page = context.new_page()
+    # What the page said (widget errors land in the console), kept beside the screenshot of a failure.
+    said: list[str] = []
+    new_page.on("console", lambda message: said.append(f"{message.type}: {message.text}"))
+    new_page.on("pageerror", lambda error: said.append(f"pageerror: {error}"))
     yield new_page
     if request.node.stash.get(_FAILED, False):
+        name = f"FAILED-{_slug(request.node.name)}"
+        (screenshots / f"{name}.console.txt").write_text("\n".join(said), encoding="utf-8")
         with contextlib.suppress(Exception):  # best effort: the page may be what broke
-            new_page.screenshot(path=str(screenshots / f"FAILED-{_slug(request.node.name)}.png"))
+            new_page.screenshot(path=str(screenshots / f"{name}.png"))
     context.close()
 
 
@@ -419,6 +429,18 @@ def _notebook(root: Path, pattern: str) -> Path:
 
 
 _PROMPTS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt"
+
+
+def wait_for_idle(page: Page) -> None:
+    """Until the status bar says the kernel is idle: the browser has taken in every message the
+    kernel sent before it went idle (it reads them in order), widget models included."""
+    page.wait_for_function(
+        """() => {
+            const bar = document.querySelector(".jp-StatusBar-Widget");
+            return bar && /^(?!No Kernel).+ [|] Idle$/m.test(bar.innerText);
+        }""",
+        timeout=WIDGETS_MS,
+    )
 
 
 def _run_all(page: Page) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import NO_PLAYWRIGHT, Composer, Notebook, code_cell, type_into
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, code_cell, type_into, wait_for_idle
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -113,7 +113,7 @@ def test_reply_opens_the_response_of_a_request(
     expect(request.replies).to_have_count(0)
 
     request.tool("reply").click()
-    expect(request.replies).to_have_count(1)
+    expect(request.replies).to_have_count(1, timeout=WIDGETS_MS)
     reply = Composer(request.replies)
     expect(reply.title).to_contain_text("Response")
     expect(reply.mode).to_have_text("RS")
@@ -128,11 +128,12 @@ def test_reply_opens_the_response_of_a_request(
 
     # The dialogue builder further down: Add to dialogue appends its composer's message.
     builder = notebook.panel.locator(".pgmx-dialogue")
-    expect(builder).to_have_count(1)
+    expect(builder).to_have_count(1, timeout=WIDGETS_MS)
     listed = builder.locator(".pgmx-messages select option")
+    wait_for_idle(notebook.page)  # before counting: the list may still be coming in
     before = listed.count()
     assert before > 0, "the notebook's cells added messages to the dialogue"
     builder.locator("button.pgmx-add", has_text="Add to dialogue").click()
-    expect(listed).to_have_count(before + 1)
+    expect(listed).to_have_count(before + 1, timeout=WIDGETS_MS)
     _to_top(builder)
     shot("added to the dialogue")
