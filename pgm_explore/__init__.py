@@ -21,6 +21,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import RULES, Finding, Report, validate
 
@@ -34,6 +35,7 @@ __all__ = [
     "DataType",
     "Finding",
     "Message",
+    "PgmExploreError",
     "RULES",
     "Report",
     "__version__",

@@ -34,6 +34,7 @@ from typing import IO, Any, Literal, NamedTuple
 
 import msgspec
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation import Finding, InputProblem, Report, loads
 from pgm_explore.validation._report import Verdict, _new_report, _verdict
 
@@ -87,7 +88,7 @@ def _item(fields: tuple[Any, ...]) -> Item:
     return tuple.__new__(Item, fields)
 
 
-class UnreadablePath(Exception):
+class UnreadablePath(PgmExploreError):
     """A path that cannot be read at all: missing, a directory, permission denied.
 
     ``str()`` of it is a complete sentence naming the path, for a message on stderr.

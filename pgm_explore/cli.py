@@ -31,6 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 from pgm_explore._bulk import iter_reported, iter_worked
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents
 from pgm_explore.dialogue import dialogue_key
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation import Report
 
 if TYPE_CHECKING:
@@ -710,7 +711,7 @@ _DAC_FIELDS = ("Terms", "Space")
 _SCRIPT_KEYS = {"steps", "dialog_id", "description"}
 
 
-class ScriptError(ValueError):
+class ScriptError(PgmExploreError, ValueError):
     """A dialogue script that cannot be run; the message names the step."""
 
 

@@ -8,6 +8,7 @@ import pytest
 
 PUBLIC_MODULES = [
     "pgm_explore",
+    "pgm_explore.errors",
     "pgm_explore.spec",
     "pgm_explore.models",
     "pgm_explore.validation",

@@ -21,3 +21,12 @@ def test_every_code_is_documented_once_with_its_severity() -> None:
     for code, severity, conformance in documented:
         assert RULES[code].severity == severity, code
         assert RULES[code].conformance == (conformance == "breaks conformance"), code
+
+
+def test_rule_registry_and_rule_code_type_list_the_same_codes() -> None:
+    # A test, not an import-time assert: `python -O` would strip the assert and the two could drift.
+    from typing import get_args
+
+    from pgm_explore.validation.findings import RuleCode
+
+    assert set(RULES) == set(get_args(RuleCode))

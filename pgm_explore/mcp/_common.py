@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 from pgm_explore.validation import validate
 
@@ -53,7 +54,7 @@ def load_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, A
     return loaded
 
 
-class RequestRejected(Exception):
+class RequestRejected(PgmExploreError):
     """A document no Response can answer; ``findings`` say why (sent back as an MCP tool error)."""
 
     def __init__(self, findings: list[dict[str, Any]]) -> None:

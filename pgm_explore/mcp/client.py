@@ -23,6 +23,7 @@ from typing import Any, Literal
 import anyio
 from mcp import Client, StdioServerParameters
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp._common import HEADERS
 from pgm_explore.mcp._partners import Source
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
@@ -36,7 +37,7 @@ _PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL"
 _PREFIX = {"BKN-PRC": "kpr", "BKN-DAC": "kda", "BKN-PAL": "kpa"}
 
 
-class PartnerError(Exception):
+class PartnerError(PgmExploreError):
     """A partner refused a Request with an MCP tool error; ``findings`` as it sent them."""
 
     def __init__(self, text: str) -> None:

@@ -65,6 +65,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, cast, get_args
 
+from pgm_explore.errors import PgmExploreError
+
 __all__ = [
     "ACTIONS",
     "ACTION_INFO",
@@ -523,7 +525,7 @@ def signature_problems(statement: Statement) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------------------
 
 
-class StatementError(ValueError):
+class StatementError(PgmExploreError, ValueError):
     """A statement the grammar does not accept: where (1-based ``column``), why, and what would fit.
 
     >>> try:

@@ -15,6 +15,7 @@ import sys
 from functools import cache
 from typing import Any
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation.findings import Finding, RuleCode
 
 __all__ = ["InputProblem", "loads", "position"]
@@ -27,7 +28,7 @@ _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _NON_JSON_CONSTANT = re.compile(_STRING + r"|(-?Infinity|NaN)", re.DOTALL)
 
 
-class InputProblem(ValueError):
+class InputProblem(PgmExploreError, ValueError):
     """The text could not be read as one JSON value; ``finding`` says why and where."""
 
     def __init__(self, finding: Finding) -> None:
