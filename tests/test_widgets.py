@@ -20,6 +20,7 @@ import pytest
 from conftest import EXAMPLES, KINDS, example_files, load, minimal_message
 from traitlets import TraitError
 
+from pgm_explore.spec.process_actions import PA_STATUS
 from pgm_explore.validation import validate
 from pgm_explore.widgets import MessageComposer, _composer, _drafts, default_draft_dir, reply_document, skeleton
 
@@ -95,9 +96,11 @@ def test_every_example_loads_into_one_composer_unchanged() -> None:
 def test_labels_are_mpai_labels_with_the_spec_text_as_tooltip() -> None:
     c = composer("BKN-DAC", "RS")
     c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
-    label = c.field(("Feasibility", "Steps", 0, "PAStatus")).label
-    assert label.value.startswith("PAStatus")
-    assert "PA Status of MMM-TEC V2.2" in label.tooltip
+    field = c.field(("Feasibility", "Steps", 0, "PAStatus"))
+    assert field.label_text == "PAStatus" and "PA Status of MMM-TEC V2.2" in field.tooltip
+    # The browser shows the text on hover (a title) and under the ⓘ, with each code's meaning.
+    assert '<span class="pgmx-name" title="The PA Status of MMM-TEC V2.2' in field.label.value
+    assert f"<code>InsRights</code> {PA_STATUS['InsRights'].meaning}" in field.label.value
 
 
 def test_from_document_and_from_file(tmp_path: Path) -> None:
@@ -253,7 +256,9 @@ def test_enumerations_are_dropdowns_of_the_schema_values() -> None:
     c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
     dropdown = c.field(("Feasibility", "Steps", 0, "PAStatus")).editor
     assert isinstance(dropdown, widgets.Dropdown)
-    assert list(dropdown.options)[:3] == ["Ack", "Clash", "FaultyReq"]
+    assert [value for _, value in dropdown.options][:3] == ["Ack", "Clash", "FaultyReq"]
+    # Each option says what the code means (cut short; the ⓘ has the whole text).
+    assert dict((v, label) for label, v in dropdown.options)["InsRights"] == "InsRights — Insufficient Rights."
     dropdown.value = "QualNS"
     assert c.value["Feasibility"]["Steps"][0]["PAStatus"] == "QualNS"
 
@@ -271,12 +276,13 @@ def test_a_value_outside_the_enumeration_is_kept_and_fixed_from_the_dropdown() -
 def test_numbers_carry_their_bounds() -> None:
     c = composer("BKN-DAC", "RS")
     turn = c.field(("TurnIndex",))
-    assert isinstance(turn.editor, widgets.BoundedIntText) and turn.editor.min == 0
-    assert "(≥ 0)" in turn.label.value
+    # A text box read in the kernel: the browser's number boxes rewrite what is typed.
+    assert type(turn.editor) is widgets.Text and "pgmx-number" in turn.editor._dom_classes
+    assert '<span class="pgmx-constraint">≥ 0</span>' in turn.label.value
     c.set(("Answer", "ObjectClasses", 0, "Confidence"), 0.5)
     confidence = c.field(("Answer", "ObjectClasses", 0, "Confidence"))
-    assert isinstance(confidence.editor, widgets.BoundedFloatText)
-    assert (confidence.editor.min, confidence.editor.max) == (0, 1)
+    assert confidence.editor.value == "0.5"
+    assert '<span class="pgmx-constraint">0 – 1</span>' in confidence.label.value
     assert c.value["Answer"]["ObjectClasses"][0]["Confidence"] == 0.5
 
 
@@ -284,7 +290,7 @@ def test_a_number_out_of_bounds_is_kept_with_its_finding_and_fixed_back() -> Non
     c = composer()
     c.set(("TurnIndex",), -1)
     turn = c.field(("TurnIndex",))
-    assert turn.raw and c.value["TurnIndex"] == -1
+    assert not turn.raw and turn.editor.value == "-1" and c.value["TurnIndex"] == -1
     assert ("range", ("TurnIndex",)) in rules(c)
     box = one(c, "pgmx-field-TurnIndex")
     assert "pgmx-invalid" in box._dom_classes
@@ -292,7 +298,7 @@ def test_a_number_out_of_bounds_is_kept_with_its_finding_and_fixed_back() -> Non
         "at least 0" in one(c, "pgmx-finding-TurnIndex").value or "TurnIndex" in one(c, "pgmx-finding-TurnIndex").value
     )
     c.set(("TurnIndex",), 2)
-    assert not turn.raw and turn.editor.value == 2 and c.value["TurnIndex"] == 2
+    assert not turn.raw and turn.editor.value == "2" and c.value["TurnIndex"] == 2
     assert "pgmx-invalid" not in box._dom_classes and not find(c, "pgmx-finding-TurnIndex")
 
 
@@ -337,9 +343,9 @@ def test_text_that_does_not_parse_is_kept_with_its_error_and_the_last_value_stay
     assert editor.text.value == '{"Room": "Gallery 4",'
     assert c.value["SceneContext"] == {"Room": "Gallery 4"}
     error = one(c.field(("SceneContext",)).box, "pgmx-parse-error")
-    assert error.layout.display != "none" and "JSON" in error.value
+    assert "pgmx-hidden" not in error._dom_classes and "JSON" in error.value
     editor.text.value = '{"Room": "Gallery 5"}'
-    assert c.value["SceneContext"] == {"Room": "Gallery 5"} and error.layout.display == "none"
+    assert c.value["SceneContext"] == {"Room": "Gallery 5"} and "pgmx-hidden" in error._dom_classes
 
 
 # -- the Mode switch ------------------------------------------------------------------------------
@@ -438,10 +444,11 @@ def test_now_stamps_the_time_and_the_summary_line_names_the_sender() -> None:
 
 def test_a_finding_in_the_closed_expert_view_is_announced() -> None:
     c = MessageComposer.from_file(EXAMPLES / "bkn-dac" / "invalid" / "datatype-lowercase.json")
-    assert find(c, "pgmx-finding-DataXMData-DataType")
     assert "open the expert view" in one(c, "pgmx-auto").value
+    assert not find(c, "pgmx-field-DataXMData")  # made when the view is first opened
     c._expert_toggle.value = True
     assert "open the expert view" not in one(c, "pgmx-auto").value
+    assert find(c, "pgmx-finding-DataXMData-DataType")
 
 
 # -- inline validation ----------------------------------------------------------------------------
@@ -502,7 +509,7 @@ def test_editing_the_json_view_updates_the_form() -> None:
     doc["Question"] = "Warm or formal?"
     one(c, "pgmx-json").value = json.dumps(doc)
     assert c.value == doc
-    assert c.field(("TurnIndex",)).editor.value == 5 and c.get(("Question",)) == "Warm or formal?"
+    assert c.field(("TurnIndex",)).editor.value == "5" and c.get(("Question",)) == "Warm or formal?"
     assert json_view(c) == json.dumps(doc, indent=2, ensure_ascii=False)
 
 
@@ -513,13 +520,13 @@ def test_json_that_does_not_parse_stays_in_the_view_until_fixed_or_reverted() ->
     view.value = '{"Header": "PGM-KPA-V1.0",'
     assert view.value == '{"Header": "PGM-KPA-V1.0",' and c.value == before
     error = one(c, "pgmx-parse-error")
-    assert error.layout.display != "none" and "line" in error.value
+    assert "pgmx-hidden" not in error._dom_classes and "line" in error.value
     c.set(("TurnIndex",), 1)  # a form edit does not throw the typed text away
     assert view.value == '{"Header": "PGM-KPA-V1.0",' and c.value["TurnIndex"] == 1
     view.value = "[1, 2]"
     assert "JSON object" in error.value and c.value["TurnIndex"] == 1
     one(c, "pgmx-json-revert").click()
-    assert json.loads(view.value) == c.value and error.layout.display == "none"
+    assert json.loads(view.value) == c.value and "pgmx-hidden" in error._dom_classes
 
 
 def test_the_json_view_can_change_the_type() -> None:
@@ -615,7 +622,7 @@ def test_a_draft_is_written_at_each_edit_and_restores_everything(_drafts_in_tmp:
     c._json.text.value = '{"half": '
     restored = MessageComposer("BKN-DAC", draft_name="my-request")
     assert restored.value == c.value and restored.aside == c.aside
-    assert restored.field(("TurnIndex",)).raw
+    assert restored.field(("TurnIndex",)).editor.value == "-3"
     assert one(restored, "pgmx-json").value == '{"half": '
     assert MessageComposer.restore("my-request").value["Outcome"] == "not_answered"
     assert "my-request" in MessageComposer.drafts()
@@ -679,6 +686,7 @@ def test_a_button_callback_error_is_shown() -> None:
 def test_dom_hooks_for_the_browser_test() -> None:
     c = composer("BKN-DAC", "RS")
     c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
+    c._expert_toggle.value = True
     for css in ("pgmx-badge", "pgmx-summary", "pgmx-json", "pgmx-reply", "pgmx-save", "pgmx-mode", "pgmx-error"):
         one(c, css)
     assert isinstance(one(c, "pgmx-json"), widgets.Textarea)

@@ -30,6 +30,20 @@ CSS = """<style>
 .pgmx-table th, .pgmx-table td {border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top}
 .pgmx-json textarea {font-family: monospace; font-size: 12px}
 .pgmx-raw input, .pgmx-raw textarea {font-family: monospace; background: #fff8e1}
+.pgmx-hidden {display: none !important}
+.pgmx-number input {font-family: monospace}
+.pgmx-label .widget-html-content {line-height: 1.5; white-space: normal; padding: 3px 0}
+.pgmx-label .pgmx-name {cursor: help}
+.pgmx-constraint {color: #666; margin-left: 6px; font-size: 12px; white-space: nowrap}
+.pgmx-help {display: inline; margin-left: 4px}
+.pgmx-help > summary {display: inline; cursor: pointer; list-style: none; color: #1565c0; padding: 0 3px}
+.pgmx-help > summary::-webkit-details-marker {display: none}
+.pgmx-help[open] > summary {background: #e3f2fd; border-radius: 3px}
+.pgmx-help-text {display: block; max-width: 60em; margin: 2px 0 4px; padding: 4px 8px; color: #333;
+  background: #f5f9ff; border-left: 3px solid #90caf9; font-size: 12px}
+.pgmx-help-text ul {margin: 4px 0 0; padding-left: 18px}
+/* An open ⓘ gives its text the width of the line; the editor follows on the next line. */
+.pgmx-line > .pgmx-label:has(details[open]) {flex: 1 1 calc(100% - 32px); max-width: calc(100% - 32px)}
 </style>"""
 
 

@@ -499,9 +499,10 @@ class MessageComposer(widgets.VBox):
         root._build()
         expert = [spec.time_field, _EXPERT]
         root.place([name for name in root.members if name not in expert])
-        self._expert_fields.children = [root.members[name].box for name in expert]
-        self._form_box.children = [root.box]
         self._spec, self._ctx, self._form = spec, ctx, root
+        self._expert_fields.children = []
+        self._show_expert_fields()
+        self._form_box.children = [root.box]
         self._chrome.spec = spec
         self._marked = set()
         self._internal += 1
@@ -745,8 +746,15 @@ class MessageComposer(widgets.VBox):
 
     # -- chrome callbacks ------------------------------------------------------------------------
 
+    def _show_expert_fields(self) -> None:
+        # The expert view's fields are made when it is first opened (fewer widgets to send).
+        if self._expert and self._form is not None and not self._expert_fields.children:
+            expert = [self._spec.time_field, _EXPERT]
+            self._expert_fields.children = [self._form.members[name].box for name in expert]
+
     def _expert_toggled(self, on: bool) -> None:
         self._expert = bool(on)
+        self._show_expert_fields()
         self._expert_box.layout.display = "" if on else "none"
         if self._report is not None:
             self._render_auto(self.value, self._report)
@@ -822,11 +830,11 @@ class MessageComposer(widgets.VBox):
         self.value = doc
         self._auto = {**self._auto, **dict(draft.get("auto") or {})}
         assert self._ctx is not None
+        if draft.get("expert"):
+            self._expert_toggle.value = True
         for path, role, text in draft.get("pending") or ():
             editor = self._ctx.editors.get((tuple(path), role))
             if editor is not None:
                 editor.text.value = text
         if draft.get("json_pending") is not None:
             self._json.text.value = draft["json_pending"]
-        if draft.get("expert"):
-            self._expert_toggle.value = True

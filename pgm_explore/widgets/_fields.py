@@ -11,31 +11,33 @@ PGM schemas put the spec-table text beside each ``$ref``.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pgm_explore.spec import schema_resources
+from pgm_explore.spec.process_actions import PA_STATUS
 
 __all__ = [
     "Kind",
     "alternatives",
     "bounds",
     "choose_alternative",
+    "constraint_text",
     "default_value",
+    "enum_meanings",
     "fits",
     "kind",
+    "number_from_text",
+    "number_text",
     "resolve",
     "slug",
 ]
 
 Schema = Mapping[str, Any]
 Kind = Literal["const", "enum", "boolean", "integer", "number", "string", "object", "array", "union", "open"]
-
-# Numbers a browser holds exactly (JavaScript doubles): an integer beyond this would be
-# rounded by the number input, so such a value stays in the raw JSON editor instead.
-SAFE_INTEGER = 2**53 - 1
 
 
 def resolve(schema: Schema, root: Schema) -> tuple[Schema, Schema]:
@@ -134,26 +136,59 @@ def bounds(schema: Schema) -> tuple[float | None, float | None]:
     return schema.get("minimum"), schema.get("maximum")
 
 
-def _is_int(value: Any) -> bool:
-    return type(value) is int
-
-
 def _is_number(value: Any) -> bool:
     return (type(value) is int or type(value) is float) and math.isfinite(value)
+
+
+# The number grammar of RFC 8259 (no sign "+", no leading zeros, no "." without digits).
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def number_from_text(text: str) -> Any:
+    """The JSON value of what is typed into a number box: the number when the whole text is a
+    JSON number, otherwise the text itself, unchanged (the validator then says what is wrong).
+
+    >>> number_from_text("1.5"), number_from_text("55"), number_from_text("-3"), number_from_text("1e3")
+    (1.5, 55, -3, 1000.0)
+    >>> number_from_text("2,5"), number_from_text("abc"), number_from_text(""), number_from_text(" 5")
+    ('2,5', 'abc', '', ' 5')
+    >>> number_from_text("007"), number_from_text("1."), number_from_text("1e999")
+    ('007', '1.', '1e999')
+    """
+    if _JSON_NUMBER.fullmatch(text):
+        value = json.loads(text)
+        if _is_number(value):  # 1e999 overflows a double: kept as typed
+            return value
+    return text
+
+
+def number_text(value: Any) -> str:
+    """What a number box shows for a value it can hold: the JSON of a number, a text as it is.
+
+    >>> number_text(5), number_text(5.0), number_text(1e20), number_text("2,5")
+    ('5', '5.0', '1e+20', '2,5')
+    """
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def fits(schema: Schema, value: Any) -> bool:
     """Whether the typed editor of a (resolved) node can show ``value`` unchanged.
 
     A value that does not fit is kept and shown in a raw JSON editor next to its finding,
-    never coerced: ``"3"`` is not put into a number box as 3, nor -1 into one bounded at 0.
+    never coerced: ``"ack"`` is not put into a dropdown of ``"Ack"``. A number box is a text
+    box read by JSON rules, so it shows any number, in bounds or not, and any text that does
+    not read as a number; the text ``"3"`` would read as the number 3, so it stays raw.
 
     >>> fits({"type": "integer", "minimum": 0}, 3), fits({"type": "integer", "minimum": 0}, -1)
-    (True, False)
-    >>> fits({"type": "integer"}, "3"), fits({"type": "integer"}, True), fits({"type": "integer"}, 3.0)
-    (False, False, False)
-    >>> fits({"type": "number", "maximum": 1}, 0.5), fits({"type": "number", "maximum": 1}, 88)
-    (True, False)
+    (True, True)
+    >>> fits({"type": "integer"}, 1.5), fits({"type": "integer"}, "abc"), fits({"type": "integer"}, "3")
+    (True, True, False)
+    >>> fits({"type": "integer"}, True), fits({"type": "number"}, None), fits({"type": "number"}, 10**30)
+    (False, False, True)
     >>> fits({"enum": ["Ack", "Clash"]}, "Ack"), fits({"enum": ["Ack", "Clash"]}, "ack")
     (True, False)
     >>> fits({"type": "object"}, [1, "anything"])
@@ -161,16 +196,15 @@ def fits(schema: Schema, value: Any) -> bool:
     """
     k = kind(schema)
     if k == "const":
-        return type(value) is type(schema["const"]) and value == schema["const"]
+        return _same(value, schema["const"])
     if k == "enum":
-        return any(type(value) is type(option) and value == option for option in schema["enum"])
+        return any(_same(value, option) for option in schema["enum"])
     if k == "boolean":
         return type(value) is bool
     if k in ("integer", "number"):
-        if not (_is_int(value) if k == "integer" else _is_number(value)) or abs(value) > SAFE_INTEGER:
-            return False
-        low, high = bounds(schema)
-        return (low is None or value >= low) and (high is None or value <= high)
+        if isinstance(value, str):
+            return number_from_text(value) == value and type(number_from_text(value)) is str
+        return _is_number(value) and _same(number_from_text(number_text(value)), value)
     if k == "string":
         return isinstance(value, str)
     if k in ("object", "union"):
@@ -178,6 +212,63 @@ def fits(schema: Schema, value: Any) -> bool:
     if k == "array":
         return isinstance(value, list)
     return True  # an open property's JSON editor shows any JSON value
+
+
+def constraint_text(schema: Schema) -> str:
+    """The bounds of a number or the length limit of a text, as shown beside the label.
+
+    >>> constraint_text({"type": "number", "minimum": 0, "maximum": 1}), constraint_text({"type": "integer", "minimum": 1})
+    ('0 – 1', '≥ 1')
+    >>> constraint_text({"type": "number", "exclusiveMinimum": 0}), constraint_text({"type": "string", "maxLength": 2048})
+    ('> 0', '≤ 2048 characters')
+    >>> constraint_text({"type": "string"})
+    ''
+    """
+    k = kind(schema)
+    if k == "string":
+        most = schema.get("maxLength")
+        return f"≤ {most} characters" if most is not None else ""
+    if k not in ("integer", "number"):
+        return ""
+    low, high = bounds(schema)
+    if low is not None and high is not None:
+        return f"{low} – {high}"
+    parts = []
+    if low is not None:
+        parts.append(f"≥ {low}")
+    elif "exclusiveMinimum" in schema:
+        parts.append(f"> {schema['exclusiveMinimum']}")
+    if high is not None:
+        parts.append(f"≤ {high}")
+    elif "exclusiveMaximum" in schema:
+        parts.append(f"< {schema['exclusiveMaximum']}")
+    return ", ".join(parts)
+
+
+def enum_meanings(schema: Schema) -> dict[str, str]:
+    """What each value of an enumeration means, where the spec says it: the PA Status codes
+    from :data:`pgm_explore.spec.process_actions.PA_STATUS`, otherwise ``value=meaning`` or
+    ``value: meaning`` in the node's description (Simple Time's TimeUnit and AccuracyMode).
+
+    >>> enum_meanings({"enum": ["Ack", "InsRights"]})["InsRights"]
+    'Insufficient Rights.'
+    >>> enum_meanings({"enum": ["00", "01"], "description": "From FlagsByte bits1..2: 00=sec, 01=ms."})
+    {'00': 'sec', '01': 'ms'}
+    >>> enum_meanings({"enum": ["single", "separate"], "description": "single: one ± for both; separate: one each."})
+    {'single': 'one ± for both', 'separate': 'one each'}
+    >>> enum_meanings({"enum": ["answered", "not_answered"], "description": "The outcome. One of: answered, not_answered."})
+    {}
+    """
+    values = [v for v in schema.get("enum", ()) if isinstance(v, str)]
+    if values and all(v in PA_STATUS for v in values):
+        return {v: PA_STATUS[v].meaning for v in values}
+    text = str(schema.get("description", ""))
+    found: dict[str, str] = {}
+    for value in values:
+        match = re.search(rf"(?<![\w.]){re.escape(value)}\s*[=:]\s*([^,;]+?)\s*(?=[,;]|\.?$)", text)
+        if match:
+            found[value] = match.group(1)
+    return found
 
 
 def default_value(schema: Schema, root: Schema) -> Any:
