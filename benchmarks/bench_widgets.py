@@ -1,30 +1,78 @@
-"""Per-edit speed of the MessageComposer on a full BKN-DAC Response (target: median under 20 ms).
+"""Per-edit speed of the MessageComposer on a full BKN-DAC Response (target: median under 20 ms),
+and the widget models each composer sends to the browser (target: a BKN-DAC Response under 120).
 
 One edit is what a keystroke in the browser costs the kernel: a field's widget gets a new
 value, the composer rebuilds ``value`` from the form, validates it, moves the finding marks,
 updates the badge, the summary table and the JSON view, and writes the draft. Measured
 headless (no front end attached: the comm messages are built but not sent).
 
+A widget model is what the browser builds a view for: every widget, and every Layout and Style
+object, is one model, sent when the composer is displayed (the browser takes them in one by
+one, which is most of the time from Run to a usable form). Counted as the growth of ipywidgets'
+registry of widgets while one composer is built, for each data type and mode, then for a full
+BKN-DAC Response with its expert view closed and opened.
+
 Run: ``.venv/bin/python benchmarks/bench_widgets.py [--edits N] [--no-autosave]``.
-Prints the time to build the composer, then the median and p95 of N edits (default 200)
-cycling through text, enumeration, number and array edits, half of them introducing or
-fixing a finding. No assertion: the figures are for docs/widgets.md and for regressions.
+Prints the widget models per composer, the time to build the composer, then the median and
+p95 of N edits (default 200) cycling through text, enumeration, number and array edits, half
+of them introducing or fixing a finding. No assertion: the figures are for docs/widgets.md and
+for regressions. ``benchmarks/bench_browser.py`` measures the time from Run to a usable form
+in Chromium.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import statistics
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+import ipywidgets
+
+from pgm_explore.spec import DATA_TYPES
 from pgm_explore.widgets import MessageComposer
 
 TARGET_MS = 20.0
+TARGET_MODELS = 120
+
+
+def widget_models() -> set[str]:
+    """The ids of the widget models alive in this process (ipywidgets' registry)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # Widget.widgets: the registry, read-only here
+        return set(ipywidgets.Widget.widgets)
+
+
+def models_made(build: Callable[[], Any]) -> tuple[int, Any]:
+    """How many widget models ``build()`` left alive, and what it returned."""
+    before = widget_models()
+    made = build()
+    return len(widget_models() - before), made
+
+
+def print_models() -> int:
+    """Print the widget models per composer for each data type and mode; the BKN-DAC Response count."""
+    print("widget models per composer (a fresh composer; the expert view closed):")
+    response = 0
+    for spec in DATA_TYPES:
+        for mode in spec.modes or (None,):
+            count, _ = models_made(functools.partial(MessageComposer, spec.name, mode, draft_dir=False))
+            print(f"  {spec.name:10} {mode or '--':3} {count:4d}")
+            if spec.name == "BKN-DAC" and mode == "RS":
+                response = count
+    count, full = models_made(lambda: MessageComposer.from_document(full_dac_response(), draft_dir=False))
+    opened, _ = models_made(lambda: setattr(full._expert_toggle, "value", True))
+    print(f"  full BKN-DAC Response: {count} models, {count + opened} with the expert view opened")
+    print(
+        f"target: a BKN-DAC Response composer under {TARGET_MODELS}: {'met' if response < TARGET_MODELS else 'NOT met'}"
+    )
+    return response
 
 
 def _time(label: str, ident: str) -> dict[str, Any]:
@@ -106,12 +154,13 @@ def full_dac_response() -> dict[str, Any]:
 
 
 def edits(composer: MessageComposer) -> list[Callable[[int], None]]:
-    """Edits a user makes, each given the edit number (so that every edit changes something)."""
+    """Edits a user makes, each given the edit number (so that every edit changes something:
+    an edit comes back every 6 edits, so ``i // 6`` alternates its value)."""
     return [
         lambda i: composer.set(("Feasibility", "Steps", 1, "Reason"), f"Costs {150 + i} AGR."),
-        lambda i: composer.set(("Feasibility", "Steps", 3, "PAStatus"), "Clash" if i % 2 else "Ack"),
+        lambda i: composer.set(("Feasibility", "Steps", 3, "PAStatus"), "Clash" if i // 6 % 2 else "Ack"),
         lambda i: composer.set(("Answer", "ObjectClasses", 0, "Confidence"), (i % 10) / 10),
-        lambda i: composer.set(("TurnIndex",), -1 if i % 2 else 4),  # a range finding comes and goes
+        lambda i: composer.set(("TurnIndex",), -1 if i // 6 % 2 else 4),  # a range finding comes and goes
         lambda i: composer.set(("Answer", "Text"), f"Answer number {i}."),
         lambda i: composer.set(("SourcesUsed", 1), f"source-{i}"),
     ]
@@ -123,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-autosave", action="store_true", help="measure without writing drafts")
     args = parser.parse_args(argv)
     document = full_dac_response()
+    MessageComposer.from_document(copy.deepcopy(document), draft_dir=False)  # warm-up: imports, validators
+    print_models()
     with tempfile.TemporaryDirectory(prefix="pgmx-bench-") as drafts:
         draft_dir: Any = False if args.no_autosave else drafts
-        MessageComposer.from_document(copy.deepcopy(document), draft_dir=False)  # warm-up: imports, validators
         start = time.perf_counter()
         composer = MessageComposer.from_document(document, draft_dir=draft_dir, draft_name="bench")
         built = time.perf_counter() - start

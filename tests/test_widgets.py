@@ -98,7 +98,7 @@ def test_labels_are_mpai_labels_with_the_spec_text_as_tooltip() -> None:
     c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
     field = c.field(("Feasibility", "Steps", 0, "PAStatus"))
     assert field.label_text == "PAStatus" and "PA Status of MMM-TEC V2.2" in field.tooltip
-    # The browser shows the text on hover (a title) and under the ⓘ, with each code's meaning.
+    # The browser shows the text on hover (a title) and under the (i), with each code's meaning.
     assert '<span class="pgmx-name" title="The PA Status of MMM-TEC V2.2' in field.label.value
     assert f"<code>InsRights</code> {PA_STATUS['InsRights'].meaning}" in field.label.value
 
@@ -257,7 +257,7 @@ def test_enumerations_are_dropdowns_of_the_schema_values() -> None:
     dropdown = c.field(("Feasibility", "Steps", 0, "PAStatus")).editor
     assert isinstance(dropdown, widgets.Dropdown)
     assert [value for _, value in dropdown.options][:3] == ["Ack", "Clash", "FaultyReq"]
-    # Each option says what the code means (cut short; the ⓘ has the whole text).
+    # Each option says what the code means (cut short; the (i) has the whole text).
     assert dict((v, label) for label, v in dropdown.options)["InsRights"] == "InsRights — Insufficient Rights."
     dropdown.value = "QualNS"
     assert c.value["Feasibility"]["Steps"][0]["PAStatus"] == "QualNS"

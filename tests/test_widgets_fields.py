@@ -6,9 +6,11 @@ from __future__ import annotations
 import copy
 import json
 import random
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import ipywidgets
 import pytest
 from conftest import KINDS
 
@@ -150,3 +152,83 @@ def test_drawn_and_mutated_documents_load_and_save_unchanged(
             doc = copy.deepcopy(doc)
             mutate(doc, rng)
     assert c.errors == []
+
+
+# -- numbers are typed as text and read in the kernel by JSON rules -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "value", "rule"),
+    [
+        ("1.5", 1.5, "type"),  # a browser's integer box made it 15
+        ("2,5", "2,5", "type"),  # ... 25
+        ("1e3", 1000.0, None),  # ... 13; an integer by JSON Schema
+        ("-3", -3, "range"),  # ... 0, the box's minimum
+        ("abc", "abc", "type"),  # letters vanished
+        ("", "", "type"),
+        ("7", 7, None),
+    ],
+)
+def test_what_is_typed_into_a_number_box_is_what_is_validated(typed: str, value: Any, rule: str | None) -> None:
+    c = MessageComposer("BKN-DAC", "RS", draft_dir=False)
+    turn = c.field(("TurnIndex",))
+    turn.editor.value = typed  # what the browser sends at each keystroke
+    assert turn.editor.value == typed and not turn.raw
+    assert json.dumps(c.value["TurnIndex"]) == json.dumps(value)
+    assert [f.rule for f in c.findings if f.path == ("TurnIndex",)] == ([rule] if rule else [])
+    assert turn.shown_messages == tuple(f.message for f in c.findings if f.path == ("TurnIndex",))
+    assert c.errors == []
+
+
+def test_a_percentage_for_a_confidence_gets_its_range_finding_at_the_field() -> None:
+    c = MessageComposer("PC Prompt", draft_dir=False)
+    c.set(("ResolvedReferents", 0), {"Expression": "it", "EntityID": "e-1", "Confidence": 0.5})
+    confidence = c.field(("ResolvedReferents", 0, "Confidence"))
+    confidence.editor.value = "55"
+    assert c.value["ResolvedReferents"][0]["Confidence"] == 55 and not c.conforms
+    assert [f.rule for f in c.findings if f.path == confidence.path] == ["range"]
+    assert "pgmx-invalid" in confidence.box._dom_classes
+    c.set(("ActionContext", "MaxSteps"), 5)
+    max_steps = c.field(("ActionContext", "MaxSteps"))
+    max_steps.editor.value = "0"  # a bounded box made it 1
+    assert c.value["ActionContext"]["MaxSteps"] == 0
+    assert ("range", ("ActionContext", "MaxSteps")) in [(f.rule, f.path) for f in c.findings]
+
+
+def test_text_that_is_not_a_number_is_in_the_draft_and_comes_back(tmp_path: Any) -> None:
+    c = MessageComposer("BKN-DAC", "RS", draft_dir=tmp_path, draft_name="typed")
+    c.field(("TurnIndex",)).editor.value = "2,5"
+    restored = MessageComposer("BKN-DAC", draft_dir=tmp_path, draft_name="typed")
+    assert restored.value["TurnIndex"] == "2,5" and restored.field(("TurnIndex",)).editor.value == "2,5"
+
+
+def test_a_number_as_typed_stays_as_typed_when_the_form_writes_the_same_value() -> None:
+    c = MessageComposer("BKN-DAC", "RS", draft_dir=False)
+    turn = c.field(("TurnIndex",))
+    turn.editor.value = "1e3"
+    c.mode = "RQ"  # the form writes the whole document back
+    c.mode = "RS"
+    assert turn.editor.value == "1e3" and c.value["TurnIndex"] == 1000.0
+
+
+# -- the widget models a composer sends to the browser ---------------------------------------------
+
+
+def _models() -> set[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the registry, read only
+        return set(ipywidgets.Widget.widgets)
+
+
+def test_a_bkn_dac_response_composer_sends_fewer_than_120_widget_models() -> None:
+    before = _models()
+    c = MessageComposer("BKN-DAC", "RS", draft_dir=False)
+    made = len(_models() - before)
+    assert made < 120, made
+    # The other mode's properties and the closed expert view have no widgets yet.
+    assert not c.field(("Question",)).built and not c.field(("QueryTime",)).built
+    assert not c.field(("Answer",)).built or c.field(("Answer",)).children() == []
+    c._expert_toggle.value = True
+    assert c.field(("QueryTime",)).built and c.field(("QueryTime", "SimpleTimeData", 0, "StartTime")).built
+    c.mode = "RQ"
+    assert c.field(("Question",)).built

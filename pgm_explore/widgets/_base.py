@@ -36,19 +36,32 @@ CSS = """<style>
 .pgmx-label .pgmx-name {cursor: help}
 .pgmx-constraint {color: #666; margin-left: 6px; font-size: 12px; white-space: nowrap}
 .pgmx-help {display: inline; margin-left: 4px}
-.pgmx-help > summary {display: inline; cursor: pointer; list-style: none; color: #1565c0; padding: 0 3px}
+.pgmx-help > summary {display: inline-block; cursor: pointer; list-style: none; color: #1565c0; width: 14px;
+  height: 14px; line-height: 13px; border: 1px solid #90caf9; border-radius: 50%; text-align: center;
+  font: italic bold 10px serif; vertical-align: 1px}
 .pgmx-help > summary::-webkit-details-marker {display: none}
 .pgmx-help[open] > summary {background: #e3f2fd; border-radius: 3px}
 .pgmx-help-text {display: block; max-width: 60em; margin: 2px 0 4px; padding: 4px 8px; color: #333;
   background: #f5f9ff; border-left: 3px solid #90caf9; font-size: 12px}
 .pgmx-help-text ul {margin: 4px 0 0; padding-left: 18px}
-/* An open ⓘ gives its text the width of the line; the editor follows on the next line. */
-.pgmx-line > .pgmx-label:has(details[open]) {flex: 1 1 calc(100% - 32px); max-width: calc(100% - 32px)}
+/* An open (i) gives its text the width of the line; the editor follows on the next line. */
+.pgmx-row > .pgmx-label:has(details[open]) {flex: 1 1 calc(100% - 32px); max-width: calc(100% - 32px)}
+/* What goes under a field's line takes the whole width: its members, its JSON, its findings. */
+.pgmx-row > .pgmx-finding, .pgmx-row > .pgmx-parse-error,
+.pgmx-row > .widget-textarea {flex: 1 0 100%; max-width: 100%; box-sizing: border-box}
+.pgmx-row > .pgmx-body {flex: 1 0 calc(100% - 14px); max-width: calc(100% - 14px); box-sizing: border-box}
+.pgmx-item-up, .pgmx-item-down, .pgmx-item-remove {flex-shrink: 0}
+.pgmx-items > .pgmx-row {flex: 1 1 auto; min-width: 0}
 </style>"""
 
 
-def style_widget() -> widgets.HTML:
-    return widgets.HTML(CSS, layout={"height": "0px", "margin": "0px"})
+def style_widget(make: Callable[..., Any] | None = None) -> widgets.HTML:
+    """The CSS, in a widget that takes no room (a ``<style>`` applies wherever it sits, hidden
+    too); ``make`` is a form context's, whose layout and style are shared."""
+    if make is None:
+        return widgets.HTML(CSS, _dom_classes=("pgmx-hidden",))
+    html: widgets.HTML = make(widgets.HTML, value=CSS, _dom_classes=("pgmx-hidden",))
+    return html
 
 
 class ErrorArea:
@@ -57,9 +70,18 @@ class ErrorArea:
     def __init__(self, classes: tuple[str, ...] = ("pgmx-error",)) -> None:
         self.errors: list[BaseException] = []
         self.html = widgets.HTML(_dom_classes=classes)
-        self.dismiss = widgets.Button(description="Dismiss", layout={"width": "auto"}, _dom_classes=("pgmx-dismiss",))
-        self.dismiss.on_click(lambda _button: self.clear())
-        self.box = widgets.VBox([self.html, self.dismiss], layout={"display": "none"})
+        self._dismiss: widgets.Button | None = None
+        self.box = widgets.VBox([self.html], layout={"display": "none"})
+
+    @property
+    def dismiss(self) -> widgets.Button:
+        """The button that hides the area (made with the first error: one widget fewer to send)."""
+        if self._dismiss is None:
+            self._dismiss = widgets.Button(
+                description="Dismiss", layout={"width": "auto"}, _dom_classes=("pgmx-dismiss",)
+            )
+            self._dismiss.on_click(lambda _button: self.clear())
+        return self._dismiss
 
     def guard(self, function: Callable[..., Any]) -> Callable[..., Any]:
         """``function``, except that an exception is recorded and shown instead of escaping."""
@@ -82,6 +104,8 @@ class ErrorArea:
             f"<b>Error in a callback: {esc(type(exc).__name__)}: {esc(exc)}</b>{esc(more)}"
             f"<details><summary>Traceback</summary><pre>{esc(trace)}</pre></details>"
         )
+        if len(self.box.children) == 1:
+            self.box.children = [self.html, self.dismiss]
         self.box.layout.display = ""
 
     def clear(self) -> None:

@@ -187,30 +187,33 @@ class MessageComposer(widgets.VBox):
         }
 
     def _build_chrome(self, reply_button: bool) -> None:
-        self._title = widgets.HTML(_dom_classes=("pgmx-title",))
-        self._badge = widgets.HTML(_dom_classes=("pgmx-badge",))
-        self._reply = widgets.Button(
+        make = self._chrome.make  # shared layouts and styles: fewer widget models for the browser
+        self._title = make(widgets.HTML, _dom_classes=("pgmx-title",))
+        self._badge = make(widgets.HTML, _dom_classes=("pgmx-badge",))
+        self._reply = make(
+            widgets.Button,
             description="Reply",
             tooltip="A Response to this Request in a new composer: ids, dialogue and turn copied",
             _dom_classes=("pgmx-reply",),
         )
         self._chrome.click(self._reply, self._reply_clicked)
-        self._save_path = widgets.Text(
-            placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
+        self._save_path = make(
+            widgets.Text, placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
         )
-        self._save = widgets.Button(
-            description="Save", tooltip="Write the JSON below to the file", _dom_classes=("pgmx-save",)
+        self._save = make(
+            widgets.Button, description="Save", tooltip="Write the JSON below to the file", _dom_classes=("pgmx-save",)
         )
         self._chrome.click(self._save, lambda: self.save(self._save_path.value.strip() or None))
-        self._status = widgets.HTML(_dom_classes=("pgmx-status",))
+        self._status = make(widgets.HTML, _dom_classes=("pgmx-status",))
         tools: list[widgets.Widget] = [self._badge]
         if reply_button:
             tools.append(self._reply)
         tools += [self._save_path, self._save, self._status]
-        toolbar = widgets.HBox(tools, layout={"align_items": "center", "flex_flow": "row wrap"})
+        toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
 
-        self._form_box = widgets.VBox(_dom_classes=("pgmx-form",))
-        self._expert_toggle = widgets.Checkbox(
+        self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
+        self._expert_toggle = make(
+            widgets.Checkbox,
             value=False,
             description="Expert view: time and Data Exchange Metadata",
             indent=False,
@@ -218,8 +221,9 @@ class MessageComposer(widgets.VBox):
             _dom_classes=("pgmx-expert",),
         )
         self._chrome.watch(self._expert_toggle, self._expert_toggled)
-        self._auto_html = widgets.HTML(_dom_classes=("pgmx-auto",))
-        self._auto_time = widgets.Checkbox(
+        self._auto_html = make(widgets.HTML, _dom_classes=("pgmx-auto",))
+        self._auto_time = make(
+            widgets.Checkbox,
             description="time: automatic",
             tooltip="Stamped now when the message is made; its SimpleTimeID follows the id",
             indent=False,
@@ -227,9 +231,10 @@ class MessageComposer(widgets.VBox):
             _dom_classes=("pgmx-auto-time",),
         )
         self._chrome.watch(self._auto_time, lambda on: self._set_auto("time", bool(on)))
-        self._now = widgets.Button(description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
+        self._now = make(widgets.Button, description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
         self._chrome.click(self._now, self.stamp_now)
-        self._auto_dem = widgets.Checkbox(
+        self._auto_dem = make(
+            widgets.Checkbox,
             description="metadata: automatic",
             tooltip="DataID, DataType and Source (the sending AI Module) follow the id, type and mode",
             indent=False,
@@ -237,13 +242,13 @@ class MessageComposer(widgets.VBox):
             _dom_classes=("pgmx-auto-dem",),
         )
         self._chrome.watch(self._auto_dem, lambda on: self._set_auto("dem", bool(on)))
-        self._expert_fields = widgets.VBox()
+        self._expert_fields = make(widgets.VBox)
         self._expert_box = widgets.VBox(
-            [widgets.HBox([self._auto_time, self._now, self._auto_dem]), self._expert_fields],
+            [make(widgets.HBox, children=[self._auto_time, self._now, self._auto_dem]), self._expert_fields],
             layout={"display": "none"},
             _dom_classes=("pgmx-expert-view",),
         )
-        self._summary = widgets.HTML(_dom_classes=("pgmx-summary",))
+        self._summary = make(widgets.HTML, _dom_classes=("pgmx-summary",))
         self._json = JsonEditor(self._chrome, self._json_typed, classes=("pgmx-json",))
         self._json.text.rows = 18
         self._revert = widgets.Button(
@@ -253,17 +258,17 @@ class MessageComposer(widgets.VBox):
             _dom_classes=("pgmx-json-revert",),
         )
         self._chrome.click(self._revert, self._revert_json)
-        self._reply_area = widgets.VBox(_dom_classes=("pgmx-replies",))
+        self._reply_area = make(widgets.VBox, _dom_classes=("pgmx-replies",))
         self.children = [
-            style_widget(),
+            style_widget(make),
             self._title,
             toolbar,
             self._area.box,
             self._form_box,
-            widgets.HBox([self._expert_toggle, self._auto_html], layout={"align_items": "center"}),
+            make(widgets.HBox, {"align_items": "center"}, children=[self._expert_toggle, self._auto_html]),
             self._expert_box,
             self._summary,
-            widgets.HTML("<b>JSON</b> (exactly what Save writes; edit it and leave the box to apply)"),
+            make(widgets.HTML, value="<b>JSON</b> (exactly what Save writes; edit it and leave the box to apply)"),
             self._json.text,
             self._json.error,
             self._revert,
@@ -501,8 +506,6 @@ class MessageComposer(widgets.VBox):
         root.place([name for name in root.members if name not in expert])
         self._spec, self._ctx, self._form = spec, ctx, root
         self._expert_fields.children = []
-        self._show_expert_fields()
-        self._form_box.children = [root.box]
         self._chrome.spec = spec
         self._marked = set()
         self._internal += 1
@@ -520,6 +523,10 @@ class MessageComposer(widgets.VBox):
             self._form.put(doc)
         mode = doc.get("Mode")
         self._mode_visibility(mode if mode in spec.modes else None)
+        # Shown once the mode is known: the widgets of the other mode's properties are never made.
+        if self._form_box.children != (self._form.box,):
+            self._form_box.children = [self._form.box]
+        self._show_expert_fields()
 
     def _mode_visibility(self, mode: str | None) -> None:
         """Only the properties of the shown mode are on screen; the other mode's appear only

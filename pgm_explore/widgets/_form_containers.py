@@ -36,7 +36,7 @@ class _Container(Field):
             self._layout()
         return self._body
 
-    def _make_box(self) -> widgets.VBox:
+    def _make_box(self) -> widgets.Box:
         if not self.headless:
             return super()._make_box()
         return self.ctx.make(widgets.VBox)
@@ -327,7 +327,9 @@ class ArrayField(_Container):
             button = self.ctx.make(widgets.Button, "icon", description=text, tooltip=tip, _dom_classes=(cls,))
             self.ctx.click(button, handler)
             buttons.append(button)
-        return self.ctx.make(widgets.HBox, "row", children=[self.items[index].box, *buttons])
+        return self.ctx.make(
+            widgets.HBox, "row", children=[self.items[index].box, *buttons], _dom_classes=("pgmx-items",)
+        )
 
     def _edit(self, values: list[Any]) -> None:
         if not self.present:

@@ -120,7 +120,9 @@ class FormContext:
     def make(self, cls: type[W], layout: str | Mapping[str, str] = "plain", **kwargs: Any) -> W:
         """A widget with a shared layout (a name of ``_LAYOUTS`` or the layout's traits; never
         changed afterwards) and the shared style of its class."""
-        kwargs.setdefault("layout", self.layout(layout))
+        given = kwargs.get("layout")
+        if given is None or isinstance(given, Mapping):
+            kwargs["layout"] = self.layout(layout if given is None else given)
         klass = _style_class(cls)
         if klass is not None and "style" not in kwargs:
             if klass not in self._shared:
@@ -164,7 +166,7 @@ class FormContext:
 
 
 def label_html(label: str, required_mark: bool, description: str, schema: Schema) -> str:
-    """The label of a field: its MPAI name (the spec text on hover), its bounds, and an ⓘ that
+    """The label of a field: its MPAI name (the spec text on hover), its bounds, and an (i) that
     opens the spec text, with what each value of an enumeration means (a ``<details>``: one
     click or tap, no kernel round trip, in JupyterLab and in Voilà). Every text is escaped.
 
@@ -185,7 +187,7 @@ def label_html(label: str, required_mark: bool, description: str, schema: Schema
         listed = "".join(f"<li><code>{esc(v)}</code> {esc(m)}</li>" for v, m in meanings.items())
         text = f"<div>{esc(description)}</div>" if description else ""
         parts.append(
-            f'<details class="pgmx-help"><summary title="About {esc(label)}">ⓘ</summary>'
+            f'<details class="pgmx-help"><summary title="About {esc(label)}">i</summary>'
             f'<div class="pgmx-help-text">{text}{f"<ul>{listed}</ul>" if listed else ""}</div></details>'
         )
     return "".join(parts)

@@ -69,8 +69,7 @@ class Field:
         self.label_text, self.tooltip = ctx.describe(path, schema)
         self.include: widgets.Checkbox | None = None
         self.label: widgets.HTML | None = None
-        self.line: widgets.HBox | None = None
-        self._box: widgets.VBox | None = None
+        self._box: widgets.Box | None = None
         if register:
             ctx.fields[path] = self
 
@@ -81,14 +80,20 @@ class Field:
         return self._box is not None
 
     @property
-    def box(self) -> widgets.VBox:
+    def line(self) -> widgets.Box | None:
+        """The box of the switch, label and editor: the field's box itself, whose items wrap
+        (what goes under the line takes the full width), one widget model fewer per field."""
+        return self._box
+
+    @property
+    def box(self) -> widgets.Box:
         """The field's widget (made now if it was never shown)."""
         if self._box is None:
             self._box = self._make_box()
             self._render()
         return self._box
 
-    def _make_box(self) -> widgets.VBox:
+    def _make_box(self) -> widgets.Box:
         ctx = self.ctx
         mark = self.required and self._in_object
         self.label = ctx.make(
@@ -97,11 +102,10 @@ class Field:
             value=label_html(self.label_text, mark, self.tooltip, self.schema),
             _dom_classes=("pgmx-label",),
         )
-        self.line = ctx.make(widgets.HBox, "line", _dom_classes=("pgmx-line",))
         # The DOM hooks of the browser tests; an unregistered field (a union's alternative)
         # shares its union's path, and the class must name one element.
         classes = ("pgmx-field", f"pgmx-field-{slug(self.path)}", f"pgmx-kind-{self.kind}") if self._registered else ()
-        return ctx.make(widgets.VBox, _dom_classes=classes)
+        return ctx.make(widgets.Box, "line", _dom_classes=("pgmx-row", *classes))
 
     # -- value ----------------------------------------------------------------------------
 
@@ -140,7 +144,7 @@ class Field:
     # -- what is on screen ------------------------------------------------------------------
 
     def _render(self) -> None:
-        if self._box is None or self.line is None or self.label is None:
+        if self._box is None or self.label is None:
             return
         switchable = self._in_object and (not self.required or not self.present)
         if switchable and self.include is None:
@@ -161,19 +165,16 @@ class Field:
         line.append(self.label)
         if self._shown and self._finding is None:  # findings that came before the widgets
             self._finding = self._finding_widget()
-        box: list[widgets.Widget] = [self.line]
         if self.present:
             line += self._line_items()
             if self.raw:
                 editor, reset = self._raw_widgets()
                 line += [editor.text, reset, editor.error]
-            box += self._below()
+            line += self._below()
         if self._shown and self._finding is not None:
-            box.append(self._finding)
-        if tuple(line) != self.line.children:
-            self.line.children = line
-        if tuple(box) != self._box.children:
-            self._box.children = box
+            line.append(self._finding)
+        if tuple(line) != self._box.children:
+            self._box.children = line
         self._render_marks()
         if self._absent_mark == self.present:
             self._absent_mark = not self.present
@@ -345,5 +346,5 @@ class Field:
             widget.close()
 
     def _own_widgets(self) -> list[widgets.Widget]:
-        own = [self.label, self.line, self._box, self.include, self._reset, self._finding]
+        own = [self.label, self._box, self.include, self._reset, self._finding]
         return [w for w in own if w is not None]

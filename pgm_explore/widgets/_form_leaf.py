@@ -23,7 +23,7 @@ __all__ = ["LeafField", "OpenField"]
 
 # Text longer than a line is expected here (DescrMetadata allows 2048 characters).
 _LONG_TEXT = 256
-# An option's meaning in a dropdown is cut here; the ⓘ beside the label has all of it.
+# An option's meaning in a dropdown is cut here; the (i) beside the label has all of it.
 _OPTION_MEANING = 48
 
 
