@@ -46,6 +46,7 @@ CSS = """<style>
 .pgmx-help-text ul {margin: 4px 0 0; padding-left: 18px}
 /* An open (i) gives its text the width of the line; the editor follows on the next line. */
 .pgmx-row > .pgmx-label:has(details[open]) {flex: 1 1 calc(100% - 32px); max-width: calc(100% - 32px)}
+.pgmx-row:has(> .pgmx-label details[open]) > .pgmx-input {margin-left: 194px}
 /* What goes under a field's line takes the whole width: its members, its JSON, its findings. */
 .pgmx-row > .pgmx-finding, .pgmx-row > .pgmx-parse-error,
 .pgmx-row > .widget-textarea {flex: 1 0 100%; max-width: 100%; box-sizing: border-box}

@@ -3,7 +3,8 @@
 What a person types into a number field is what the validator judges: nothing typed is
 dropped or rewritten on the way (a browser's number box turned "1.5" into 15 and "55" into 1),
 the JSON view holds what was typed, and the finding is at the field. Bounds and the meanings of
-enumeration values are on screen, and each field's spec text is one click away.
+enumeration values are on screen, and each field's spec text is one click (or tap) away, in
+JupyterLab and in Voilà.
 
 The notebook is written by the test (a composer per cell, filled in by its code as a notebook
 author would); everything after Run All is keyboard and mouse.
@@ -19,10 +20,23 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, Server, _run_all, _slug, type_into, wait_for_idle
+from pgm_explore.spec import data_type
+
+from .conftest import (
+    KERNEL_MS,
+    NO_PLAYWRIGHT,
+    WIDGETS_MS,
+    Composer,
+    Notebook,
+    Server,
+    _run_all,
+    _slug,
+    type_into,
+    wait_for_idle,
+)
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Browser, Locator, Page
 
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 pytestmark = pytest.mark.e2e
@@ -199,3 +213,35 @@ def test_bounds_meanings_and_the_spec_text_are_on_screen(
     failure = dac.field("Failure").locator(".pgmx-label").first
     failure.locator(".pgmx-help > summary").click()
     expect(failure.locator(".pgmx-help-text")).to_be_visible()
+
+
+def test_in_voila_on_a_touch_screen_a_tap_opens_the_help_and_numbers_keep_what_is_typed(
+    browser: Browser, voila_server: Server, screenshots: Path
+) -> None:
+    # Voilà serves the temporary copy of notebooks/; a notebook of this test's own is added there.
+    path = voila_server.root / "form-by-hand-voila.ipynb"
+    path.write_text(_notebook([DAC_CELL]), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 820, "height": 1000}, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{voila_server.url}voila/render/{path.name}")
+        dac = Composer(page.locator(".pgmx-composer").first)
+        turn = dac.field("TurnIndex")
+        expect(turn).to_be_visible(timeout=KERNEL_MS)
+        label = turn.locator(".pgmx-label").first
+        expect(label.locator(".pgmx-constraint")).to_have_text("≥ 0")
+        text = label.locator(".pgmx-help-text")
+        expect(text).to_be_hidden()
+        label.locator(".pgmx-help > summary").tap()
+        expect(text).to_be_visible()
+        found = data_type("BKN-DAC").row(("TurnIndex",))
+        assert found is not None
+        expect(text).to_contain_text(found[1].description)
+        page.screenshot(path=str(screenshots / "test-form-voila-touch-help.png"))
+
+        type_into(dac.input("TurnIndex"), "1.5")
+        expect(dac.input("TurnIndex")).to_have_value("1.5")
+        expect(dac.finding("TurnIndex")).to_contain_text("must be an integer, not the number 1.5")
+        expect(dac.json_view).to_have_value(re.compile(r'"TurnIndex": 1\.5,'))
+    finally:
+        context.close()
