@@ -31,6 +31,16 @@ CSS = """<style>
 .pgmx-json textarea {font-family: monospace; font-size: 12px}
 .pgmx-raw input, .pgmx-raw textarea {font-family: monospace; background: #fff8e1}
 .pgmx-hidden {display: none !important}
+.jupyter-widgets.pgmx-w-label {min-width: 170px}
+.jupyter-widgets.pgmx-w-line {flex-flow: row wrap; align-items: center}
+.jupyter-widgets.pgmx-w-row {align-items: flex-start}
+.jupyter-widgets.pgmx-w-include {width: 20px}
+.jupyter-widgets.pgmx-w-text {width: 50%}
+.jupyter-widgets.pgmx-w-number {width: 14em}
+.jupyter-widgets.pgmx-w-textarea {width: 60%}
+.jupyter-widgets.pgmx-w-auto {width: auto}
+.jupyter-widgets.pgmx-w-icon {width: 32px}
+.jupyter-widgets.pgmx-w-wide {width: 100%}
 .pgmx-number input {font-family: monospace}
 .pgmx-label .widget-html-content {line-height: 1.5; white-space: normal; padding: 3px 0}
 .pgmx-label .pgmx-name {cursor: help}

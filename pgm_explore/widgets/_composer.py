@@ -498,7 +498,7 @@ class MessageComposer(widgets.VBox):
         if self._form is not None and self._ctx is not None:
             self._form.dispose()
             self._ctx.close()
-        ctx = FormContext(spec, self._area.guard(self._form_edited), self._area.guard)
+        ctx = FormContext(spec, self._area.guard(self._form_edited), self._area.guard, shared=self._chrome)
         ctx.on_pending = self._pending_typed
         root = ObjectField(ctx, (), spec.schema, spec.schema, headless=True)
         root._build()

@@ -2,8 +2,10 @@
 box for JSON that keeps what does not parse.
 
 A widget is a model in the browser: every Layout and Style object is one more model sent at
-the start, so the context hands out shared ones (``make``), never changed afterwards. What must
-show and hide changes a CSS class of its own widget (``pgmx-hidden``), not a shared layout.
+the start, so the context hands out shared ones (``make``), never changed afterwards. The form's
+widths are CSS classes (``pgmx-w-<role>``, in ``_base.CSS``), so that all its widgets share one
+empty Layout. What must show and hide changes a CSS class of its own widget (``pgmx-hidden``),
+not a shared layout.
 """
 
 from __future__ import annotations
@@ -39,19 +41,8 @@ MISSING: Any = _Missing()
 
 W = TypeVar("W", bound=widgets.Widget)
 
-_LAYOUTS: dict[str, dict[str, str]] = {
-    "plain": {},
-    "label": {"min_width": "170px"},
-    "line": {"flex_flow": "row wrap", "align_items": "center"},
-    "include": {"width": "20px"},
-    "text": {"width": "50%"},
-    "number": {"width": "14em"},
-    "textarea": {"width": "60%"},
-    "auto": {"width": "auto"},
-    "icon": {"width": "32px"},
-    "row": {"align_items": "flex-start"},
-    "wide": {"width": "100%"},
-}
+# The roles a widget of the form can have, each a CSS class pgmx-w-<role> (widths in _base.CSS).
+ROLES = frozenset({"plain", "label", "line", "include", "text", "number", "textarea", "auto", "icon", "row", "wide"})
 
 
 @cache
@@ -80,6 +71,8 @@ class FormContext:
         spec: DataType,
         on_edit: Callable[[Field], None],
         guard: Callable[[Callable[..., Any]], Callable[..., Any]],
+        *,
+        shared: FormContext | None = None,
     ) -> None:
         self.spec = spec
         self.fields: dict[Path, Field] = {}
@@ -89,7 +82,9 @@ class FormContext:
         self.guard = guard
         self.on_pending: Callable[[], None] | None = None
         """Called when text that does not parse is typed (the composer saves it in the draft)."""
-        self._shared: dict[Any, widgets.Widget] = {}
+        # A form borrows its composer's layouts and styles, which live as long as the composer.
+        self._shared: dict[Any, widgets.Widget] = shared._shared if shared is not None else {}
+        self._owns_shared = shared is None
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -117,12 +112,19 @@ class FormContext:
         guarded = self.guard(handler)
         button.on_click(lambda _button: guarded())
 
-    def make(self, cls: type[W], layout: str | Mapping[str, str] = "plain", **kwargs: Any) -> W:
-        """A widget with a shared layout (a name of ``_LAYOUTS`` or the layout's traits; never
-        changed afterwards) and the shared style of its class."""
+    def make(self, cls: type[W], role: str | Mapping[str, str] = "plain", **kwargs: Any) -> W:
+        """A widget with a shared layout and the shared style of its class. ``role`` is one of
+        ``ROLES`` (a CSS class gives the width; the layout is the one empty layout) or the traits
+        of a layout, shared by value; ``layout=`` traits are shared too. Never changed afterwards."""
         given = kwargs.get("layout")
-        if given is None or isinstance(given, Mapping):
-            kwargs["layout"] = self.layout(layout if given is None else given)
+        if isinstance(role, str) and given is None:
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}")
+            if role != "plain":
+                kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), f"pgmx-w-{role}")
+            kwargs["layout"] = self.layout({})
+        elif given is None or isinstance(given, Mapping):
+            kwargs["layout"] = self.layout(role if given is None else given)
         klass = _style_class(cls)
         if klass is not None and "style" not in kwargs:
             if klass not in self._shared:
@@ -133,11 +135,10 @@ class FormContext:
     def spacer(self) -> widgets.Widget:
         """An empty box as wide as a tick box (one model, shown in many places)."""
         if "spacer" not in self._shared:
-            self._shared["spacer"] = widgets.Box(layout=self.layout("include"))
+            self._shared["spacer"] = self.make(widgets.Box, "include")
         return self._shared["spacer"]
 
-    def layout(self, name: str | Mapping[str, str]) -> widgets.Layout:
-        traits = _LAYOUTS[name] if isinstance(name, str) else dict(name)
+    def layout(self, traits: Mapping[str, str]) -> widgets.Layout:
         key = ("layout", tuple(sorted(traits.items())))
         if key not in self._shared:
             self._shared[key] = widgets.Layout(**traits)
@@ -160,6 +161,8 @@ class FormContext:
         return [(list(path), role, e.pending) for (path, role), e in self.editors.items() if e.pending is not None]
 
     def close(self) -> None:
+        if not self._owns_shared:
+            return  # the composer's: they outlive this form
         for widget in self._shared.values():
             widget.close()
         self._shared.clear()
