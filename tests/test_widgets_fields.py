@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import json
 import random
+import subprocess
+import sys
 import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -232,3 +234,19 @@ def test_a_bkn_dac_response_composer_sends_fewer_than_120_widget_models() -> Non
     assert c.field(("QueryTime",)).built and c.field(("QueryTime", "SimpleTimeData", 0, "StartTime")).built
     c.mode = "RQ"
     assert c.field(("Question",)).built
+
+
+def test_a_composer_imports_the_validators_explainer_in_the_background() -> None:
+    # The first value that does not conform needs python-jsonschema (seconds to import): a new
+    # composer starts that import in a thread, so that the first wrong keystroke is not the one
+    # that waits. Run in a fresh interpreter, where nothing has imported it yet.
+    code = (
+        "import sys, threading\n"
+        "from pgm_explore.widgets import MessageComposer\n"
+        "before = 'jsonschema' in sys.modules\n"
+        "MessageComposer('PC Prompt', draft_dir=False)\n"
+        "[t.join(120) for t in threading.enumerate() if t.name == 'pgmx-warm-up']\n"
+        "print(before, 'jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=False)
+    assert done.stdout.split() == ["False", "True"], done.stderr[-2000:]

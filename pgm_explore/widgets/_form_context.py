@@ -10,7 +10,10 @@ not a shared layout.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
@@ -40,6 +43,26 @@ MISSING: Any = _Missing()
 """No value: an absent property, or a field never filled."""
 
 W = TypeVar("W", bound=widgets.Widget)
+
+_warmed = threading.Event()
+
+
+def _import_explainer() -> None:
+    # A failure here is the validator's to report: it imports the module again when it needs it.
+    with contextlib.suppress(Exception):
+        importlib.import_module("jsonschema")
+
+
+def warm_up() -> None:
+    """Import, in the background and once per process, what the validator imports the first time
+    it explains a value that does not conform (python-jsonschema: 2–8 s here, most of it building
+    the grammars of rfc3987-syntax). Without this, the first wrong keystroke in a new kernel shows
+    its finding seconds later; with it, the import runs while the person reads the form (imports
+    are thread-safe: the validator waits for it if it is not done yet)."""
+    if not _warmed.is_set():
+        _warmed.set()
+        threading.Thread(target=_import_explainer, name="pgmx-warm-up", daemon=True).start()
+
 
 # The roles a widget of the form can have, each a CSS class pgmx-w-<role> (widths in _base.CSS).
 ROLES = frozenset({"plain", "label", "line", "include", "text", "number", "textarea", "auto", "icon", "row", "wide"})
@@ -85,6 +108,7 @@ class FormContext:
         # A form borrows its composer's layouts and styles, which live as long as the composer.
         self._shared: dict[Any, widgets.Widget] = shared._shared if shared is not None else {}
         self._owns_shared = shared is None
+        warm_up()
 
     @contextmanager
     def writing(self) -> Iterator[None]:
