@@ -250,3 +250,10 @@ def test_a_composer_imports_the_validators_explainer_in_the_background() -> None
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=False)
     assert done.stdout.split() == ["False", "True"], done.stderr[-2000:]
+
+
+def test_a_finding_about_the_whole_message_marks_the_form_root() -> None:
+    c = MessageComposer.from_document({"Header": "PGM-KDA-V1.0", "Mode": "RS", "Surprise": 1}, draft_dir=False)
+    root = c.field(())
+    assert "pgmx-field-root" in root.box._dom_classes
+    assert root.shown_messages and "pgmx-invalid" in root.box._dom_classes

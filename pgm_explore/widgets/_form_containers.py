@@ -39,7 +39,7 @@ class _Container(Field):
     def _make_box(self) -> widgets.Box:
         if not self.headless:
             return super()._make_box()
-        return self.ctx.make(widgets.VBox)
+        return self.ctx.make(widgets.VBox, _dom_classes=self._hooks())
 
     def _render(self) -> None:
         if not self.headless:
@@ -54,6 +54,7 @@ class _Container(Field):
             box.append(self._finding)
         if tuple(box) != self._box.children:
             self._box.children = box
+        self._render_marks()
 
     def _head_controls(self) -> list[widgets.Widget]:
         return []

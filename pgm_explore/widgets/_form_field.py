@@ -102,10 +102,14 @@ class Field:
             value=label_html(self.label_text, mark, self.tooltip, self.schema),
             _dom_classes=("pgmx-label",),
         )
+        return ctx.make(widgets.Box, "line", _dom_classes=("pgmx-row", *self._hooks()))
+
+    def _hooks(self) -> tuple[str, ...]:
         # The DOM hooks of the browser tests; an unregistered field (a union's alternative)
         # shares its union's path, and the class must name one element.
-        classes = ("pgmx-field", f"pgmx-field-{slug(self.path)}", f"pgmx-kind-{self.kind}") if self._registered else ()
-        return ctx.make(widgets.Box, "line", _dom_classes=("pgmx-row", *classes))
+        if not self._registered:
+            return ()
+        return ("pgmx-field", f"pgmx-field-{slug(self.path)}", f"pgmx-kind-{self.kind}")
 
     # -- value ----------------------------------------------------------------------------
 
