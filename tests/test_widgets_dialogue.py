@@ -26,6 +26,7 @@ TRANSCRIPTS = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "drafts"
     monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
     monkeypatch.chdir(tmp_path)
     return folder
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import hashlib
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -13,6 +15,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
 from pgm_explore._display import esc, table
+from pgm_explore._files import safe_filename
 from pgm_explore.dialogue import simple_time_seconds
 from pgm_explore.spec import DataType, data_type
 from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
@@ -28,14 +31,23 @@ from pgm_explore.widgets._documents import (
     type_of,
 )
 from pgm_explore.widgets._drafts import (
+    DraftInfo,
+    OpenedDraft,
     atomic_write,
+    claim_draft,
+    default_work_dir,
     draft_path,
     dump_json,
+    find_draft,
     list_drafts,
+    local_time,
+    open_draft,
     read_draft,
+    set_aside,
     write_draft,
 )
 from pgm_explore.widgets._fields import default_value
+from pgm_explore.widgets._filebar import DraftBar, OpenPanel, count, download_html
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
 
 __all__ = ["MessageComposer", "read_document"]
@@ -119,6 +131,15 @@ class MessageComposer(widgets.VBox):
         self._form: ObjectField | None = None
         self._ctx: FormContext | None = None
         self._marked: set[Field] = set()
+        # Findings are shown at the fields the person has touched, until Validate or Save
+        # shows them all: a new form does not greet anyone with warnings for what is not
+        # filled in yet. ``report`` is always complete.
+        self._quiet = False
+        self._touched: set[tuple[str | int, ...]] = set()
+        self._keep_quiet = 0
+        self._written: dict[Path, str] = {}
+        self._confirm: Path | None = None
+        self._closed = False
         # draft_dir=False: no autosave (benchmarks, doctests, composers kept only in memory).
         self.autosave = draft_dir is not False
         self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
@@ -130,18 +151,32 @@ class MessageComposer(widgets.VBox):
         self._build_chrome(reply_button)
         self.add_class("pgmx-composer")
 
-        draft = None
+        opened = OpenedDraft(None)
         if draft_name is not None and self.autosave:
-            path = draft_path(draft_name, self.draft_dir)
-            if path.exists():
-                draft = read_draft(path)
-        if draft is not None:
+            opened = open_draft(str(draft_name), self.draft_dir)
+        if opened.content is not None:
             self.draft_name = str(draft_name)
-            self._restore(draft)
-            return
+            problem = self._restore(opened.content)
+            if problem is None:
+                when = local_time(opened.saved) if opened.saved is not None else "an earlier session"
+                self._drafts_bar.say(
+                    f"Restored draft from {esc(when)} (“{esc(self.draft_name)}”): your last edit is back.", fresh=True
+                )
+                self._claim()
+                return
+            kept = self._set_damaged_aside()
+            opened = OpenedDraft(None, None, f"The draft “{self.draft_name}” could not be restored ({problem}){kept}.")
         doc = copy.deepcopy(dict(document)) if document is not None else skeleton(spec.name, mode)
         self.draft_name = draft_name or self._default_draft_name(type_of(doc) or spec, doc)
-        self.value = doc
+        self._quiet = document is None
+        self._keep_quiet += 1
+        try:
+            self.value = doc
+        finally:
+            self._keep_quiet -= 1
+        if opened.notice:
+            self._drafts_bar.say(esc(opened.notice) + " This composer starts without it.")
+        self._claim()
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -162,13 +197,47 @@ class MessageComposer(widgets.VBox):
     @classmethod
     def restore(cls, draft_name: str, draft_dir: str | Path | None = None, **kwargs: Any) -> MessageComposer:
         """The composer saved as draft ``draft_name`` (``FileNotFoundError`` if there is none)."""
-        draft = read_draft(draft_path(draft_name, draft_dir))
+        path = find_draft(draft_name, draft_dir)
+        if path is None:
+            raise FileNotFoundError(f"there is no draft {draft_name!r} in {draft_path(draft_name, draft_dir).parent}")
+        draft = read_draft(path)
         return cls(draft["type"], draft_name=draft_name, draft_dir=draft_dir, **kwargs)
 
     @staticmethod
     def drafts(draft_dir: str | Path | None = None) -> list[str]:
         """Names of the drafts in the drafts folder, most recent first."""
         return list_drafts(draft_dir)
+
+    def _claim(self) -> None:
+        """Note in this kernel that this composer writes its draft; say so when another does too."""
+        if not self.autosave:
+            return
+        other = claim_draft(draft_path(self.draft_name, self.draft_dir), self)
+        if other is not None:
+            self._draft_shared()
+            shared = getattr(other, "_draft_shared", None)
+            if shared is not None:
+                shared()
+
+    def _draft_shared(self) -> None:
+        note = (
+            f"Another composer in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier run "
+            "of this cell?): the draft holds whichever was edited last. Give each its own draft_name."
+        )
+        old = self._drafts_bar.notice.value
+        self._drafts_bar.say(
+            f"{old}<br>{note}" if old and note not in old else note,
+            fresh=self._drafts_bar.fresh.layout.display != "none",
+        )
+
+    def _set_damaged_aside(self) -> str:
+        path = find_draft(self.draft_name, self.draft_dir)
+        if path is None:
+            return ""
+        try:
+            return f"; it is kept as {set_aside(path, 'damaged').name}"
+        except OSError:
+            return ""
 
     @staticmethod
     def _default_draft_name(spec: DataType, doc: Mapping[str, Any]) -> str:
@@ -189,6 +258,7 @@ class MessageComposer(widgets.VBox):
     def _build_chrome(self, reply_button: bool) -> None:
         self._title = widgets.HTML(_dom_classes=("pgmx-title",))
         self._badge = widgets.HTML(_dom_classes=("pgmx-badge",))
+        self._consistency = widgets.HTML(_dom_classes=("pgmx-consistency",))
         self._reply = widgets.Button(
             description="Reply",
             tooltip="A Response to this Request in a new composer: ids, dialogue and turn copied",
@@ -198,15 +268,41 @@ class MessageComposer(widgets.VBox):
         self._save_path = widgets.Text(
             placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
         )
+        self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
         self._save = widgets.Button(
-            description="Save", tooltip="Write the JSON below to the file", _dom_classes=("pgmx-save",)
+            description="Save",
+            tooltip="Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
+            _dom_classes=("pgmx-save",),
         )
-        self._chrome.click(self._save, lambda: self.save(self._save_path.value.strip() or None))
+        self._chrome.click(self._save, self._save_clicked)
+        self._download = widgets.HTML(_dom_classes=("pgmx-download",))
+        self._validate = widgets.Button(
+            description="Validate",
+            tooltip="Show every finding, also at the fields not filled in yet",
+            layout={"width": "auto"},
+            _dom_classes=("pgmx-validate",),
+        )
+        self._chrome.click(self._validate, self.validate_now)
         self._status = widgets.HTML(_dom_classes=("pgmx-status",))
-        tools: list[widgets.Widget] = [self._badge]
+        self._opener = OpenPanel(self._area, self)
+        self._drafts_bar = DraftBar(
+            self._area,
+            "message",
+            lambda: self.draft_dir,
+            self._open_draft,
+            self.start_fresh,
+        )
+        tools: list[widgets.Widget] = [self._badge, self._consistency, self._validate]
         if reply_button:
             tools.append(self._reply)
-        tools += [self._save_path, self._save, self._status]
+        tools += [
+            self._opener.toggle,
+            self._save_path,
+            self._save,
+            self._download,
+            self._drafts_bar.toggle,
+            self._status,
+        ]
         toolbar = widgets.HBox(tools, layout={"align_items": "center", "flex_flow": "row wrap"})
 
         self._form_box = widgets.VBox(_dom_classes=("pgmx-form",))
@@ -259,6 +355,9 @@ class MessageComposer(widgets.VBox):
             self._title,
             toolbar,
             self._area.box,
+            self._drafts_bar.box,
+            self._opener.panel,
+            self._drafts_bar.panel,
             self._form_box,
             widgets.HBox([self._expert_toggle, self._auto_html], layout={"align_items": "center"}),
             self._expert_box,
@@ -396,6 +495,8 @@ class MessageComposer(widgets.VBox):
         self._json.pending = None
         self._revert.layout.display = "none"
         self._dirty = True
+        if not self._keep_quiet:
+            self._quiet = False
         if doc == self.value:
             self._update(doc)  # no trait change to announce it, but the form must show it again
         else:
@@ -405,19 +506,131 @@ class MessageComposer(widgets.VBox):
         """A new composer with the Response skeleton of this Request (``ValueError`` otherwise)."""
         doc = reply_document(self.value)
         draft_dir: Any = self.draft_dir if self.autosave else False
-        return MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir)
+        reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir)
+        reply._start_quiet()
+        return reply
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write ``value`` as JSON (2-space indent, UTF-8, final newline), atomically.
+    def _start_quiet(self) -> None:
+        """Findings only at the fields touched from now on (a new message, not one opened)."""
+        self._quiet, self._touched = True, set()
+        if self._report is not None:
+            self._area.guard(self._refresh)()
 
-        Without a path: ``<id>.json`` in the current folder. Returns the absolute path.
+    def _load_new(self, document: Mapping[str, Any]) -> None:
+        """Load a new message made for the person (Reply, New turn, another type): quiet."""
+        self._quiet, self._touched = True, set()
+        self._keep_quiet += 1
+        try:
+            self.load(document)
+        finally:
+            self._keep_quiet -= 1
+
+    def validate_now(self) -> Report:
+        """Show every finding of the document, also at the fields not touched yet (the
+        Validate button); returns the report."""
+        self._quiet = False
+        self._refresh()
+        assert self._report is not None
+        return self._report
+
+    def save(self, path: str | Path | None = None, *, overwrite: bool = False) -> Path:
+        """Write ``value`` as JSON (2-space indent, UTF-8, final newline), atomically and
+        durably; returns the absolute path.
+
+        Without a path: ``<id>.json`` in the work folder (:func:`default_work_dir`,
+        ``$PGM_EXPLORE_WORK`` or ``~/.pgm-explore/work``), the id reduced to a plain file
+        name: a document never decides the folder. A path given is taken as given (relative
+        to the current folder, ``~`` expanded), but a missing folder is created only inside
+        the current folder or the work folder (``FileNotFoundError`` elsewhere). An existing
+        file is replaced only with ``overwrite=True`` (``FileExistsError`` otherwise), or when
+        it is still exactly what this composer saved there last.
         """
+        work = default_work_dir()
         if path is None:
             ident = self.value.get(self._spec.id_field)
-            path = f"{ident if isinstance(ident, str) and ident else 'message'}.json"
-        written = atomic_write(path, dump_json(self.value), durable=True)
+            target = work / safe_filename(ident if isinstance(ident, str) else "", ".json")
+        else:
+            target = Path(path).expanduser()
+        target = Path(os.path.abspath(target))
+        inside = any(_within(target.parent, folder) for folder in (Path.cwd(), work))
+        text = dump_json(self.value)
+        replace = overwrite or self._still_ours(target)
+        written = atomic_write(target, text, durable=True, overwrite=replace, make_parents=inside)
+        self._written[written] = _digest(text.encode("utf-8"))
+        self._quiet = False
+        self._refresh()
         self._status.value = f"Saved <code>{esc(written)}</code>"
         return written
+
+    def _still_ours(self, target: Path) -> bool:
+        """The file at ``target`` is what this composer saved there last (so Save again may replace it)."""
+        digest = self._written.get(target)
+        if digest is None or target.is_symlink():
+            return False
+        try:
+            return _digest(target.read_bytes()) == digest
+        except OSError:
+            return False
+
+    def _save_clicked(self) -> None:
+        typed = self._save_path.value.strip()
+        wanted = Path(os.path.abspath(Path(typed).expanduser())) if typed else None
+        confirmed = self._confirm is not None and self._confirm == (wanted or self._derived_target())
+        try:
+            self.save(typed or None, overwrite=confirmed)
+        except FileExistsError:
+            self._confirm = wanted or self._derived_target()
+            self._save.description = "Overwrite?"
+            self._save.button_style = "danger"
+            self._status.value = (
+                f"<code>{esc(self._confirm)}</code> exists: click <b>Overwrite?</b> to replace it, "
+                "or type another name."
+            )
+            return
+        except FileNotFoundError as exc:
+            self._disarm_save()
+            self._status.value = f'<span style="color:#c62828">Not saved: {esc(exc)}. Create the folder first.</span>'
+            return
+        self._disarm_save()
+
+    def _derived_target(self) -> Path:
+        ident = self.value.get(self._spec.id_field)
+        return default_work_dir() / safe_filename(ident if isinstance(ident, str) else "", ".json")
+
+    def _disarm_save(self) -> None:
+        self._confirm = None
+        if self._save.description != "Save":
+            self._save.description = "Save"
+            self._save.button_style = ""
+
+    def start_fresh(self) -> str | None:
+        """Start a new message of this type and mode (the Start fresh button). The state shown
+        until now is kept as the draft ``<name> (set aside <time>)``, whose name is returned
+        (None when drafts are off); the composer keeps its draft name."""
+        kept = None
+        if self.autosave:
+            kept = f"{self.draft_name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
+            write_draft(draft_path(kept, self.draft_dir), {**self._draft(), "name": kept})
+        mode = self.value.get("Mode")
+        self._dirty = False  # the state is kept under its own name, not as "-previous"
+        self._load_new(skeleton(self._spec.name, mode if mode in self._spec.modes else None))
+        self._autosave()
+        if kept is not None:
+            self._drafts_bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")
+        else:
+            self._drafts_bar.say("")
+        return kept
+
+    def _open_draft(self, entry: DraftInfo, content: dict[str, Any]) -> None:
+        """Show a draft of the Drafts panel here; what was shown stays as ``<name>-previous``."""
+        if self.autosave and self._dirty:
+            write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
+        problem = self._restore(content)
+        if problem is not None:
+            raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
+        self._dirty = True
+        self._autosave()
+        self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
 
     def switch_type(self, type_name: str, mode: str | None = None) -> None:
         """Start a new message of another type, keeping the session and dialogue context."""
@@ -426,7 +639,7 @@ class MessageComposer(widgets.VBox):
         if spec.has_modes and mode is None:
             mode = current if current in spec.modes else spec.modes[0]
         context = {k: v for k, v in self.value.items() if k in (*REPLY_COPIED, "SessionID")}
-        self.load(skeleton(spec.name, mode if spec.has_modes else None, context=context))
+        self._load_new(skeleton(spec.name, mode if spec.has_modes else None, context=context))
 
     def stamp_now(self) -> None:
         """Set the message's time to now (SimpleTimeID ``st-`` + id), as the Now button does."""
@@ -480,6 +693,8 @@ class MessageComposer(widgets.VBox):
         self._area.guard(self._update)(change["new"])
 
     def _update(self, doc: dict[str, Any]) -> None:
+        if not self._from_form and not self._keep_quiet:
+            self._quiet = False  # a document from outside: every finding is news
         if not self._from_form:
             # A document from outside the form (load, the JSON view, an assignment): the
             # automatic parts stay automatic only where they still match what they would be.
@@ -572,6 +787,7 @@ class MessageComposer(widgets.VBox):
 
     def _form_edited(self, field: Field) -> None:
         self._dirty = True
+        self._touched.add(field.path)
         spec = self._spec
         assert self._form is not None
         path = field.path
@@ -643,13 +859,29 @@ class MessageComposer(widgets.VBox):
         self._report = report
         self.conforms = report.conforms
         self.findings = list(report.findings)
-        self._show_findings(report.findings)
-        self._render_header(doc, report)
+        shown = self._shown(report.findings)
+        self._show_findings(shown)
+        self._render_header(doc, report, shown)
         if self._json.pending is None:
             self._json.set(doc)
-        self._render_auto(doc, report)
+        self._render_auto(doc, report, shown)
+        link = download_html(dump_json(doc), self._derived_target().name)
+        if self._download.value != link:
+            self._download.value = link
         if self._dirty:
             self._autosave()
+
+    def _shown(self, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        """The findings the page shows: all of them, or, on a new form, the errors and the
+        findings at or inside the fields touched (or around a touched field)."""
+        if not self._quiet:
+            return findings
+        touched = self._touched
+        return tuple(
+            f
+            for f in findings
+            if f.severity == "error" or any(f.path[: len(t)] == t or t[: len(f.path)] == f.path for t in touched)
+        )
 
     def _locate(self, path: tuple[str | int, ...]) -> Field:
         assert self._ctx is not None
@@ -674,7 +906,7 @@ class MessageComposer(widgets.VBox):
             field.show(tuple(found))
         self._marked = set(placed)
 
-    def _render_header(self, doc: dict[str, Any], report: Report) -> None:
+    def _render_header(self, doc: dict[str, Any], report: Report, visible: tuple[Finding, ...]) -> None:
         spec = self._spec
         mode = doc.get("Mode")
         shown = mode if spec.has_modes and mode in spec.modes else ""
@@ -697,6 +929,9 @@ class MessageComposer(widgets.VBox):
         if self._badge.value != badge:
             self._badge.value = badge
             self._badge._dom_classes = ("pgmx-badge", "pgmx-conforms" if ok else "pgmx-nonconforming")
+        consistency = _consistency_html(visible)
+        if self._consistency.value != consistency:
+            self._consistency.value = consistency
         disabled = shown != "RQ"
         if self._reply.disabled != disabled:
             self._reply.disabled = disabled
@@ -704,20 +939,36 @@ class MessageComposer(widgets.VBox):
         placeholder = f"{ident if isinstance(ident, str) and ident else 'message'}.json"
         if self._save_path.placeholder != placeholder:
             self._save_path.placeholder = placeholder
-        summary = self._summary_html(report)
+        summary = self._summary_html(report, visible)
         if self._summary.value != summary:
             self._summary.value = summary
 
     @staticmethod
-    def _summary_html(report: Report) -> str:
-        if not report.findings:
-            return "<p>No findings.</p>"
-        errors, warnings = len(report.errors), len(report.warnings)
-        head = f"<p><b>{errors} error(s), {warnings} warning(s)</b></p>"
-        rows = [[f.severity, f.rule, f.json_path, f.message, f.spec] for f in report.findings]
-        return head + table(["severity", "rule", "path", "message", "spec"], rows)
+    def _summary_html(report: Report, shown: tuple[Finding, ...]) -> str:
+        held = len(report.findings) - len(shown)
+        later = (
+            f"<p><i>{esc(count(held, 'finding'))} at fields not filled in yet: shown once you edit them, "
+            "or press Validate.</i></p>"
+            if held
+            else ""
+        )
+        if not shown:
+            return (later or "<p>No findings.</p>") if report.findings else "<p>No findings.</p>"
+        schema = sum(1 for f in shown if f.conformance)
+        consistency = sum(1 for f in shown if not f.conformance and f.severity == "error")
+        warnings = sum(1 for f in shown if f.severity == "warning")
+        parts = []
+        if schema:
+            parts.append(f"{count(schema, 'schema error')} (the message does not conform)")
+        if consistency:
+            parts.append(count(consistency, "consistency error"))
+        if warnings:
+            parts.append(count(warnings, "warning"))
+        head = f"<p><b>{esc(' · '.join(parts))}</b></p>"
+        rows = [[f.severity, f.rule, f.json_path, f.message, f.spec] for f in shown]
+        return head + table(["severity", "rule", "path", "message", "spec"], rows) + later
 
-    def _render_auto(self, doc: dict[str, Any], report: Report) -> None:
+    def _render_auto(self, doc: dict[str, Any], report: Report, shown: tuple[Finding, ...]) -> None:
         """One line on the automatic parts, so that they need no room until asked for."""
         spec = self._spec
         parts = []
@@ -733,10 +984,12 @@ class MessageComposer(widgets.VBox):
         if isinstance(source, list) and source and isinstance(source[0], dict):
             sender = source[0].get("AIMID", source[0].get("ImplementerAIMID", "?"))
             parts.append(f"sender {sender}{' (automatic)' if self._auto['dem'] else ''}")
-        hidden = [f for f in report.findings if f.path[:1] in ((spec.time_field,), (_EXPERT,))]
+        hidden = [f for f in shown if f.path[:1] in ((spec.time_field,), (_EXPERT,))]
         text = esc(" · ".join(parts))
         if hidden and not self._expert:
-            text += f' <span style="color:#c62828">{len(hidden)} finding(s) here: open the expert view</span>'
+            text += (
+                f' <span style="color:#c62828">{esc(count(len(hidden), "finding"))} here: open the expert view</span>'
+            )
         if self._auto_html.value != text:
             self._auto_html.value = text
         with self._chrome.writing():
@@ -749,7 +1002,7 @@ class MessageComposer(widgets.VBox):
         self._expert = bool(on)
         self._expert_box.layout.display = "" if on else "none"
         if self._report is not None:
-            self._render_auto(self.value, self._report)
+            self._render_auto(self.value, self._report, self._shown(self._report.findings))
 
     def _set_auto(self, part: str, on: bool) -> None:
         self._auto[part] = on
@@ -760,7 +1013,7 @@ class MessageComposer(widgets.VBox):
             self._follow_id()
             self._commit()
         if self._report is not None:
-            self._render_auto(self.value, self._report)
+            self._render_auto(self.value, self._report, self._shown(self._report.findings))
 
     def _json_typed(self, value: Any) -> None:
         if not isinstance(value, dict):
@@ -768,8 +1021,10 @@ class MessageComposer(widgets.VBox):
             return
         self._revert.layout.display = "none"
         self._dirty = True
+        self._quiet = False  # a whole document typed: every finding is about what was typed
         if value == self.value:
             self._json.set(value)
+            self._refresh()
         else:
             self.value = value
 
@@ -807,6 +1062,8 @@ class MessageComposer(widgets.VBox):
             "expert": self._expert,
             "pending": self._ctx.pending(),
             "json_pending": self._json.pending,
+            "quiet": self._quiet,
+            "touched": [list(path) for path in self._touched],
         }
 
     def _autosave(self) -> None:
@@ -814,19 +1071,59 @@ class MessageComposer(widgets.VBox):
             return
         write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
 
-    def _restore(self, draft: dict[str, Any]) -> None:
+    def _restore(self, draft: dict[str, Any]) -> str | None:
+        """Show a draft's state; returns what is wrong with it (nothing shown) or None."""
         doc = draft.get("document")
         if not isinstance(doc, dict):
-            raise ValueError(f"draft {self.draft_name!r} holds no document")
-        self._aside = {k: dict(v) for k, v in dict(draft.get("aside") or {}).items()}
-        self.value = doc
-        self._auto = {**self._auto, **dict(draft.get("auto") or {})}
+            return "it holds no document"
+        try:
+            aside = {str(k): dict(v) for k, v in dict(draft.get("aside") or {}).items()}
+            auto = {str(k): bool(v) for k, v in dict(draft.get("auto") or {}).items()}
+            pending = [(tuple(path), str(role), str(text)) for path, role, text in draft.get("pending") or ()]
+            json_pending = draft.get("json_pending")
+            touched = {tuple(path) for path in draft.get("touched") or ()}
+        except (TypeError, ValueError) as exc:
+            return f"its state is damaged: {exc}"
+        self._aside = aside
+        self._quiet, self._touched = bool(draft.get("quiet", False)), touched
+        self._keep_quiet += 1
+        try:
+            self.value = doc
+        finally:
+            self._keep_quiet -= 1
+        self._auto = {**self._auto, **auto}
         assert self._ctx is not None
-        for path, role, text in draft.get("pending") or ():
-            editor = self._ctx.editors.get((tuple(path), role))
+        for path, role, text in pending:
+            editor = self._ctx.editors.get((path, role))
             if editor is not None:
                 editor.text.value = text
-        if draft.get("json_pending") is not None:
-            self._json.text.value = draft["json_pending"]
+        if isinstance(json_pending, str):
+            self._json.text.value = json_pending
         if draft.get("expert"):
             self._expert_toggle.value = True
+        return None
+
+
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(Path(os.path.abspath(folder)))
+    except ValueError:
+        return False
+    return True
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _consistency_html(shown: tuple[Finding, ...]) -> str:
+    """Beside the conformance badge (D13), the consistency findings (D14) in words and colours
+    of their own: "· 1 consistency error · 2 warnings"."""
+    errors = sum(1 for f in shown if not f.conformance and f.severity == "error")
+    warnings = sum(1 for f in shown if f.severity == "warning")
+    parts = []
+    if errors:
+        parts.append(f'<span style="color:#c62828;font-weight:600">{count(errors, "consistency error")}</span>')
+    if warnings:
+        parts.append(f'<span style="color:#ef6c00;font-weight:600">{count(warnings, "warning")}</span>')
+    return " · ".join(["", *parts]).strip() if parts else ""

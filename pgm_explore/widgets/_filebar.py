@@ -1,0 +1,198 @@
+"""The file controls a composer and a builder share: the draft notice, the Drafts panel, the
+Open panel and the Download link.
+
+The panels are built on their first opening: most composers never use them, and every
+widget costs the browser a model.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from pgm_explore._display import esc
+from pgm_explore.widgets._base import ErrorArea
+from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
+
+__all__ = ["DraftBar", "OpenPanel", "count", "download_html"]
+
+
+def count(n: int, word: str) -> str:
+    """``1 warning``, ``2 warnings``.
+
+    >>> count(1, "consistency error"), count(0, "warning"), count(3, "message")
+    ('1 consistency error', '0 warnings', '3 messages')
+    """
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def download_html(text: str, filename: str, mime: str = "application/json") -> str:
+    """A link that makes the browser download ``text`` (UTF-8) as ``filename``: the bytes travel
+    in a ``data:`` URI, so the file comes from the page itself, not from the server."""
+    data = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+    return (
+        f'<a class="pgmx-download-link" download="{esc(filename)}" '
+        f'href="data:{mime};base64,{data}" title="Download the JSON below as {esc(filename)}">⬇ Download</a>'
+    )
+
+
+class DraftBar:
+    """A notice line (class ``pgmx-draft-notice``; "Start fresh" beside it while a restored
+    draft is shown) and the Drafts panel (``pgmx-drafts``: a list of the drafts of one kind,
+    with Open and Delete)."""
+
+    def __init__(
+        self,
+        area: ErrorArea,
+        kind: str,
+        folder: Callable[[], Path | None],
+        on_open: Callable[[DraftInfo, dict[str, Any]], None],
+        on_fresh: Callable[[], None],
+    ) -> None:
+        self._kind, self._folder, self._on_open = kind, folder, on_open
+        self._guard = area.guard
+        self.notice = widgets.HTML(_dom_classes=("pgmx-draft-notice",))
+        self.fresh = widgets.Button(
+            description="Start fresh",
+            tooltip="A new empty message; the restored draft is kept aside under another name (see Drafts)",
+            layout={"width": "auto", "display": "none"},
+            _dom_classes=("pgmx-start-fresh",),
+        )
+        self.fresh.on_click(self._guard(lambda _b: on_fresh()))
+        self.box = widgets.HBox(
+            [self.notice, self.fresh],
+            layout={"display": "none", "align_items": "center"},
+            _dom_classes=("pgmx-notice",),
+        )
+        self.toggle = widgets.Button(
+            description="Drafts",
+            tooltip="Browse, open and delete the drafts kept in the drafts folder",
+            layout={"width": "auto"},
+            _dom_classes=("pgmx-drafts",),
+        )
+        self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
+        self.panel = widgets.VBox(layout={"display": "none"}, _dom_classes=("pgmx-drafts-panel",))
+        self._built = False
+        self._armed: str | None = None
+
+    def say(self, html: str, *, fresh: bool = False) -> None:
+        """Show a notice (already HTML-escaped), with Start fresh if asked; ``""`` hides it."""
+        self.notice.value = html
+        self.fresh.layout.display = "" if fresh and html else "none"
+        self.box.layout.display = "" if html else "none"
+
+    def show_panel(self) -> None:
+        """Open the panel (or close it, when open) with the list read again from the folder."""
+        if self._built and self.panel.layout.display != "none":
+            self.panel.layout.display = "none"
+            return
+        if not self._built:
+            self._build()
+        self.refresh()
+        self.panel.layout.display = ""
+
+    def _build(self) -> None:
+        self.list = widgets.Dropdown(options=[], layout={"width": "460px"}, _dom_classes=("pgmx-drafts-list",))
+        self.list.observe(lambda _change: self._disarm(), names="value")
+        self.open = widgets.Button(description="Open", layout={"width": "auto"}, _dom_classes=("pgmx-draft-open",))
+        self.open.on_click(self._guard(lambda _b: self._open_clicked()))
+        self.delete = widgets.Button(
+            description="Delete", layout={"width": "auto"}, _dom_classes=("pgmx-draft-delete",)
+        )
+        self.delete.on_click(self._guard(lambda _b: self._delete_clicked()))
+        self.status = widgets.HTML(_dom_classes=("pgmx-drafts-status",))
+        self.panel.children = [
+            widgets.HBox([self.list, self.open, self.delete], layout={"align_items": "center"}),
+            self.status,
+        ]
+        self._built = True
+
+    def refresh(self) -> None:
+        entries = draft_entries(self._folder(), self._kind)
+        self._entries = {entry.name: entry for entry in entries}
+        self.list.options = [(entry.label, entry.name) for entry in entries]
+        empty = not entries
+        self.open.disabled = self.delete.disabled = empty
+        self.status.value = f"<i>No drafts in {esc(self._folder() or '')}.</i>" if empty else ""
+        self._disarm()
+
+    def _disarm(self) -> None:
+        self._armed = None
+        if self._built:
+            self.delete.description = "Delete"
+            self.delete.button_style = ""
+
+    def _chosen(self) -> DraftInfo:
+        name = self.list.value
+        if name is None or name not in self._entries:
+            raise ValueError("choose a draft first")
+        return self._entries[name]
+
+    def _open_clicked(self) -> None:
+        entry = self._chosen()
+        self._on_open(entry, read_draft(entry.path))
+        self.status.value = f"Opened “{esc(entry.name)}”."
+
+    def _delete_clicked(self) -> None:
+        entry = self._chosen()
+        if self._armed != entry.name:  # a second click deletes: nothing goes on one slip
+            self._armed = entry.name
+            self.delete.description = "Delete? click again"
+            self.delete.button_style = "danger"
+            self.status.value = f"Click again to delete the draft “{esc(entry.name)}” for good."
+            return
+        delete_draft(entry.name, self._folder())
+        self.refresh()
+        self.status.value = f"Deleted the draft “{esc(entry.name)}”."
+
+
+class OpenPanel:
+    """An Open button (``pgmx-open``) that shows a panel (``pgmx-open-panel``): a path on the
+    server (``pgmx-open-path``, Open file ``pgmx-open-file``) and the example picker."""
+
+    def __init__(self, area: ErrorArea, target: Any) -> None:
+        self._target, self._guard = target, area.guard
+        self.toggle = widgets.Button(
+            description="Open",
+            tooltip="Open a message from a file on the server or from the examples",
+            layout={"width": "auto"},
+            _dom_classes=("pgmx-open",),
+        )
+        self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
+        self.panel = widgets.VBox(layout={"display": "none"}, _dom_classes=("pgmx-open-panel",))
+        self._built = False
+
+    def show_panel(self) -> None:
+        if self._built:
+            self.panel.layout.display = "none" if self.panel.layout.display != "none" else ""
+            return
+        from pgm_explore.widgets._examples import ExampleLoader
+
+        self.path = widgets.Text(
+            placeholder="path/to/message.json (on the server)",
+            layout={"width": "340px"},
+            _dom_classes=("pgmx-open-path",),
+        )
+        button = widgets.Button(description="Open file", layout={"width": "auto"}, _dom_classes=("pgmx-open-file",))
+        button.on_click(self._guard(lambda _b: self.open_file()))
+        self.status = widgets.HTML(_dom_classes=("pgmx-open-status",))
+        self.loader = ExampleLoader(self._target)
+        self.panel.children = [
+            widgets.HBox([self.path, button, self.status], layout={"align_items": "center"}),
+            self.loader,
+        ]
+        self._built = True
+        self.panel.layout.display = ""
+
+    def open_file(self) -> Path:
+        typed = self.path.value.strip()
+        if not typed:
+            raise ValueError("type the path of a .json file on the server")
+        path = Path(typed).expanduser()
+        self._target.load(path)
+        self.status.value = f"Opened <code>{esc(path)}</code>"
+        return path
