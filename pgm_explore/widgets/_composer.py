@@ -261,6 +261,7 @@ class MessageComposer(widgets.VBox):
         self._consistency = widgets.HTML(_dom_classes=("pgmx-consistency",))
         self._reply = widgets.Button(
             description="Reply",
+            layout={"width": "auto"},
             tooltip="A Response to this Request in a new composer: ids, dialogue and turn copied",
             _dom_classes=("pgmx-reply",),
         )
@@ -272,6 +273,7 @@ class MessageComposer(widgets.VBox):
         self._save = widgets.Button(
             description="Save",
             tooltip="Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
+            layout={"width": "auto"},
             _dom_classes=("pgmx-save",),
         )
         self._chrome.click(self._save, self._save_clicked)
@@ -935,8 +937,7 @@ class MessageComposer(widgets.VBox):
         disabled = shown != "RQ"
         if self._reply.disabled != disabled:
             self._reply.disabled = disabled
-        ident = doc.get(spec.id_field)
-        placeholder = f"{ident if isinstance(ident, str) and ident else 'message'}.json"
+        placeholder = f"{self._derived_target().name} in the work folder"
         if self._save_path.placeholder != placeholder:
             self._save_path.placeholder = placeholder
         summary = self._summary_html(report, visible)

@@ -30,12 +30,18 @@ def count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+_LINK_STYLE = (
+    "display:inline-block;padding:0 12px;line-height:28px;border-radius:2px;"
+    "background:#eeeeee;color:#000;text-decoration:none"
+)
+
+
 def download_html(text: str, filename: str, mime: str = "application/json") -> str:
     """A link that makes the browser download ``text`` (UTF-8) as ``filename``: the bytes travel
     in a ``data:`` URI, so the file comes from the page itself, not from the server."""
     data = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
     return (
-        f'<a class="pgmx-download-link" download="{esc(filename)}" '
+        f'<a class="pgmx-download-link" download="{esc(filename)}" style="{_LINK_STYLE}" '
         f'href="data:{mime};base64,{data}" title="Download the JSON below as {esc(filename)}">⬇ Download</a>'
     )
 
