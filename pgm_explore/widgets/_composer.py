@@ -220,14 +220,9 @@ class MessageComposer(widgets.VBox):
                 shared()
 
     def _draft_shared(self) -> None:
-        note = (
+        self._drafts_bar.add(
             f"Another composer in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier run "
             "of this cell?): the draft holds whichever was edited last. Give each its own draft_name."
-        )
-        old = self._drafts_bar.notice.value
-        self._drafts_bar.say(
-            f"{old}<br>{note}" if old and note not in old else note,
-            fresh=self._drafts_bar.fresh.layout.display != "none",
         )
 
     def _set_damaged_aside(self) -> str:

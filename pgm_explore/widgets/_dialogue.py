@@ -307,10 +307,11 @@ class DialogueBuilder(widgets.VBox):
         self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
 
     def _draft_shared(self) -> None:
-        self._drafts_bar.say(
-            f"Another dialogue builder in this kernel also keeps the draft “{esc(self.draft_name)}”: the draft "
-            "holds whichever was changed last. Give each its own draft_name."
+        note = (
+            f"Another dialogue builder in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier "
+            "run of this cell?): the draft holds whichever was changed last. Give each its own draft_name."
         )
+        self._drafts_bar.add(note)
 
     # -- updates ------------------------------------------------------------------------------
 

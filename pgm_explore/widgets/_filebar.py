@@ -91,6 +91,12 @@ class DraftBar:
         self.fresh.layout.display = "" if fresh and html else "none"
         self.box.layout.display = "" if html else "none"
 
+    def add(self, html: str) -> None:
+        """Add a line to the notice, keeping what it says (and its Start fresh)."""
+        old = self.notice.value
+        if html not in old:
+            self.say(f"{old}<br>{html}" if old else html, fresh=self.fresh.layout.display != "none")
+
     def show_panel(self) -> None:
         """Open the panel (or close it, when open) with the list read again from the folder."""
         if self._built and self.panel.layout.display != "none":
