@@ -963,3 +963,9 @@ def test_the_drafts_panel_opens_and_deletes_drafts(_drafts_in_tmp: Path) -> None
     delete.click()
     assert not (_drafts_in_tmp / "other.json").exists()
     assert "other" not in [value for _label, value in listed.options]
+
+
+def test_a_lone_surrogate_does_not_stop_the_draft() -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="surrogate")
+    c.set(("Question",), "half \ud800 a pair")
+    assert c.errors == [] and MessageComposer.restore("surrogate").value["Question"] == "half \ud800 a pair"

@@ -47,7 +47,7 @@ from pgm_explore.widgets._drafts import (
     write_draft,
 )
 from pgm_explore.widgets._fields import default_value
-from pgm_explore.widgets._filebar import DraftBar, OpenPanel, count, download_html
+from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
 
 __all__ = ["MessageComposer", "read_document"]
@@ -251,39 +251,34 @@ class MessageComposer(widgets.VBox):
         }
 
     def _build_chrome(self, reply_button: bool) -> None:
-        self._title = widgets.HTML(_dom_classes=("pgmx-title",))
-        self._badge = widgets.HTML(_dom_classes=("pgmx-badge",))
-        self._consistency = widgets.HTML(_dom_classes=("pgmx-consistency",))
-        self._reply = widgets.Button(
-            description="Reply",
-            layout={"width": "auto"},
-            tooltip="A Response to this Request in a new composer: ids, dialogue and turn copied",
-            _dom_classes=("pgmx-reply",),
+        parts = Parts()
+        self._title = parts.html("pgmx-title")
+        self._badge = parts.html("pgmx-badge")
+        self._consistency = parts.html("pgmx-consistency")
+        self._reply = parts.button(
+            "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
         )
         self._chrome.click(self._reply, self._reply_clicked)
         self._save_path = widgets.Text(
             placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
         )
         self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
-        self._save = widgets.Button(
-            description="Save",
-            tooltip="Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-save",),
+        self._save = parts.button(
+            "Save",
+            "pgmx-save",
+            "Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
         )
         self._chrome.click(self._save, self._save_clicked)
-        self._download = widgets.HTML(_dom_classes=("pgmx-download",))
-        self._validate = widgets.Button(
-            description="Validate",
-            tooltip="Show every finding, also at the fields not filled in yet",
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-validate",),
+        self._download = parts.html("pgmx-download")
+        self._validate = parts.button(
+            "Validate", "pgmx-validate", "Show every finding, also at the fields not filled in yet"
         )
         self._chrome.click(self._validate, self.validate_now)
-        self._status = widgets.HTML(_dom_classes=("pgmx-status",))
-        self._opener = OpenPanel(self._area, self)
+        self._status = parts.html("pgmx-status")
+        self._opener = OpenPanel(self._area, parts, self)
         self._drafts_bar = DraftBar(
             self._area,
+            parts,
             "message",
             lambda: self.draft_dir,
             self._open_draft,

@@ -37,7 +37,7 @@ from pgm_explore.widgets._drafts import (
     write_draft,
 )
 from pgm_explore.widgets._examples import ExampleLoader
-from pgm_explore.widgets._filebar import DraftBar, count
+from pgm_explore.widgets._filebar import DraftBar, Parts, count
 
 __all__ = ["DialogueBuilder"]
 
@@ -165,7 +165,9 @@ class DialogueBuilder(widgets.VBox):
         export = widgets.Button(description="Export JSONL", _dom_classes=("pgmx-export",))
         export.on_click(guard(lambda _b: self._export_clicked()))
         self._status = widgets.HTML(_dom_classes=("pgmx-dialogue-status",))
-        self._drafts_bar = DraftBar(self._area, "dialogue", lambda: self.draft_dir, self._open_draft, self.start_fresh)
+        self._drafts_bar = DraftBar(
+            self._area, Parts(), "dialogue", lambda: self.draft_dir, self._open_draft, self.start_fresh
+        )
         self.children = [
             style_widget(),
             widgets.HBox(

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from pgm_explore._display import esc
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
 
-__all__ = ["DraftBar", "OpenPanel", "count", "download_html"]
+__all__ = ["DraftBar", "OpenPanel", "Parts", "count", "download_html"]
 
 
 def count(n: int, word: str) -> str:
@@ -46,6 +47,27 @@ def download_html(text: str, filename: str, mime: str = "application/json") -> s
     )
 
 
+class Parts:
+    """Buttons and HTML areas of a widget's chrome sharing one layout and one style each: every
+    Layout and Style is a widget model the browser must build. Only widgets whose layout never
+    changes afterwards take the shared one."""
+
+    def __init__(self) -> None:
+        self.auto = widgets.Layout(width="auto")
+        self.plain = widgets.Layout()
+        self._button_style = widgets.ButtonStyle()
+        self._html_style = HTMLStyle()
+
+    def button(self, description: str, css: str, tooltip: str = "", **kwargs: Any) -> widgets.Button:
+        kwargs.setdefault("layout", self.auto)
+        return widgets.Button(
+            description=description, tooltip=tooltip, style=self._button_style, _dom_classes=(css,), **kwargs
+        )
+
+    def html(self, css: str, value: str = "") -> widgets.HTML:
+        return widgets.HTML(value, layout=self.plain, style=self._html_style, _dom_classes=(css,))
+
+
 class DraftBar:
     """A notice line (class ``pgmx-draft-notice``; "Start fresh" beside it while a restored
     draft is shown) and the Drafts panel (``pgmx-drafts``: a list of the drafts of one kind,
@@ -54,19 +76,20 @@ class DraftBar:
     def __init__(
         self,
         area: ErrorArea,
+        parts: Parts,
         kind: str,
         folder: Callable[[], Path | None],
         on_open: Callable[[DraftInfo, dict[str, Any]], None],
         on_fresh: Callable[[], None],
     ) -> None:
         self._kind, self._folder, self._on_open = kind, folder, on_open
-        self._guard = area.guard
-        self.notice = widgets.HTML(_dom_classes=("pgmx-draft-notice",))
-        self.fresh = widgets.Button(
-            description="Start fresh",
-            tooltip="A new empty message; the restored draft is kept aside under another name (see Drafts)",
-            layout={"width": "auto", "display": "none"},
-            _dom_classes=("pgmx-start-fresh",),
+        self._guard, self._parts = area.guard, parts
+        self.notice = parts.html("pgmx-draft-notice")
+        self.fresh = parts.button(
+            "Start fresh",
+            "pgmx-start-fresh",
+            "A new empty message; the restored draft is kept aside under another name (see Drafts)",
+            layout=widgets.Layout(width="auto", display="none"),
         )
         self.fresh.on_click(self._guard(lambda _b: on_fresh()))
         self.box = widgets.HBox(
@@ -74,11 +97,8 @@ class DraftBar:
             layout={"display": "none", "align_items": "center"},
             _dom_classes=("pgmx-notice",),
         )
-        self.toggle = widgets.Button(
-            description="Drafts",
-            tooltip="Browse, open and delete the drafts kept in the drafts folder",
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-drafts",),
+        self.toggle = parts.button(
+            "Drafts", "pgmx-drafts", "Browse, open and delete the drafts kept in the drafts folder"
         )
         self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
         self.panel = widgets.VBox(layout={"display": "none"}, _dom_classes=("pgmx-drafts-panel",))
@@ -110,13 +130,11 @@ class DraftBar:
     def _build(self) -> None:
         self.list = widgets.Dropdown(options=[], layout={"width": "460px"}, _dom_classes=("pgmx-drafts-list",))
         self.list.observe(lambda _change: self._disarm(), names="value")
-        self.open = widgets.Button(description="Open", layout={"width": "auto"}, _dom_classes=("pgmx-draft-open",))
+        self.open = self._parts.button("Open", "pgmx-draft-open", "Show this draft here")
         self.open.on_click(self._guard(lambda _b: self._open_clicked()))
-        self.delete = widgets.Button(
-            description="Delete", layout={"width": "auto"}, _dom_classes=("pgmx-draft-delete",)
-        )
+        self.delete = self._parts.button("Delete", "pgmx-draft-delete", "Delete this draft (asks for a second click)")
         self.delete.on_click(self._guard(lambda _b: self._delete_clicked()))
-        self.status = widgets.HTML(_dom_classes=("pgmx-drafts-status",))
+        self.status = self._parts.html("pgmx-drafts-status")
         self.panel.children = [
             widgets.HBox([self.list, self.open, self.delete], layout={"align_items": "center"}),
             self.status,
@@ -166,14 +184,9 @@ class OpenPanel:
     """An Open button (``pgmx-open``) that shows a panel (``pgmx-open-panel``): a path on the
     server (``pgmx-open-path``, Open file ``pgmx-open-file``) and the example picker."""
 
-    def __init__(self, area: ErrorArea, target: Any) -> None:
-        self._target, self._guard = target, area.guard
-        self.toggle = widgets.Button(
-            description="Open",
-            tooltip="Open a message from a file on the server or from the examples",
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-open",),
-        )
+    def __init__(self, area: ErrorArea, parts: Parts, target: Any) -> None:
+        self._target, self._guard, self._parts = target, area.guard, parts
+        self.toggle = parts.button("Open", "pgmx-open", "Open a message from a file on the server or from the examples")
         self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
         self.panel = widgets.VBox(layout={"display": "none"}, _dom_classes=("pgmx-open-panel",))
         self._built = False
@@ -189,9 +202,9 @@ class OpenPanel:
             layout={"width": "340px"},
             _dom_classes=("pgmx-open-path",),
         )
-        button = widgets.Button(description="Open file", layout={"width": "auto"}, _dom_classes=("pgmx-open-file",))
+        button = self._parts.button("Open file", "pgmx-open-file", "Open the file at this path on the server")
         button.on_click(self._guard(lambda _b: self.open_file()))
-        self.status = widgets.HTML(_dom_classes=("pgmx-open-status",))
+        self.status = self._parts.html("pgmx-open-status")
         self.loader = ExampleLoader(self._target)
         self.panel.children = [
             widgets.HBox([self.path, button, self.status], layout={"align_items": "center"}),
