@@ -30,6 +30,14 @@ CSS = """<style>
 .pgmx-table th, .pgmx-table td {border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top}
 .pgmx-json textarea {font-family: monospace; font-size: 12px}
 .pgmx-raw input, .pgmx-raw textarea {font-family: monospace; background: #fff8e1}
+.pgmx-composer .jupyter-widgets-disconnected::before, .pgmx-dialogue .jupyter-widgets-disconnected::before {content: none; display: none}
+.pgmx-composer.jupyter-widgets-disconnected::before, .pgmx-dialogue.jupyter-widgets-disconnected::before {
+  content: "The kernel behind this widget is gone (restarted or shut down): run the cell again.";
+  display: block; font: 600 13px var(--jp-ui-font-family, sans-serif); color: #b71c1c;
+  background: #fff3f3; border: 1px solid #c62828; padding: 4px 8px; margin-bottom: 4px}
+.pgmx-composer .pgmx-composer.jupyter-widgets-disconnected::before,
+.pgmx-dialogue .pgmx-composer.jupyter-widgets-disconnected::before {content: none; display: none}
+.pgmx-composer.jupyter-widgets-disconnected > *, .pgmx-dialogue.jupyter-widgets-disconnected > * {opacity: 0.45; pointer-events: none}
 </style>"""
 
 

@@ -54,6 +54,16 @@ def test_the_last_edit_comes_back_after_a_kernel_restart(
     shot("typed")
 
     _restart_kernel(notebook)
+    # The composer of the dead kernel says what to do, instead of rows of broken-link icons.
+    expect(composer.root).to_have_class(re.compile(r"\bjupyter-widgets-disconnected\b"), timeout=WIDGETS_MS)
+    said = composer.root.evaluate("e => getComputedStyle(e, '::before').content")
+    assert "run the cell again" in said
+    icons = composer.root.evaluate(
+        """e => [...e.querySelectorAll('.jupyter-widgets-disconnected')]
+                 .filter(c => getComputedStyle(c, '::before').content !== 'none').length"""
+    )
+    assert icons == 0
+    shot("the kernel restarted")
     run_all(page)
     composer = Composer(notebook.panel.locator(".pgmx-composer"))
     expect(notice).to_contain_text(
