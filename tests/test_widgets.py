@@ -883,6 +883,10 @@ def test_two_live_composers_with_one_draft_name_are_told() -> None:
     second = composer("BKN-PAL", "RQ", draft_name="shared")
     for c in (first, second):
         assert "Another composer in this kernel also keeps the draft “shared”" in one(c, "pgmx-draft-notice").value
+    second.close()
+    first.close()
+    third = composer("BKN-PAL", "RQ", draft_name="shared")  # the others are closed: nobody to warn about
+    assert "Another composer" not in one(third, "pgmx-draft-notice").value
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import hashlib
-import os
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -14,13 +12,13 @@ from typing import Any
 import ipywidgets as widgets
 from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
-from pgm_explore._display import esc, table
-from pgm_explore._files import safe_filename
+from pgm_explore._display import esc
 from pgm_explore.dialogue import simple_time_seconds
-from pgm_explore.spec import DataType, data_type
+from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
 from pgm_explore.validation import validate as validate_document
 from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._documents import (
     REPLY_COPIED,
     auto_dem,
@@ -31,11 +29,7 @@ from pgm_explore.widgets._documents import (
     type_of,
 )
 from pgm_explore.widgets._drafts import (
-    DraftInfo,
     OpenedDraft,
-    atomic_write,
-    claim_draft,
-    default_work_dir,
     draft_path,
     dump_json,
     find_draft,
@@ -43,14 +37,16 @@ from pgm_explore.widgets._drafts import (
     local_time,
     open_draft,
     read_draft,
-    set_aside,
     write_draft,
 )
 from pgm_explore.widgets._fields import default_value
 from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
+from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
 
 __all__ = ["MessageComposer", "read_document"]
+
+DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
 
 _EXPERT = "DataXMData"
 
@@ -86,12 +82,21 @@ def _in_order(doc: dict[str, Any], additions: Mapping[str, Any], order: list[str
     return out
 
 
-class MessageComposer(widgets.VBox):
+class MessageComposer(ComposerFiles, widgets.VBox):
     """Compose one PGM-AUA message (any type and mode) in a form built from its schema.
 
     ``value`` is the document exactly as :meth:`save` writes it, and the JSON view shows
     it; ``findings``, ``conforms`` and :attr:`report` are its validation after the last
     edit. The form, the JSON view and ``value`` stay in step whichever is edited.
+
+    Drafts: every edit is written to the draft ``draft_name`` in the drafts folder
+    (``draft_dir``, else ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``). Give a
+    notebook's composer a stable name (``draft_name="02-pc-prompt"``): running the cell
+    again, after a kernel restart too, restores the last edit (the draft wins over
+    ``document``) with a "Restored draft from <time>" notice and a Start fresh button
+    (:meth:`start_fresh`). A damaged draft is kept aside, never blocks the composer.
+    ``draft_dir=False`` turns drafts off. :meth:`save` without a path writes
+    ``<id>.json`` in the work folder (``$PGM_EXPLORE_WORK``, else ``~/.pgm-explore/work``).
 
     >>> c = MessageComposer("BKN-DAC", "RQ", draft_dir=False)
     >>> c.value["Header"], c.value["Mode"], c.mode
@@ -200,39 +205,14 @@ class MessageComposer(widgets.VBox):
         path = find_draft(draft_name, draft_dir)
         if path is None:
             raise FileNotFoundError(f"there is no draft {draft_name!r} in {draft_path(draft_name, draft_dir).parent}")
-        draft = read_draft(path)
-        return cls(draft["type"], draft_name=draft_name, draft_dir=draft_dir, **kwargs)
+        stored = read_draft(path).get("type")
+        type_name = stored if isinstance(stored, str) and stored in DATA_TYPE_NAMES else "PC Prompt"
+        return cls(type_name, draft_name=draft_name, draft_dir=draft_dir, **kwargs)
 
     @staticmethod
     def drafts(draft_dir: str | Path | None = None) -> list[str]:
         """Names of the drafts in the drafts folder, most recent first."""
         return list_drafts(draft_dir)
-
-    def _claim(self) -> None:
-        """Note in this kernel that this composer writes its draft; say so when another does too."""
-        if not self.autosave:
-            return
-        other = claim_draft(draft_path(self.draft_name, self.draft_dir), self)
-        if other is not None:
-            self._draft_shared()
-            shared = getattr(other, "_draft_shared", None)
-            if shared is not None:
-                shared()
-
-    def _draft_shared(self) -> None:
-        self._drafts_bar.add(
-            f"Another composer in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier run "
-            "of this cell?): the draft holds whichever was edited last. Give each its own draft_name."
-        )
-
-    def _set_damaged_aside(self) -> str:
-        path = find_draft(self.draft_name, self.draft_dir)
-        if path is None:
-            return ""
-        try:
-            return f"; it is kept as {set_aside(path, 'damaged').name}"
-        except OSError:
-            return ""
 
     @staticmethod
     def _default_draft_name(spec: DataType, doc: Mapping[str, Any]) -> str:
@@ -525,105 +505,6 @@ class MessageComposer(widgets.VBox):
         assert self._report is not None
         return self._report
 
-    def save(self, path: str | Path | None = None, *, overwrite: bool = False) -> Path:
-        """Write ``value`` as JSON (2-space indent, UTF-8, final newline), atomically and
-        durably; returns the absolute path.
-
-        Without a path: ``<id>.json`` in the work folder (:func:`default_work_dir`,
-        ``$PGM_EXPLORE_WORK`` or ``~/.pgm-explore/work``), the id reduced to a plain file
-        name: a document never decides the folder. A path given is taken as given (relative
-        to the current folder, ``~`` expanded), but a missing folder is created only inside
-        the current folder or the work folder (``FileNotFoundError`` elsewhere). An existing
-        file is replaced only with ``overwrite=True`` (``FileExistsError`` otherwise), or when
-        it is still exactly what this composer saved there last.
-        """
-        work = default_work_dir()
-        if path is None:
-            ident = self.value.get(self._spec.id_field)
-            target = work / safe_filename(ident if isinstance(ident, str) else "", ".json")
-        else:
-            target = Path(path).expanduser()
-        target = Path(os.path.abspath(target))
-        inside = any(_within(target.parent, folder) for folder in (Path.cwd(), work))
-        text = dump_json(self.value)
-        replace = overwrite or self._still_ours(target)
-        written = atomic_write(target, text, durable=True, overwrite=replace, make_parents=inside)
-        self._written[written] = _digest(text.encode("utf-8"))
-        self._quiet = False
-        self._refresh()
-        self._status.value = f"Saved <code>{esc(written)}</code>"
-        return written
-
-    def _still_ours(self, target: Path) -> bool:
-        """The file at ``target`` is what this composer saved there last (so Save again may replace it)."""
-        digest = self._written.get(target)
-        if digest is None or target.is_symlink():
-            return False
-        try:
-            return _digest(target.read_bytes()) == digest
-        except OSError:
-            return False
-
-    def _save_clicked(self) -> None:
-        typed = self._save_path.value.strip()
-        wanted = Path(os.path.abspath(Path(typed).expanduser())) if typed else None
-        confirmed = self._confirm is not None and self._confirm == (wanted or self._derived_target())
-        try:
-            self.save(typed or None, overwrite=confirmed)
-        except FileExistsError:
-            self._confirm = wanted or self._derived_target()
-            self._save.description = "Overwrite?"
-            self._save.button_style = "danger"
-            self._status.value = (
-                f"<code>{esc(self._confirm)}</code> exists: click <b>Overwrite?</b> to replace it, "
-                "or type another name."
-            )
-            return
-        except FileNotFoundError as exc:
-            self._disarm_save()
-            self._status.value = f'<span style="color:#c62828">Not saved: {esc(exc)}. Create the folder first.</span>'
-            return
-        self._disarm_save()
-
-    def _derived_target(self) -> Path:
-        ident = self.value.get(self._spec.id_field)
-        return default_work_dir() / safe_filename(ident if isinstance(ident, str) else "", ".json")
-
-    def _disarm_save(self) -> None:
-        self._confirm = None
-        if self._save.description != "Save":
-            self._save.description = "Save"
-            self._save.button_style = ""
-
-    def start_fresh(self) -> str | None:
-        """Start a new message of this type and mode (the Start fresh button). The state shown
-        until now is kept as the draft ``<name> (set aside <time>)``, whose name is returned
-        (None when drafts are off); the composer keeps its draft name."""
-        kept = None
-        if self.autosave:
-            kept = f"{self.draft_name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
-            write_draft(draft_path(kept, self.draft_dir), {**self._draft(), "name": kept})
-        mode = self.value.get("Mode")
-        self._dirty = False  # the state is kept under its own name, not as "-previous"
-        self._load_new(skeleton(self._spec.name, mode if mode in self._spec.modes else None))
-        self._autosave()
-        if kept is not None:
-            self._drafts_bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")
-        else:
-            self._drafts_bar.say("")
-        return kept
-
-    def _open_draft(self, entry: DraftInfo, content: dict[str, Any]) -> None:
-        """Show a draft of the Drafts panel here; what was shown stays as ``<name>-previous``."""
-        if self.autosave and self._dirty:
-            write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
-        problem = self._restore(content)
-        if problem is not None:
-            raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
-        self._dirty = True
-        self._autosave()
-        self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
-
     def switch_type(self, type_name: str, mode: str | None = None) -> None:
         """Start a new message of another type, keeping the session and dialogue context."""
         spec = data_type(type_name)
@@ -647,6 +528,11 @@ class MessageComposer(widgets.VBox):
 
     def clear_errors(self) -> None:
         self._area.clear()
+
+    def close(self) -> None:
+        """Close the widget; it no longer counts as a holder of its draft name."""
+        self._closed = True
+        super().close()
 
     # -- traits --------------------------------------------------------------------------------
 
@@ -864,16 +750,7 @@ class MessageComposer(widgets.VBox):
             self._autosave()
 
     def _shown(self, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        """The findings the page shows: all of them, or, on a new form, the errors and the
-        findings at or inside the fields touched (or around a touched field)."""
-        if not self._quiet:
-            return findings
-        touched = self._touched
-        return tuple(
-            f
-            for f in findings
-            if f.severity == "error" or any(f.path[: len(t)] == t or t[: len(f.path)] == f.path for t in touched)
-        )
+        return shown_findings(findings, self._touched if self._quiet else None)
 
     def _locate(self, path: tuple[str | int, ...]) -> Field:
         assert self._ctx is not None
@@ -912,16 +789,12 @@ class MessageComposer(widgets.VBox):
         title = f"<b>{esc(spec.title)}</b> {esc(word)}"
         if self._title.value != title:
             self._title.value = title
-        verdict, ok = report.verdict, report.conforms
-        colour = "#2e7d32" if ok else "#c62828"
-        badge = (
-            f'<span style="display:inline-block;padding:1px 10px;border-radius:9px;'
-            f'color:#fff;font-weight:600;background:{colour}">{esc(verdict)}</span>'
-        )
+        ok = report.conforms
+        badge = badge_html(report)
         if self._badge.value != badge:
             self._badge.value = badge
             self._badge._dom_classes = ("pgmx-badge", "pgmx-conforms" if ok else "pgmx-nonconforming")
-        consistency = _consistency_html(visible)
+        consistency = consistency_html(visible)
         if self._consistency.value != consistency:
             self._consistency.value = consistency
         disabled = shown != "RQ"
@@ -930,34 +803,9 @@ class MessageComposer(widgets.VBox):
         placeholder = f"{self._derived_target().name} in the work folder"
         if self._save_path.placeholder != placeholder:
             self._save_path.placeholder = placeholder
-        summary = self._summary_html(report, visible)
+        summary = summary_html(report, visible)
         if self._summary.value != summary:
             self._summary.value = summary
-
-    @staticmethod
-    def _summary_html(report: Report, shown: tuple[Finding, ...]) -> str:
-        held = len(report.findings) - len(shown)
-        later = (
-            f"<p><i>{esc(count(held, 'finding'))} at fields not filled in yet: shown once you edit them, "
-            "or press Validate.</i></p>"
-            if held
-            else ""
-        )
-        if not shown:
-            return (later or "<p>No findings.</p>") if report.findings else "<p>No findings.</p>"
-        schema = sum(1 for f in shown if f.conformance)
-        consistency = sum(1 for f in shown if not f.conformance and f.severity == "error")
-        warnings = sum(1 for f in shown if f.severity == "warning")
-        parts = []
-        if schema:
-            parts.append(f"{count(schema, 'schema error')} (the message does not conform)")
-        if consistency:
-            parts.append(count(consistency, "consistency error"))
-        if warnings:
-            parts.append(count(warnings, "warning"))
-        head = f"<p><b>{esc(' · '.join(parts))}</b></p>"
-        rows = [[f.severity, f.rule, f.json_path, f.message, f.spec] for f in shown]
-        return head + table(["severity", "rule", "path", "message", "spec"], rows) + later
 
     def _render_auto(self, doc: dict[str, Any], report: Report, shown: tuple[Finding, ...]) -> None:
         """One line on the automatic parts, so that they need no room until asked for."""
@@ -1038,83 +886,3 @@ class MessageComposer(widgets.VBox):
             self.on_reply(reply)
         else:
             self._reply_area.children = [widgets.HTML("<b>Reply</b>"), reply]
-
-    # -- drafts -----------------------------------------------------------------------------------
-
-    def _draft(self) -> dict[str, Any]:
-        assert self._ctx is not None
-        return {
-            "kind": "message",
-            "name": self.draft_name,
-            "type": self._spec.name,
-            "document": self.value,
-            "aside": self._aside,
-            "auto": self._auto,
-            "expert": self._expert,
-            "pending": self._ctx.pending(),
-            "json_pending": self._json.pending,
-            "quiet": self._quiet,
-            "touched": [list(path) for path in self._touched],
-        }
-
-    def _autosave(self) -> None:
-        if not self.autosave or self._ctx is None:
-            return
-        write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
-
-    def _restore(self, draft: dict[str, Any]) -> str | None:
-        """Show a draft's state; returns what is wrong with it (nothing shown) or None."""
-        doc = draft.get("document")
-        if not isinstance(doc, dict):
-            return "it holds no document"
-        try:
-            aside = {str(k): dict(v) for k, v in dict(draft.get("aside") or {}).items()}
-            auto = {str(k): bool(v) for k, v in dict(draft.get("auto") or {}).items()}
-            pending = [(tuple(path), str(role), str(text)) for path, role, text in draft.get("pending") or ()]
-            json_pending = draft.get("json_pending")
-            touched = {tuple(path) for path in draft.get("touched") or ()}
-        except (TypeError, ValueError) as exc:
-            return f"its state is damaged: {exc}"
-        self._aside = aside
-        self._quiet, self._touched = bool(draft.get("quiet", False)), touched
-        self._keep_quiet += 1
-        try:
-            self.value = doc
-        finally:
-            self._keep_quiet -= 1
-        self._auto = {**self._auto, **auto}
-        assert self._ctx is not None
-        for path, role, text in pending:
-            editor = self._ctx.editors.get((path, role))
-            if editor is not None:
-                editor.text.value = text
-        if isinstance(json_pending, str):
-            self._json.text.value = json_pending
-        if draft.get("expert"):
-            self._expert_toggle.value = True
-        return None
-
-
-def _within(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(Path(os.path.abspath(folder)))
-    except ValueError:
-        return False
-    return True
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _consistency_html(shown: tuple[Finding, ...]) -> str:
-    """Beside the conformance badge (D13), the consistency findings (D14) in words and colours
-    of their own: "· 1 consistency error · 2 warnings"."""
-    errors = sum(1 for f in shown if not f.conformance and f.severity == "error")
-    warnings = sum(1 for f in shown if f.severity == "warning")
-    parts = []
-    if errors:
-        parts.append(f'<span style="color:#c62828;font-weight:600">{count(errors, "consistency error")}</span>')
-    if warnings:
-        parts.append(f'<span style="color:#ef6c00;font-weight:600">{count(warnings, "warning")}</span>')
-    return " · ".join(["", *parts]).strip() if parts else ""

@@ -58,6 +58,12 @@ class DialogueBuilder(widgets.VBox):
     next message: "Add to dialogue" appends it, "Reply" fills it with the Response to the
     selected Request, "New turn" with the next Request of the chosen type.
 
+    Drafts as for :class:`MessageComposer`: with a stable ``draft_name`` (e.g.
+    ``"03-dialogue"``) the messages come back when the cell runs again, after a kernel
+    restart too, with a "Restored draft from <time>" notice and Start fresh; the composer
+    inside keeps its own draft ``<draft_name>-composer``. The Export JSONL button without a
+    name writes ``<draft_name>.jsonl`` in the work folder.
+
     >>> b = DialogueBuilder(draft_dir=False)
     >>> b.add(b.composer)
     0
@@ -307,6 +313,11 @@ class DialogueBuilder(widgets.VBox):
         self._dirty = True
         self.messages = [copy.deepcopy(dict(m)) for m in stored]
         self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
+
+    def close(self) -> None:
+        """Close the widget; it no longer counts as a holder of its draft name."""
+        self._closed = True
+        super().close()
 
     def _draft_shared(self) -> None:
         note = (
