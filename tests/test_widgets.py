@@ -973,3 +973,14 @@ def test_a_lone_surrogate_does_not_stop_the_draft() -> None:
     c = composer("BKN-PAL", "RQ", draft_name="surrogate")
     c.set(("Question",), "half \ud800 a pair")
     assert c.errors == [] and MessageComposer.restore("surrogate").value["Question"] == "half \ud800 a pair"
+
+
+def test_the_save_button_with_an_empty_name_ignores_a_crafted_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    c = composer("BKN-DAC", "RQ")
+    c.set(("QueryID",), "~/.jupyter/jupyter_server_config")
+    one(c, "pgmx-save").click()
+    assert c.errors == [] and not (tmp_path / "home").exists()
+    assert [p.name for p in (tmp_path / "work").iterdir()] == ["jupyter_jupyter_server_config.json"]
