@@ -612,3 +612,15 @@ def open_code_in_lab(page: Page, lab_server: Server, request: pytest.FixtureRequ
 def run_all(page: Page) -> None:
     """Run All from the Run menu and wait until every cell has run (see ``_run_all``)."""
     _run_all(page)
+
+
+def restart_kernel(page: Page) -> None:
+    """Kernel → Restart Kernel…, then Restart in the dialog that asks; until the kernel is idle."""
+    assert expect is not None
+    page.locator(".lm-MenuBar-item", has_text="Kernel").click()
+    page.locator('li.lm-Menu-item[data-command="kernelmenu:restart"]').click()
+    dialog = page.locator(".jp-Dialog")
+    expect(dialog).to_contain_text("Restart")
+    dialog.locator(".jp-mod-accept").click()
+    expect(dialog).to_have_count(0)
+    wait_for_idle(page)

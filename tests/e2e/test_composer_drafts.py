@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, run_all, type_into, wait_for_idle
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, restart_kernel, run_all, type_into, wait_for_idle
 
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 pytestmark = pytest.mark.e2e
@@ -21,18 +21,6 @@ CELLS = [
     "from pgm_explore.widgets import MessageComposer",
     f'composer = MessageComposer("PC Prompt", draft_name="{DRAFT}")\ncomposer',
 ]
-
-
-def _restart_kernel(notebook: Notebook) -> None:
-    """Kernel → Restart Kernel…, and Restart in the dialogue that asks."""
-    page = notebook.page
-    page.locator(".lm-MenuBar-item", has_text="Kernel").click()
-    page.locator('li.lm-Menu-item[data-command="kernelmenu:restart"]').click()
-    dialog = page.locator(".jp-Dialog")
-    expect(dialog).to_contain_text("Restart")
-    dialog.locator(".jp-mod-accept").click()
-    expect(dialog).to_have_count(0)
-    wait_for_idle(page)
 
 
 def test_the_last_edit_comes_back_after_a_kernel_restart(
@@ -53,7 +41,7 @@ def test_the_last_edit_comes_back_after_a_kernel_restart(
     assert json.loads(draft.read_text(encoding="utf-8"))["document"]["Prompt"] == words
     shot("typed")
 
-    _restart_kernel(notebook)
+    restart_kernel(notebook.page)
     # The composer of the dead kernel says what to do, instead of rows of broken-link icons.
     expect(composer.root).to_have_class(re.compile(r"\bjupyter-widgets-disconnected\b"), timeout=WIDGETS_MS)
     said = composer.root.evaluate("e => getComputedStyle(e, '::before').content")
