@@ -133,6 +133,8 @@ def atomic_write(
         folder.mkdir(parents=True, exist_ok=True)
     elif not folder.is_dir():
         raise FileNotFoundError(f"the folder {folder} does not exist")
+    if target.is_dir() and not target.is_symlink():
+        raise IsADirectoryError(f"{target} is a folder")
     if not overwrite and os.path.lexists(target):
         raise FileExistsError(f"{target} exists")
     data = text.encode("utf-8")

@@ -943,6 +943,9 @@ def test_a_restored_draft_says_so_and_start_fresh_keeps_it_aside() -> None:
     aside = next(name for name in MessageComposer.drafts() if name.startswith("02-pal (set aside "))
     assert MessageComposer.restore(aside).value["Question"] == "Warm or formal?"
     assert "Question" not in MessageComposer.restore("02-pal").value  # a restart now brings the fresh one
+    again.start_fresh()
+    again.start_fresh()  # within the same second: each state kept under a name of its own
+    assert len([n for n in MessageComposer.drafts() if n.startswith("02-pal (set aside ")]) == 3
 
 
 def test_the_drafts_panel_opens_and_deletes_drafts(_drafts_in_tmp: Path) -> None:
@@ -984,3 +987,11 @@ def test_the_save_button_with_an_empty_name_ignores_a_crafted_id(
     one(c, "pgmx-save").click()
     assert c.errors == [] and not (tmp_path / "home").exists()
     assert [p.name for p in (tmp_path / "work").iterdir()] == ["jupyter_jupyter_server_config.json"]
+
+
+def test_the_save_button_says_why_it_did_not_save(tmp_path: Path) -> None:
+    (tmp_path / "a-folder.json").mkdir()
+    c = composer("BKN-PAL", "RQ")
+    one(c, "pgmx-save-path").value = "a-folder.json"
+    one(c, "pgmx-save").click()
+    assert c.errors == [] and "Not saved" in one(c, "pgmx-status").value

@@ -7,7 +7,6 @@ composer's module is about the form; its methods use the composer's widgets and 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import os
 from pathlib import Path
@@ -18,6 +17,7 @@ from pgm_explore._files import safe_filename
 from pgm_explore.widgets._documents import skeleton
 from pgm_explore.widgets._drafts import (
     DraftInfo,
+    aside_name,
     atomic_write,
     claim_draft,
     default_work_dir,
@@ -122,9 +122,10 @@ class ComposerFiles(_Base):
                 "or type another name."
             )
             return
-        except FileNotFoundError as exc:
+        except OSError as exc:  # a missing folder, a folder in the way, no permission: said, not raised
             self._disarm_save()
-            self._status.value = f'<span style="color:#c62828">Not saved: {esc(exc)}. Create the folder first.</span>'
+            hint = " Create the folder first." if isinstance(exc, FileNotFoundError) else ""
+            self._status.value = f'<span style="color:#c62828">Not saved: {esc(exc)}.{hint}</span>'
             return
         self._disarm_save()
 
@@ -144,7 +145,7 @@ class ComposerFiles(_Base):
         (None when drafts are off); the composer keeps its draft name."""
         kept = None
         if self.autosave:
-            kept = f"{self.draft_name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
+            kept = aside_name(self.draft_name, self.draft_dir)
             write_draft(draft_path(kept, self.draft_dir), {**self._draft(), "name": kept})
         mode = self.value.get("Mode")
         self._dirty = False  # the state is kept under its own name, not as "-previous"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import json
 import uuid
 from collections.abc import Mapping
@@ -26,6 +25,7 @@ from pgm_explore.widgets._documents import next_turn_context, reply_document, sk
 from pgm_explore.widgets._drafts import (
     DraftInfo,
     OpenedDraft,
+    aside_name,
     atomic_write,
     claim_draft,
     default_work_dir,
@@ -297,7 +297,7 @@ class DialogueBuilder(widgets.VBox):
         draft ``<name> (set aside <time>)``, whose name is returned (None when drafts are off)."""
         kept = None
         if self.autosave:
-            kept = f"{self.draft_name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
+            kept = aside_name(self.draft_name, self.draft_dir)
             write_draft(draft_path(kept, self.draft_dir), {**self._draft(), "name": kept})
         self._dirty = True
         self.messages = []

@@ -33,6 +33,7 @@ from pgm_explore._files import atomic_write, remove_leftovers, safe_filename
 __all__ = [
     "DRAFT_FORMAT",
     "DraftInfo",
+    "aside_name",
     "atomic_write",
     "claim_draft",
     "default_draft_dir",
@@ -194,6 +195,16 @@ def set_aside(path: Path, why: str) -> Path:
         target = path.with_name(f"{path.name}.{why}-{stamp}-{counter}")
     path.rename(target)
     return target
+
+
+def aside_name(name: str, draft_dir: str | Path | None = None) -> str:
+    """A free draft name to keep the draft ``name`` aside under: ``<name> (set aside <time>)``."""
+    base = f"{name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
+    candidate, counter = base, 1
+    while find_draft(candidate, draft_dir) is not None:
+        counter += 1
+        candidate = f"{base[:-1]} #{counter})"
+    return candidate
 
 
 def open_draft(name: str, draft_dir: str | Path | None = None) -> OpenedDraft:
