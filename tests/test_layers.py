@@ -10,10 +10,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` (display helpers) and `errors` (the exception base) sit below every layer, `_sources` and `_bulk` (reading and
-# validating in bulk) sit with validation; the command line sits on top.
+# `_display` (display helpers), `_files` (safe writes) and `errors` (the exception base) sit below
+# every layer, `_sources` and `_bulk` (reading and validating in bulk) sit with validation; the
+# command line sits on top.
 LAYERS = {
     "_display": 0,
+    "_files": 0,
     "errors": 0,
     "spec": 1,
     "models": 2,

@@ -32,6 +32,7 @@ def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Drafts and saved files go to a temporary folder, never to the home directory."""
     folder = tmp_path / "drafts"
     monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
     monkeypatch.chdir(tmp_path)
     return folder
 
@@ -582,12 +583,13 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert MessageComposer.from_file(path).value == c.value
 
 
-def test_the_save_button_writes_the_named_file_or_the_id(tmp_path: Path) -> None:
+def test_the_save_button_writes_the_named_file_or_the_id_in_the_work_folder(tmp_path: Path) -> None:
     c = composer("BKN-PAL", "RQ")
     save = one(c, "pgmx-save")
     assert save.description == "Save"
     save.click()
-    assert json.loads((tmp_path / f"{c.value['QueryID']}.json").read_text(encoding="utf-8")) == c.value
+    assert json.loads((tmp_path / "work" / f"{c.value['QueryID']}.json").read_text(encoding="utf-8")) == c.value
+    assert not (tmp_path / f"{c.value['QueryID']}.json").exists()  # not the current folder (notebooks/)
     one(c, "pgmx-save-path").value = str(tmp_path / "named.json")
     save.click()
     assert (tmp_path / "named.json").exists() and "named.json" in one(c, "pgmx-status").value
@@ -602,7 +604,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
 
     monkeypatch.setattr(_drafts.os, "replace", broken)
     with pytest.raises(OSError, match="disk full"):
-        composer().save(target)
+        composer().save(target, overwrite=True)
     assert target.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".keep")) == []
 
@@ -695,3 +697,309 @@ def test_dom_hooks_for_the_browser_test() -> None:
         field = one(c, f"pgmx-field-{slug}")
         assert "pgmx-field" in field._dom_classes
     assert len(find(c.field(("TurnIndex",)).box, "pgmx-input")) == 1
+
+
+# -- a verdict a person reads right (issue 10) ------------------------------------------------------
+
+
+def shown_fields(c: MessageComposer) -> list[str]:
+    """The fields marked on the page (their CSS slug class)."""
+    return sorted(
+        next(k for k in w._dom_classes if k.startswith("pgmx-field-"))
+        for w in find(c, "pgmx-invalid")
+        if w.layout.display != "none"
+    )
+
+
+def test_a_new_form_greets_nobody_with_warnings_for_what_is_not_filled_yet() -> None:
+    c = composer("PC Prompt", None)
+    assert len(c.report.warnings) == 5 and {f.rule for f in c.findings} == {"empty-value"}  # the report is complete
+    assert shown_fields(c) == [] and one(c, "pgmx-consistency").value == ""
+    assert "5 findings at fields not filled in yet" in one(c, "pgmx-summary").value
+    c.set(("Prompt",), "x")
+    c.set(("Prompt",), "")  # typed, then cleared: its warning shows, the others wait
+    assert shown_fields(c) == ["pgmx-field-Prompt"]
+    assert "1 warning<" in one(c, "pgmx-consistency").value and "1 warnings" not in one(c, "pgmx-consistency").value
+    one(c, "pgmx-validate").click()
+    assert len(shown_fields(c)) == 5 and "5 warnings" in one(c, "pgmx-consistency").value
+    assert "4 warnings" not in one(c, "pgmx-summary").value and "5 warnings" in one(c, "pgmx-summary").value
+
+
+def test_save_shows_every_finding(tmp_path: Path) -> None:
+    c = composer("BKN-DAC", "RQ")
+    assert shown_fields(c) == []
+    c.save(tmp_path / "m.json")
+    assert len(shown_fields(c)) == 4
+
+
+def test_an_opened_document_shows_all_its_findings_at_once() -> None:
+    c = composer("PC Prompt", None)
+    c.load(EXAMPLES / "bkn-dac" / "invalid" / "non-ack-without-reason.json")
+    assert shown_fields(c) and "warning" in one(c, "pgmx-consistency").value
+
+
+def test_conformance_and_consistency_are_told_apart_in_words() -> None:
+    c = composer("PC Prompt", None)
+    c.load(EXAMPLES / "bkn-dac" / "invalid" / "overall-feasible-with-insvalue.json")
+    assert c.conforms and one(c, "pgmx-badge").value.endswith(">conforms</span>")
+    consistency = one(c, "pgmx-consistency").value
+    assert "1 consistency error<" in consistency and "#c62828" in consistency
+    summary = one(c, "pgmx-summary").value
+    assert "1 consistency error" in summary and "error(s)" not in summary and "schema error" not in summary
+    c.set(("TurnIndex",), -1)  # a schema error: the badge turns, the summary names it apart
+    assert (
+        not c.conforms
+        and "1 schema error (the message does not conform) · 1 consistency error" in one(c, "pgmx-summary").value
+    )
+
+
+def test_a_reply_and_a_new_turn_start_quiet() -> None:
+    c = composer("BKN-PRC", "RQ")
+    one(c, "pgmx-validate").click()
+    assert shown_fields(c)
+    assert shown_fields(c.reply()) == []
+
+
+# -- Save: no document decides where files go (issue 11) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ident",
+    ["../../escape", "/tmp/absolute", "~/.jupyter/jupyter_server_config", "a/b/c", ".hidden", "", "..", "~"],
+)
+def test_save_without_a_name_stays_in_the_work_folder(
+    ident: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    c = composer("BKN-DAC", "RQ")
+    c.set(("QueryID",), ident)
+    before = {p for p in tmp_path.rglob("*") if p.is_file()}
+    written = c.save()
+    assert written.parent == tmp_path / "work" and written.suffix == ".json" and not written.name.startswith(".")
+    assert {p for p in tmp_path.rglob("*") if p.is_file()} - before <= {written} | set((tmp_path / "drafts").glob("*"))
+    assert not (tmp_path / "home" / ".jupyter").exists()
+    assert json.loads(written.read_text(encoding="utf-8"))["QueryID"] == ident
+
+
+def test_save_creates_missing_folders_only_in_the_working_folders(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    c = composer("BKN-DAC", "RQ")
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        c.save(elsewhere / "new" / "deeper" / "m.json")
+    assert not (elsewhere / "new").exists()
+    assert c.save(tmp_path / "sub" / "m.json").is_file()  # inside the current folder: made
+    assert c.save(elsewhere / "m.json").is_file()  # an existing folder elsewhere is the person's choice
+
+
+def test_save_does_not_overwrite_without_being_told(tmp_path: Path) -> None:
+    target = tmp_path / "theirs.json"
+    target.write_text("someone else's\n", encoding="utf-8")
+    c = composer("BKN-DAC", "RQ")
+    with pytest.raises(FileExistsError):
+        c.save(target)
+    assert target.read_text(encoding="utf-8") == "someone else's\n"
+    c.save(target, overwrite=True)
+    c.set(("TurnIndex",), 4)
+    c.save(target)  # still exactly what this composer saved there: Save again replaces it
+    assert json.loads(target.read_text(encoding="utf-8"))["TurnIndex"] == 4
+    target.write_text("edited meanwhile\n", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        c.save(target)
+    assert MessageComposer("BKN-DAC", "RQ").save(tmp_path / "new.json").is_file()
+
+
+def test_the_save_button_asks_before_overwriting(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    target = tmp_path / "theirs.json"
+    target.write_text("keep me\n", encoding="utf-8")
+    c = composer("BKN-PAL", "RQ")
+    save, status = one(c, "pgmx-save"), one(c, "pgmx-status")
+    one(c, "pgmx-save-path").value = "theirs.json"
+    save.click()
+    assert save.description == "Overwrite?" and "exists" in status.value
+    assert target.read_text(encoding="utf-8") == "keep me\n" and c.errors == []
+    one(c, "pgmx-save-path").value = "theirs.json "  # an edit of the name asks again
+    assert save.description == "Save"
+    save.click()
+    save.click()
+    assert save.description == "Save" and json.loads(target.read_text(encoding="utf-8")) == c.value
+    one(c, "pgmx-save-path").value = str(tmp_path_factory.mktemp("x") / "missing" / "m.json")
+    save.click()
+    assert "Not saved" in status.value and c.errors == []
+
+
+def test_download_is_the_json_view_as_a_file() -> None:
+    import base64
+    import re
+
+    c = composer("BKN-PAL", "RS")
+    c.set(("Stance", "Label"), "guide «calme» <b>&")
+    link = one(c, "pgmx-download").value
+    data = re.search(r'href="data:application/json;base64,([^"]+)"', link)
+    assert data is not None and f'download="{c.value["QueryID"]}.json"' in link
+    assert base64.b64decode(data.group(1)).decode("utf-8") == json_view(c) + "\n"
+
+
+def test_the_open_panel_opens_a_file_and_offers_the_examples(tmp_path: Path) -> None:
+    c = composer("PC Prompt", None)
+    assert find(c, "pgmx-open-path") == []  # built when first opened
+    one(c, "pgmx-open").click()
+    source = EXAMPLES / "bkn-pal" / "valid" / "rs-tutor-stance.json"
+    one(c, "pgmx-open-path").value = str(source)
+    one(c, "pgmx-open-file").click()
+    assert c.value == load(source) and c.errors == []
+    assert find(c, "pgmx-examples")
+
+
+# -- drafts: names, damage, leftovers, two composers (issue 11) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"), [("my draft", "my_draft"), ("a/b", "a?b"), ("草稿1", "下書き1"), ("Draft", "draft")]
+)
+def test_distinct_draft_names_never_share_a_file(a: str, b: str) -> None:
+    assert _drafts.draft_path(a) != _drafts.draft_path(b)
+    first = composer("BKN-PAL", "RQ", draft_name=a)
+    first.set(("Question",), "first")
+    second = composer("BKN-PAL", "RQ", draft_name=b)
+    second.set(("Question",), "second")
+    assert MessageComposer.restore(a).value["Question"] == "first"
+    assert MessageComposer.restore(b).value["Question"] == "second"
+    assert sorted(MessageComposer.drafts()) == sorted([a, b])
+
+
+def test_a_long_draft_name_saves() -> None:
+    for name in ("x" * 300, "長" * 240):
+        c = composer("BKN-PAL", "RQ", draft_name=name)
+        c.set(("Question",), name[:5])
+        assert MessageComposer.restore(name).value["Question"] == name[:5] and c.errors == []
+
+
+def test_a_draft_under_the_old_file_name_is_still_found(_drafts_in_tmp: Path) -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="work")
+    c.set(("Question",), "old format")
+    _drafts_in_tmp.joinpath("work.json").rename(_drafts_in_tmp / "My_Work.json")
+    content = json.loads((_drafts_in_tmp / "My_Work.json").read_text(encoding="utf-8"))
+    (_drafts_in_tmp / "My_Work.json").write_text(json.dumps({**content, "name": "My Work"}), encoding="utf-8")
+    assert MessageComposer("BKN-PAL", draft_name="My Work").value["Question"] == "old format"
+
+
+def test_two_live_composers_with_one_draft_name_are_told() -> None:
+    first = composer("BKN-PAL", "RQ", draft_name="shared")
+    assert "Another composer" not in one(first, "pgmx-draft-notice").value
+    second = composer("BKN-PAL", "RQ", draft_name="shared")
+    for c in (first, second):
+        assert "Another composer in this kernel also keeps the draft “shared”" in one(c, "pgmx-draft-notice").value
+    second.close()
+    first.close()
+    third = composer("BKN-PAL", "RQ", draft_name="shared")  # the others are closed: nobody to warn about
+    assert "Another composer" not in one(third, "pgmx-draft-notice").value
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"{not json",
+        b"\xff\xfe bytes",
+        b'{"format": "something else"}',
+        b'{"format": "pgm-explore-draft/1", "document": [1]}',
+        b'{"format": "pgm-explore-draft/1", "document": {"Header": "PGM-KPA-V1.0"}, "aside": [1, 2]}',
+    ],
+    ids=["empty", "not-json", "not-utf8", "not-a-draft", "no-document", "bad-state"],
+)
+def test_a_damaged_draft_never_blocks_the_composer(content: bytes, _drafts_in_tmp: Path) -> None:
+    _drafts_in_tmp.mkdir()
+    (_drafts_in_tmp / "broken.json").write_bytes(content)
+    c = composer("BKN-PAL", "RQ", draft_name="broken")
+    assert c.value["Header"] == "PGM-KPA-V1.0" and c.errors == []
+    notice = one(c, "pgmx-draft-notice").value
+    assert "could not be" in notice and ".damaged-" in notice
+    kept = list(_drafts_in_tmp.glob("broken.json.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == content  # kept aside, byte for byte
+    c.set(("Question",), "new work")
+    assert MessageComposer.restore("broken").value["Question"] == "new work"
+
+
+def test_leftover_temporary_files_are_cleaned_up(_drafts_in_tmp: Path) -> None:
+    _drafts_in_tmp.mkdir()
+    dead = _drafts_in_tmp / ".work.json.999999999-abcdefgh.tmp"  # no process has that pid
+    old = _drafts_in_tmp / ".work.json.k2j3h4g5.tmp"  # an earlier version's name, an hour old
+    live = _drafts_in_tmp / f".work.json.{os.getpid()}-zzzzzzzz.tmp"  # a write going on now
+    for path in (dead, old, live):
+        path.write_text("{half", encoding="utf-8")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    composer("BKN-PAL", "RQ", draft_name="work")
+    assert not dead.exists() and not old.exists() and live.exists()
+
+
+# -- drafts come back (issue 10) -------------------------------------------------------------------
+
+
+def test_a_restored_draft_says_so_and_start_fresh_keeps_it_aside() -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="02-pal")
+    c.set(("Question",), "Warm or formal?")
+    again = composer("BKN-PAL", "RQ", draft_name="02-pal")
+    notice = one(again, "pgmx-draft-notice").value
+    assert notice.startswith("Restored draft from ") and "“02-pal”" in notice
+    fresh = one(again, "pgmx-start-fresh")
+    assert fresh.layout.display != "none"
+    fresh.click()
+    assert again.errors == [] and "Question" not in again.value and again.value["QueryID"] != c.value["QueryID"]
+    assert again.draft_name == "02-pal" and "kept as “02-pal (set aside " in one(again, "pgmx-draft-notice").value
+    aside = next(name for name in MessageComposer.drafts() if name.startswith("02-pal (set aside "))
+    assert MessageComposer.restore(aside).value["Question"] == "Warm or formal?"
+    assert "Question" not in MessageComposer.restore("02-pal").value  # a restart now brings the fresh one
+    again.start_fresh()
+    again.start_fresh()  # within the same second: each state kept under a name of its own
+    assert len([n for n in MessageComposer.drafts() if n.startswith("02-pal (set aside ")]) == 3
+
+
+def test_the_drafts_panel_opens_and_deletes_drafts(_drafts_in_tmp: Path) -> None:
+    from pgm_explore.widgets import DialogueBuilder
+
+    other = composer("BKN-PAL", "RQ", draft_name="other")
+    other.set(("Question",), "from the other")
+    DialogueBuilder(draft_name="a-dialogue").add(minimal_message("PC Prompt"))  # not a message draft
+    c = composer("BKN-DAC", "RQ", draft_name="mine")
+    assert find(c, "pgmx-drafts-list") == []
+    one(c, "pgmx-drafts").click()
+    listed = one(c, "pgmx-drafts-list")
+    names = [value for _label, value in listed.options]
+    assert "other" in names and "a-dialogue" not in names
+    assert any("BKN-PAL" in label for label, _ in listed.options)
+    listed.value = "other"
+    one(c, "pgmx-draft-open").click()
+    assert c.errors == [] and c.value["Question"] == "from the other" and c.draft_name == "mine"
+    delete = one(c, "pgmx-draft-delete")
+    delete.click()
+    assert (_drafts_in_tmp / "other.json").exists() and "again" in delete.description
+    delete.click()
+    assert not (_drafts_in_tmp / "other.json").exists()
+    assert "other" not in [value for _label, value in listed.options]
+
+
+def test_a_lone_surrogate_does_not_stop_the_draft() -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="surrogate")
+    c.set(("Question",), "half \ud800 a pair")
+    assert c.errors == [] and MessageComposer.restore("surrogate").value["Question"] == "half \ud800 a pair"
+
+
+def test_the_save_button_with_an_empty_name_ignores_a_crafted_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    c = composer("BKN-DAC", "RQ")
+    c.set(("QueryID",), "~/.jupyter/jupyter_server_config")
+    one(c, "pgmx-save").click()
+    assert c.errors == [] and not (tmp_path / "home").exists()
+    assert [p.name for p in (tmp_path / "work").iterdir()] == ["jupyter_jupyter_server_config.json"]
+
+
+def test_the_save_button_says_why_it_did_not_save(tmp_path: Path) -> None:
+    (tmp_path / "a-folder.json").mkdir()
+    c = composer("BKN-PAL", "RQ")
+    one(c, "pgmx-save-path").value = "a-folder.json"
+    one(c, "pgmx-save").click()
+    assert c.errors == [] and "Not saved" in one(c, "pgmx-status").value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import EXAMPLES, load, minimal_message
@@ -26,6 +27,7 @@ TRANSCRIPTS = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "drafts"
     monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
     monkeypatch.chdir(tmp_path)
     return folder
 
@@ -180,3 +182,68 @@ def test_without_the_repository_the_picker_says_so(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(_examples, "data_dir", lambda: None)
     loader = ExampleLoader(MessageComposer("PC Prompt"))
     assert loader.files == {} and loader.dropdown.disabled and "No examples found" in loader.status.value
+
+
+# -- drafts and files (issues 10 and 11) ------------------------------------------------------------
+
+
+def own(b: DialogueBuilder, css_class: str) -> Any:
+    """The builder's own widget with that class (its composer has a notice and Drafts of its own)."""
+    found = [w for w in find(b, css_class) if w not in find(b.composer, css_class)]
+    assert len(found) == 1, f"{len(found)} widgets with class {css_class}"
+    return found[0]
+
+
+def test_a_restored_dialogue_says_so_and_start_fresh_keeps_it_aside() -> None:
+    b = builder(draft_name="03-dialogue")
+    b.add(minimal_message("PC Prompt"))
+    again = builder(draft_name="03-dialogue")
+    notice = own(again, "pgmx-draft-notice").value
+    assert notice.startswith("Restored draft from ") and "1 message." in notice
+    own(again, "pgmx-start-fresh").click()
+    assert again.messages == [] and again.errors == []
+    kept = [name for name in MessageComposer.drafts() if name.startswith("03-dialogue (set aside ")]
+    assert len(kept) == 1 and builder(draft_name=kept[0]).messages == b.messages
+    assert builder(draft_name="03-dialogue").messages == []
+
+
+def test_the_builder_drafts_panel_lists_dialogues_only() -> None:
+    first = builder(draft_name="first")
+    first.add(minimal_message("BKN-PAL", "RQ"))
+    first.composer.set(("MInstance",), "typed")  # the builder's composer keeps a message draft
+    b = builder(draft_name="second")
+    own(b, "pgmx-drafts").click()
+    listed = own(b, "pgmx-drafts-list")
+    assert [value for _label, value in listed.options] == ["first"]
+    listed.value = "first"
+    own(b, "pgmx-draft-open").click()
+    assert b.errors == [] and b.messages == first.messages
+
+
+@pytest.mark.parametrize("content", [b"", b"[1, 2", b'{"format": "pgm-explore-draft/1", "messages": {"a": 1}}'])
+def test_a_damaged_dialogue_draft_never_blocks_the_builder(content: bytes, _drafts_in_tmp: Path) -> None:
+    _drafts_in_tmp.mkdir()
+    (_drafts_in_tmp / "broken.json").write_bytes(content)
+    b = builder(draft_name="broken")
+    assert b.messages == [] and ".damaged-" in own(b, "pgmx-draft-notice").value
+    assert [p.read_bytes() for p in _drafts_in_tmp.glob("broken.json.damaged-*")] == [content]
+
+
+def test_export_does_not_follow_a_planted_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("precious", encoding="utf-8")
+    (tmp_path / "out.jsonl").symlink_to(victim)
+    b = builder()
+    b.add(minimal_message("PC Prompt"))
+    written = b.export(tmp_path / "out.jsonl")
+    assert not written.is_symlink() and victim.read_text(encoding="utf-8") == "precious"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_the_export_button_without_a_name_writes_to_the_work_folder(tmp_path: Path) -> None:
+    b = builder(draft_name="my dialogue")
+    b.add(minimal_message("PC Prompt"))
+    one(b, "pgmx-export").click()
+    written = list((tmp_path / "work").glob("*.jsonl"))
+    assert b.errors == [] and [p.name for p in written] == ["my_dialogue.jsonl"]
+    assert "1 message to" in one(b, "pgmx-dialogue-status").value

@@ -5,12 +5,14 @@ data types' JSON Schemas, serves every type and mode:
 
 - :class:`MessageComposer`: a PC Prompt, or a Request or Response of BKN-PRC, BKN-DAC or
   BKN-PAL, validated at every edit, with its findings at their fields, a raw JSON view,
-  Reply, Save and drafts saved at every edit;
+  Open, Save, Download, and a draft saved at every edit that comes back after a restart;
 - :class:`DialogueBuilder`: messages collected into a transcript, with the transcript rules
   and the PA Status and feasibility tables kept up to date;
 - :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts.
 
-``docs/widgets.md`` describes the widgets, their CSS classes and the drafts folder.
+``docs/widgets.md`` describes the widgets, their CSS classes, the drafts folder
+(``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``) and the work folder where Save
+writes by default (``$PGM_EXPLORE_WORK``, else ``~/.pgm-explore/work``).
 
 >>> c = MessageComposer("BKN-PAL", "RQ", draft_dir=False)
 >>> c.set(["TurnIndex"], -1)
@@ -28,7 +30,7 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._dialogue import DialogueBuilder
 from pgm_explore.widgets._documents import reply_document, skeleton
-from pgm_explore.widgets._drafts import default_draft_dir
+from pgm_explore.widgets._drafts import default_draft_dir, default_work_dir
 from pgm_explore.widgets._examples import ExampleLoader, example_files, example_picker
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "ExampleLoader",
     "MessageComposer",
     "default_draft_dir",
+    "default_work_dir",
     "example_files",
     "example_picker",
     "reply_document",

@@ -63,6 +63,14 @@ CSS = """<style>
 .pgmx-row > .pgmx-body {flex: 1 0 calc(100% - 14px); max-width: calc(100% - 14px); box-sizing: border-box}
 .pgmx-item-up, .pgmx-item-down, .pgmx-item-remove {flex-shrink: 0}
 .pgmx-items > .pgmx-row {flex: 1 1 auto; min-width: 0}
+.pgmx-composer .jupyter-widgets-disconnected::before, .pgmx-dialogue .jupyter-widgets-disconnected::before {content: none; display: none}
+.pgmx-composer.jupyter-widgets-disconnected::before, .pgmx-dialogue.jupyter-widgets-disconnected::before {
+  content: "The kernel behind this widget is gone (restarted or shut down): run the cell again.";
+  display: block; font: 600 13px var(--jp-ui-font-family, sans-serif); color: #b71c1c;
+  background: #fff3f3; border: 1px solid #c62828; padding: 4px 8px; margin-bottom: 4px}
+.pgmx-composer .pgmx-composer.jupyter-widgets-disconnected::before,
+.pgmx-dialogue .pgmx-composer.jupyter-widgets-disconnected::before {content: none; display: none}
+.pgmx-composer.jupyter-widgets-disconnected > *, .pgmx-dialogue.jupyter-widgets-disconnected > * {opacity: 0.45; pointer-events: none}
 </style>"""
 
 

@@ -12,12 +12,13 @@ from typing import Any
 import ipywidgets as widgets
 from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
-from pgm_explore._display import esc, table
+from pgm_explore._display import esc
 from pgm_explore.dialogue import simple_time_seconds
-from pgm_explore.spec import DataType, data_type
+from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
 from pgm_explore.validation import validate as validate_document
 from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._documents import (
     REPLY_COPIED,
     auto_dem,
@@ -28,17 +29,24 @@ from pgm_explore.widgets._documents import (
     type_of,
 )
 from pgm_explore.widgets._drafts import (
-    atomic_write,
+    OpenedDraft,
     draft_path,
     dump_json,
+    find_draft,
     list_drafts,
+    local_time,
+    open_draft,
     read_draft,
     write_draft,
 )
 from pgm_explore.widgets._fields import default_value
+from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
+from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
 
 __all__ = ["MessageComposer", "read_document"]
+
+DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
 
 _EXPERT = "DataXMData"
 
@@ -74,12 +82,21 @@ def _in_order(doc: dict[str, Any], additions: Mapping[str, Any], order: list[str
     return out
 
 
-class MessageComposer(widgets.VBox):
+class MessageComposer(ComposerFiles, widgets.VBox):
     """Compose one PGM-AUA message (any type and mode) in a form built from its schema.
 
     ``value`` is the document exactly as :meth:`save` writes it, and the JSON view shows
     it; ``findings``, ``conforms`` and :attr:`report` are its validation after the last
     edit. The form, the JSON view and ``value`` stay in step whichever is edited.
+
+    Drafts: every edit is written to the draft ``draft_name`` in the drafts folder
+    (``draft_dir``, else ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``). Give a
+    notebook's composer a stable name (``draft_name="02-pc-prompt"``): running the cell
+    again, after a kernel restart too, restores the last edit (the draft wins over
+    ``document``) with a "Restored draft from <time>" notice and a Start fresh button
+    (:meth:`start_fresh`). A damaged draft is kept aside, never blocks the composer.
+    ``draft_dir=False`` turns drafts off. :meth:`save` without a path writes
+    ``<id>.json`` in the work folder (``$PGM_EXPLORE_WORK``, else ``~/.pgm-explore/work``).
 
     >>> c = MessageComposer("BKN-DAC", "RQ", draft_dir=False)
     >>> c.value["Header"], c.value["Mode"], c.mode
@@ -119,6 +136,15 @@ class MessageComposer(widgets.VBox):
         self._form: ObjectField | None = None
         self._ctx: FormContext | None = None
         self._marked: set[Field] = set()
+        # Findings are shown at the fields the person has touched, until Validate or Save
+        # shows them all: a new form does not greet anyone with warnings for what is not
+        # filled in yet. ``report`` is always complete.
+        self._quiet = False
+        self._touched: set[tuple[str | int, ...]] = set()
+        self._keep_quiet = 0
+        self._written: dict[Path, str] = {}
+        self._confirm: Path | None = None
+        self._closed = False
         # draft_dir=False: no autosave (benchmarks, doctests, composers kept only in memory).
         self.autosave = draft_dir is not False
         self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
@@ -130,18 +156,32 @@ class MessageComposer(widgets.VBox):
         self._build_chrome(reply_button)
         self.add_class("pgmx-composer")
 
-        draft = None
+        opened = OpenedDraft(None)
         if draft_name is not None and self.autosave:
-            path = draft_path(draft_name, self.draft_dir)
-            if path.exists():
-                draft = read_draft(path)
-        if draft is not None:
+            opened = open_draft(str(draft_name), self.draft_dir)
+        if opened.content is not None:
             self.draft_name = str(draft_name)
-            self._restore(draft)
-            return
+            problem = self._restore(opened.content)
+            if problem is None:
+                when = local_time(opened.saved) if opened.saved is not None else "an earlier session"
+                self._drafts_bar.say(
+                    f"Restored draft from {esc(when)} (“{esc(self.draft_name)}”): your last edit is back.", fresh=True
+                )
+                self._claim()
+                return
+            kept = self._set_damaged_aside()
+            opened = OpenedDraft(None, None, f"The draft “{self.draft_name}” could not be restored ({problem}){kept}.")
         doc = copy.deepcopy(dict(document)) if document is not None else skeleton(spec.name, mode)
         self.draft_name = draft_name or self._default_draft_name(type_of(doc) or spec, doc)
-        self.value = doc
+        self._quiet = document is None
+        self._keep_quiet += 1
+        try:
+            self.value = doc
+        finally:
+            self._keep_quiet -= 1
+        if opened.notice:
+            self._drafts_bar.say(esc(opened.notice) + " This composer starts without it.")
+        self._claim()
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -162,8 +202,12 @@ class MessageComposer(widgets.VBox):
     @classmethod
     def restore(cls, draft_name: str, draft_dir: str | Path | None = None, **kwargs: Any) -> MessageComposer:
         """The composer saved as draft ``draft_name`` (``FileNotFoundError`` if there is none)."""
-        draft = read_draft(draft_path(draft_name, draft_dir))
-        return cls(draft["type"], draft_name=draft_name, draft_dir=draft_dir, **kwargs)
+        path = find_draft(draft_name, draft_dir)
+        if path is None:
+            raise FileNotFoundError(f"there is no draft {draft_name!r} in {draft_path(draft_name, draft_dir).parent}")
+        stored = read_draft(path).get("type")
+        type_name = stored if isinstance(stored, str) and stored in DATA_TYPE_NAMES else "PC Prompt"
+        return cls(type_name, draft_name=draft_name, draft_dir=draft_dir, **kwargs)
 
     @staticmethod
     def drafts(draft_dir: str | Path | None = None) -> list[str]:
@@ -188,27 +232,50 @@ class MessageComposer(widgets.VBox):
 
     def _build_chrome(self, reply_button: bool) -> None:
         make = self._chrome.make  # shared layouts and styles: fewer widget models for the browser
-        self._title = make(widgets.HTML, _dom_classes=("pgmx-title",))
-        self._badge = make(widgets.HTML, _dom_classes=("pgmx-badge",))
-        self._reply = make(
-            widgets.Button,
-            description="Reply",
-            tooltip="A Response to this Request in a new composer: ids, dialogue and turn copied",
-            _dom_classes=("pgmx-reply",),
+        parts = Parts()
+        self._title = parts.html("pgmx-title")
+        self._badge = parts.html("pgmx-badge")
+        self._consistency = parts.html("pgmx-consistency")
+        self._reply = parts.button(
+            "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
         )
         self._chrome.click(self._reply, self._reply_clicked)
         self._save_path = make(
             widgets.Text, placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
         )
-        self._save = make(
-            widgets.Button, description="Save", tooltip="Write the JSON below to the file", _dom_classes=("pgmx-save",)
+        self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
+        self._save = parts.button(
+            "Save",
+            "pgmx-save",
+            "Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
         )
-        self._chrome.click(self._save, lambda: self.save(self._save_path.value.strip() or None))
-        self._status = make(widgets.HTML, _dom_classes=("pgmx-status",))
-        tools: list[widgets.Widget] = [self._badge]
+        self._chrome.click(self._save, self._save_clicked)
+        self._download = parts.html("pgmx-download")
+        self._validate = parts.button(
+            "Validate", "pgmx-validate", "Show every finding, also at the fields not filled in yet"
+        )
+        self._chrome.click(self._validate, self.validate_now)
+        self._status = parts.html("pgmx-status")
+        self._opener = OpenPanel(self._area, parts, self)
+        self._drafts_bar = DraftBar(
+            self._area,
+            parts,
+            "message",
+            lambda: self.draft_dir,
+            self._open_draft,
+            self.start_fresh,
+        )
+        tools: list[widgets.Widget] = [self._badge, self._consistency, self._validate]
         if reply_button:
             tools.append(self._reply)
-        tools += [self._save_path, self._save, self._status]
+        tools += [
+            self._opener.toggle,
+            self._save_path,
+            self._save,
+            self._download,
+            self._drafts_bar.toggle,
+            self._status,
+        ]
         toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
 
         self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
@@ -264,6 +331,9 @@ class MessageComposer(widgets.VBox):
             self._title,
             toolbar,
             self._area.box,
+            self._drafts_bar.box,
+            self._opener.panel,
+            self._drafts_bar.panel,
             self._form_box,
             make(widgets.HBox, {"align_items": "center"}, children=[self._expert_toggle, self._auto_html]),
             self._expert_box,
@@ -401,6 +471,8 @@ class MessageComposer(widgets.VBox):
         self._json.pending = None
         self._revert.layout.display = "none"
         self._dirty = True
+        if not self._keep_quiet:
+            self._quiet = False
         if doc == self.value:
             self._update(doc)  # no trait change to announce it, but the form must show it again
         else:
@@ -410,19 +482,32 @@ class MessageComposer(widgets.VBox):
         """A new composer with the Response skeleton of this Request (``ValueError`` otherwise)."""
         doc = reply_document(self.value)
         draft_dir: Any = self.draft_dir if self.autosave else False
-        return MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir)
+        reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir)
+        reply._start_quiet()
+        return reply
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write ``value`` as JSON (2-space indent, UTF-8, final newline), atomically.
+    def _start_quiet(self) -> None:
+        """Findings only at the fields touched from now on (a new message, not one opened)."""
+        self._quiet, self._touched = True, set()
+        if self._report is not None:
+            self._area.guard(self._refresh)()
 
-        Without a path: ``<id>.json`` in the current folder. Returns the absolute path.
-        """
-        if path is None:
-            ident = self.value.get(self._spec.id_field)
-            path = f"{ident if isinstance(ident, str) and ident else 'message'}.json"
-        written = atomic_write(path, dump_json(self.value), durable=True)
-        self._status.value = f"Saved <code>{esc(written)}</code>"
-        return written
+    def _load_new(self, document: Mapping[str, Any]) -> None:
+        """Load a new message made for the person (Reply, New turn, another type): quiet."""
+        self._quiet, self._touched = True, set()
+        self._keep_quiet += 1
+        try:
+            self.load(document)
+        finally:
+            self._keep_quiet -= 1
+
+    def validate_now(self) -> Report:
+        """Show every finding of the document, also at the fields not touched yet (the
+        Validate button); returns the report."""
+        self._quiet = False
+        self._refresh()
+        assert self._report is not None
+        return self._report
 
     def switch_type(self, type_name: str, mode: str | None = None) -> None:
         """Start a new message of another type, keeping the session and dialogue context."""
@@ -431,7 +516,7 @@ class MessageComposer(widgets.VBox):
         if spec.has_modes and mode is None:
             mode = current if current in spec.modes else spec.modes[0]
         context = {k: v for k, v in self.value.items() if k in (*REPLY_COPIED, "SessionID")}
-        self.load(skeleton(spec.name, mode if spec.has_modes else None, context=context))
+        self._load_new(skeleton(spec.name, mode if spec.has_modes else None, context=context))
 
     def stamp_now(self) -> None:
         """Set the message's time to now (SimpleTimeID ``st-`` + id), as the Now button does."""
@@ -447,6 +532,11 @@ class MessageComposer(widgets.VBox):
 
     def clear_errors(self) -> None:
         self._area.clear()
+
+    def close(self) -> None:
+        """Close the widget; it no longer counts as a holder of its draft name."""
+        self._closed = True
+        super().close()
 
     # -- traits --------------------------------------------------------------------------------
 
@@ -485,6 +575,8 @@ class MessageComposer(widgets.VBox):
         self._area.guard(self._update)(change["new"])
 
     def _update(self, doc: dict[str, Any]) -> None:
+        if not self._from_form and not self._keep_quiet:
+            self._quiet = False  # a document from outside: every finding is news
         if not self._from_form:
             # A document from outside the form (load, the JSON view, an assignment): the
             # automatic parts stay automatic only where they still match what they would be.
@@ -580,6 +672,7 @@ class MessageComposer(widgets.VBox):
 
     def _form_edited(self, field: Field) -> None:
         self._dirty = True
+        self._touched.add(field.path)
         spec = self._spec
         assert self._form is not None
         path = field.path
@@ -651,13 +744,20 @@ class MessageComposer(widgets.VBox):
         self._report = report
         self.conforms = report.conforms
         self.findings = list(report.findings)
-        self._show_findings(report.findings)
-        self._render_header(doc, report)
+        shown = self._shown(report.findings)
+        self._show_findings(shown)
+        self._render_header(doc, report, shown)
         if self._json.pending is None:
             self._json.set(doc)
-        self._render_auto(doc, report)
+        self._render_auto(doc, report, shown)
+        link = download_html(dump_json(doc), self._derived_target().name)
+        if self._download.value != link:
+            self._download.value = link
         if self._dirty:
             self._autosave()
+
+    def _shown(self, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        return shown_findings(findings, self._touched if self._quiet else None)
 
     def _locate(self, path: tuple[str | int, ...]) -> Field:
         assert self._ctx is not None
@@ -682,7 +782,7 @@ class MessageComposer(widgets.VBox):
             field.show(tuple(found))
         self._marked = set(placed)
 
-    def _render_header(self, doc: dict[str, Any], report: Report) -> None:
+    def _render_header(self, doc: dict[str, Any], report: Report, visible: tuple[Finding, ...]) -> None:
         spec = self._spec
         mode = doc.get("Mode")
         shown = mode if spec.has_modes and mode in spec.modes else ""
@@ -696,36 +796,25 @@ class MessageComposer(widgets.VBox):
         title = f"<b>{esc(spec.title)}</b> {esc(word)}"
         if self._title.value != title:
             self._title.value = title
-        verdict, ok = report.verdict, report.conforms
-        colour = "#2e7d32" if ok else "#c62828"
-        badge = (
-            f'<span style="display:inline-block;padding:1px 10px;border-radius:9px;'
-            f'color:#fff;font-weight:600;background:{colour}">{esc(verdict)}</span>'
-        )
+        ok = report.conforms
+        badge = badge_html(report)
         if self._badge.value != badge:
             self._badge.value = badge
             self._badge._dom_classes = ("pgmx-badge", "pgmx-conforms" if ok else "pgmx-nonconforming")
+        consistency = consistency_html(visible)
+        if self._consistency.value != consistency:
+            self._consistency.value = consistency
         disabled = shown != "RQ"
         if self._reply.disabled != disabled:
             self._reply.disabled = disabled
-        ident = doc.get(spec.id_field)
-        placeholder = f"{ident if isinstance(ident, str) and ident else 'message'}.json"
+        placeholder = f"{self._derived_target().name} in the work folder"
         if self._save_path.placeholder != placeholder:
             self._save_path.placeholder = placeholder
-        summary = self._summary_html(report)
+        summary = summary_html(report, visible)
         if self._summary.value != summary:
             self._summary.value = summary
 
-    @staticmethod
-    def _summary_html(report: Report) -> str:
-        if not report.findings:
-            return "<p>No findings.</p>"
-        errors, warnings = len(report.errors), len(report.warnings)
-        head = f"<p><b>{errors} error(s), {warnings} warning(s)</b></p>"
-        rows = [[f.severity, f.rule, f.json_path, f.message, f.spec] for f in report.findings]
-        return head + table(["severity", "rule", "path", "message", "spec"], rows)
-
-    def _render_auto(self, doc: dict[str, Any], report: Report) -> None:
+    def _render_auto(self, doc: dict[str, Any], report: Report, shown: tuple[Finding, ...]) -> None:
         """One line on the automatic parts, so that they need no room until asked for."""
         spec = self._spec
         parts = []
@@ -741,10 +830,12 @@ class MessageComposer(widgets.VBox):
         if isinstance(source, list) and source and isinstance(source[0], dict):
             sender = source[0].get("AIMID", source[0].get("ImplementerAIMID", "?"))
             parts.append(f"sender {sender}{' (automatic)' if self._auto['dem'] else ''}")
-        hidden = [f for f in report.findings if f.path[:1] in ((spec.time_field,), (_EXPERT,))]
+        hidden = [f for f in shown if f.path[:1] in ((spec.time_field,), (_EXPERT,))]
         text = esc(" · ".join(parts))
         if hidden and not self._expert:
-            text += f' <span style="color:#c62828">{len(hidden)} finding(s) here: open the expert view</span>'
+            text += (
+                f' <span style="color:#c62828">{esc(count(len(hidden), "finding"))} here: open the expert view</span>'
+            )
         if self._auto_html.value != text:
             self._auto_html.value = text
         with self._chrome.writing():
@@ -764,7 +855,7 @@ class MessageComposer(widgets.VBox):
         self._show_expert_fields()
         self._expert_box.layout.display = "" if on else "none"
         if self._report is not None:
-            self._render_auto(self.value, self._report)
+            self._render_auto(self.value, self._report, self._shown(self._report.findings))
 
     def _set_auto(self, part: str, on: bool) -> None:
         self._auto[part] = on
@@ -775,7 +866,7 @@ class MessageComposer(widgets.VBox):
             self._follow_id()
             self._commit()
         if self._report is not None:
-            self._render_auto(self.value, self._report)
+            self._render_auto(self.value, self._report, self._shown(self._report.findings))
 
     def _json_typed(self, value: Any) -> None:
         if not isinstance(value, dict):
@@ -783,8 +874,10 @@ class MessageComposer(widgets.VBox):
             return
         self._revert.layout.display = "none"
         self._dirty = True
+        self._quiet = False  # a whole document typed: every finding is about what was typed
         if value == self.value:
             self._json.set(value)
+            self._refresh()
         else:
             self.value = value
 
@@ -807,41 +900,3 @@ class MessageComposer(widgets.VBox):
             self.on_reply(reply)
         else:
             self._reply_area.children = [widgets.HTML("<b>Reply</b>"), reply]
-
-    # -- drafts -----------------------------------------------------------------------------------
-
-    def _draft(self) -> dict[str, Any]:
-        assert self._ctx is not None
-        return {
-            "kind": "message",
-            "name": self.draft_name,
-            "type": self._spec.name,
-            "document": self.value,
-            "aside": self._aside,
-            "auto": self._auto,
-            "expert": self._expert,
-            "pending": self._ctx.pending(),
-            "json_pending": self._json.pending,
-        }
-
-    def _autosave(self) -> None:
-        if not self.autosave or self._ctx is None:
-            return
-        write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
-
-    def _restore(self, draft: dict[str, Any]) -> None:
-        doc = draft.get("document")
-        if not isinstance(doc, dict):
-            raise ValueError(f"draft {self.draft_name!r} holds no document")
-        self._aside = {k: dict(v) for k, v in dict(draft.get("aside") or {}).items()}
-        self.value = doc
-        self._auto = {**self._auto, **dict(draft.get("auto") or {})}
-        assert self._ctx is not None
-        if draft.get("expert"):
-            self._expert_toggle.value = True
-        for path, role, text in draft.get("pending") or ():
-            editor = self._ctx.editors.get((tuple(path), role))
-            if editor is not None:
-                editor.text.value = text
-        if draft.get("json_pending") is not None:
-            self._json.text.value = draft["json_pending"]

@@ -15,14 +15,29 @@ from traitlets import List, observe
 
 from pgm_explore import analysis
 from pgm_explore._display import esc
+from pgm_explore._files import safe_filename
 from pgm_explore._sources import iter_documents
 from pgm_explore.dialogue import Transcript
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.widgets._base import ErrorArea, style_widget
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._documents import next_turn_context, reply_document, skeleton
-from pgm_explore.widgets._drafts import atomic_write, draft_path, read_draft, write_draft
+from pgm_explore.widgets._drafts import (
+    DraftInfo,
+    OpenedDraft,
+    aside_name,
+    atomic_write,
+    claim_draft,
+    default_work_dir,
+    draft_path,
+    find_draft,
+    local_time,
+    open_draft,
+    set_aside,
+    write_draft,
+)
 from pgm_explore.widgets._examples import ExampleLoader
+from pgm_explore.widgets._filebar import DraftBar, Parts, count
 
 __all__ = ["DialogueBuilder"]
 
@@ -42,6 +57,12 @@ class DialogueBuilder(widgets.VBox):
     :class:`~pgm_explore.dialogue.Transcript`. The embedded :attr:`composer` composes the
     next message: "Add to dialogue" appends it, "Reply" fills it with the Response to the
     selected Request, "New turn" with the next Request of the chosen type.
+
+    Drafts as for :class:`MessageComposer`: with a stable ``draft_name`` (e.g.
+    ``"03-dialogue"``) the messages come back when the cell runs again, after a kernel
+    restart too, with a "Restored draft from <time>" notice and Start fresh; the composer
+    inside keeps its own draft ``<draft_name>-composer``. The Export JSONL button without a
+    name writes ``<draft_name>.jsonl`` in the work folder.
 
     >>> b = DialogueBuilder(draft_dir=False)
     >>> b.add(b.composer)
@@ -67,22 +88,42 @@ class DialogueBuilder(widgets.VBox):
         self.draft_name = draft_name or f"dialogue-{uuid.uuid4().hex[:8]}"
         self._transcript: Transcript | None = None
         self._dirty = False
-        draft = None
+        self._closed = False
+        opened = OpenedDraft(None)
         if draft_name is not None and self.autosave:
-            path = draft_path(draft_name, self.draft_dir)
-            if path.exists():
-                draft = read_draft(path)
+            opened = open_draft(draft_name, self.draft_dir)
+        stored = opened.content.get("messages") if opened.content is not None else None
+        notice = opened.notice
+        if opened.content is not None and not (
+            isinstance(stored, list) and all(isinstance(m, Mapping) for m in stored)
+        ):
+            path = find_draft(self.draft_name, self.draft_dir)
+            kept = f"; it is kept as {set_aside(path, 'damaged').name}" if path is not None else ""
+            notice, stored = f"The draft “{self.draft_name}” holds no list of messages{kept}.", None
         composer_dir: Any = self.draft_dir if self.autosave else False
         self.composer = MessageComposer(
             "PC Prompt", draft_dir=composer_dir, draft_name=f"{self.draft_name}-composer", reply_button=False
         )
         self._build()
         self.add_class("pgmx-dialogue")
-        initial = [dict(m) for m in draft.get("messages", [])] if draft is not None else messages or []
+        if stored is not None:
+            when = local_time(opened.saved) if opened.saved is not None else "an earlier session"
+            self._drafts_bar.say(
+                f"Restored draft from {esc(when)} (“{esc(self.draft_name)}”): {esc(count(len(stored), 'message'))}.",
+                fresh=True,
+            )
+        elif notice:
+            self._drafts_bar.say(esc(notice) + " The dialogue starts without it.")
+        initial = [dict(m) for m in stored] if stored is not None else messages or []
         if initial:
             self.messages = [copy.deepcopy(dict(m)) for m in initial]
         else:  # an empty list is no change of the trait: draw the empty tables directly
             self._area.guard(self._refresh)()
+        if self.autosave:
+            other = claim_draft(draft_path(self.draft_name, self.draft_dir), self)
+            if other is not None:
+                self._draft_shared()
+                getattr(other, "_draft_shared", lambda: None)()
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -123,15 +164,25 @@ class DialogueBuilder(widgets.VBox):
         self._pastatus = widgets.HTML(_dom_classes=("pgmx-pastatus",))
         self._feasibility = widgets.HTML(_dom_classes=("pgmx-feasibility",))
         self._export_path = widgets.Text(
-            placeholder="dialogue.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-export-path",)
+            placeholder=f"{safe_filename(self.draft_name, '.jsonl')} (in the work folder)",
+            layout={"width": "300px"},
+            _dom_classes=("pgmx-export-path",),
         )
         export = widgets.Button(description="Export JSONL", _dom_classes=("pgmx-export",))
-        export.on_click(guard(lambda _b: self.export(self._export_path.value.strip() or "dialogue.jsonl")))
+        export.on_click(guard(lambda _b: self._export_clicked()))
         self._status = widgets.HTML(_dom_classes=("pgmx-dialogue-status",))
+        self._drafts_bar = DraftBar(
+            self._area, Parts(), "dialogue", lambda: self.draft_dir, self._open_draft, self.start_fresh
+        )
         self.children = [
             style_widget(),
-            widgets.HBox([widgets.HTML("<b>Dialogue</b>"), self._badge], layout={"align_items": "center"}),
+            widgets.HBox(
+                [widgets.HTML("<b>Dialogue</b>"), self._badge, self._drafts_bar.toggle],
+                layout={"align_items": "center"},
+            ),
             self._area.box,
+            self._drafts_bar.box,
+            self._drafts_bar.panel,
             widgets.HBox([self.loader, self._path, load_file], layout={"flex_flow": "row wrap"}),
             self._select,
             widgets.HBox(buttons),
@@ -195,14 +246,14 @@ class DialogueBuilder(widgets.VBox):
     def reply(self, index: int | None = None) -> None:
         """Fill the composer with the Response to message ``index`` (default: the selected one)."""
         doc = self._message(index)
-        self.composer.load(reply_document(doc))
+        self.composer._load_new(reply_document(doc))
         self._sync_type()
 
     def new_turn(self, type_name: str) -> None:
         """Fill the composer with the next Request of ``type_name`` (a PC Prompt opens a dialogue)."""
         spec = data_type(type_name)
         context = next_turn_context(self.messages, spec.name)
-        self.composer.load(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
+        self.composer._load_new(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
         self._sync_type()
 
     def load(self, path: str | Path) -> int:
@@ -228,11 +279,52 @@ class DialogueBuilder(widgets.VBox):
         return len(documents)
 
     def export(self, path: str | Path) -> Path:
-        """Write the messages as JSON Lines (compact, UTF-8), atomically; returns the path."""
+        """Write the messages as JSON Lines (compact, UTF-8), atomically; returns the path.
+
+        A symbolic link at ``path`` is replaced by the file, never followed.
+        """
         text = "".join(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n" for doc in self.messages)
         written = atomic_write(path, text, durable=True)
-        self._status.value = f"Exported {len(self.messages)} messages to <code>{esc(written)}</code>"
+        self._status.value = f"Exported {esc(count(len(self.messages), 'message'))} to <code>{esc(written)}</code>"
         return written
+
+    def _export_clicked(self) -> None:
+        typed = self._export_path.value.strip()
+        self.export(typed or default_work_dir() / safe_filename(self.draft_name, ".jsonl"))
+
+    def start_fresh(self) -> str | None:
+        """An empty dialogue (the Start fresh button); the messages until now are kept as the
+        draft ``<name> (set aside <time>)``, whose name is returned (None when drafts are off)."""
+        kept = None
+        if self.autosave:
+            kept = aside_name(self.draft_name, self.draft_dir)
+            write_draft(draft_path(kept, self.draft_dir), {**self._draft(), "name": kept})
+        self._dirty = True
+        self.messages = []
+        self._drafts_bar.say(f"Started fresh. The earlier dialogue is kept as “{esc(kept)}”." if kept else "")
+        return kept
+
+    def _open_draft(self, entry: DraftInfo, content: dict[str, Any]) -> None:
+        stored = content.get("messages")
+        if not isinstance(stored, list) or not all(isinstance(m, Mapping) for m in stored):
+            raise ValueError(f"the draft “{entry.name}” holds no list of messages")
+        if self.autosave and self._dirty and self.messages:
+            write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
+        self._dirty = True
+        self.messages = [copy.deepcopy(dict(m)) for m in stored]
+        self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
+
+    def close(self) -> None:
+        """Close the widget; it no longer counts as a holder of its draft name."""
+        self._closed = True
+        super().close()
+
+    def _draft_shared(self) -> None:
+        note = (
+            f"Another dialogue builder in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier "
+            "run of this cell?): the draft holds whichever was changed last. Give each its own draft_name."
+        )
+        self._drafts_bar.add(note)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -266,7 +358,7 @@ class DialogueBuilder(widgets.VBox):
         colour = "#2e7d32" if ok else "#c62828"
         self._badge.value = (
             f'<span style="padding:1px 8px;border-radius:8px;color:#fff;background:{colour}">'
-            f"{len(t.messages)} messages · {t.errors} errors · {t.warnings} warnings</span>"
+            f"{count(len(t.messages), 'message')} · {count(t.errors, 'error')} · {count(t.warnings, 'warning')}</span>"
         )
         self._findings.value = _frame_html(analysis.findings(t), "No transcript findings.")
         self._pastatus.value = _frame_html(analysis.pa_status_counts(t), "No PA Status yet.")

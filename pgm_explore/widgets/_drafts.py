@@ -1,35 +1,59 @@
-"""Drafts and saved files: written atomically, so that a crash mid-write leaves the old file.
+"""Drafts and the work folder: where a composer keeps its state, and where Save writes.
 
 A draft is what a composer needs to come back after a kernel restart or a closed tab: the
 document, the other mode's values kept aside, which parts are filled automatically, and any
-text typed but not yet valid JSON. It is a small JSON file in the drafts folder
-(``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``).
+text typed but not yet valid JSON. It is a small JSON file (``format: pgm-explore-draft/1``)
+in the drafts folder: ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``. Save without
+a file name writes to the work folder: ``$PGM_EXPLORE_WORK``, else ``~/.pgm-explore/work``.
+
+Draft names are free text. A name of lowercase letters, digits, ``.``, ``_`` and ``-`` is
+its own file name (``02-pc-prompt`` is ``02-pc-prompt.json``); any other name gets a file
+name of its own that no other name can have: a readable part, ``+`` and a hash of the name
+(``my draft`` is ``my_draft+<16 hex>.json``). The name itself is kept in the draft.
+
+A draft that cannot be read is renamed ``<file>.damaged-<time>`` (kept, never deleted) and
+the composer starts without it; temporary files of interrupted writes are cleaned up.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import json
 import os
 import re
-import tempfile
-from functools import cache
+import time
+import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pgm_explore._files import atomic_write, remove_leftovers, safe_filename
+
 __all__ = [
     "DRAFT_FORMAT",
+    "DraftInfo",
+    "aside_name",
     "atomic_write",
+    "claim_draft",
     "default_draft_dir",
+    "default_work_dir",
+    "delete_draft",
+    "draft_entries",
     "draft_path",
     "dump_json",
     "list_drafts",
+    "local_time",
+    "open_draft",
     "read_draft",
     "write_draft",
 ]
 
 DRAFT_FORMAT = "pgm-explore-draft/1"
 ENV_VAR = "PGM_EXPLORE_DRAFTS"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+WORK_ENV_VAR = "PGM_EXPLORE_WORK"
+_PLAIN = re.compile(r"[a-z0-9][a-z0-9._-]{0,119}")
+_LEGACY_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def default_draft_dir() -> Path:
@@ -39,52 +63,54 @@ def default_draft_dir() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".pgm-explore" / "drafts"
 
 
+def default_work_dir() -> Path:
+    """Where Save writes when no file name is given: ``$PGM_EXPLORE_WORK`` if set, else
+    ``~/.pgm-explore/work`` (read at each call)."""
+    configured = os.environ.get(WORK_ENV_VAR)
+    return Path(configured).expanduser() if configured else Path.home() / ".pgm-explore" / "work"
+
+
+def _folder(draft_dir: str | Path | None) -> Path:
+    return Path(draft_dir).expanduser() if draft_dir is not None else default_draft_dir()
+
+
 def draft_path(name: str, draft_dir: str | Path | None = None) -> Path:
-    """Where the draft ``name`` lives; the name is made safe as a file name.
+    """Where the draft ``name`` lives. Distinct names never share a file.
 
-    >>> draft_path("BKN-DAC kda/1", "/tmp/d").as_posix()
-    '/tmp/d/BKN-DAC_kda_1.json'
+    >>> draft_path("02-pc-prompt", "/tmp/d").as_posix()
+    '/tmp/d/02-pc-prompt.json'
+    >>> draft_path("my draft", "/tmp/d").name
+    'my_draft+ae754d1d7e8e358b.json'
+    >>> draft_path("my_draft", "/tmp/d").name, draft_path("草稿1", "/tmp/d").name[:2]
+    ('my_draft.json', '1+')
     """
-    safe = _UNSAFE.sub("_", name).strip("._") or "draft"
-    folder = Path(draft_dir).expanduser() if draft_dir is not None else default_draft_dir()
-    return folder / f"{safe}.json"
+    if _PLAIN.fullmatch(name):
+        stem = name
+    else:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        stem = f"{safe_filename(name.lower(), default='draft')[:80]}+{digest}"
+    return _folder(draft_dir) / f"{stem}.json"
 
 
-@cache
-def _umask() -> int:
-    # Reading the umask means setting it; done once, before any thread of ours writes.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def _legacy_path(name: str, draft_dir: str | Path | None) -> Path:
+    """The file name versions before 0.2 gave a draft (several names could share it)."""
+    return _folder(draft_dir) / f"{_LEGACY_UNSAFE.sub('_', name).strip('._') or 'draft'}.json"
 
 
-def atomic_write(path: str | Path, text: str, *, durable: bool = False) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
-    ``os.replace``: a reader sees the old file or the new one, never half of one.
-
-    ``durable`` is for files written for others (save, export): the data is flushed to disk
-    before the rename (``fsync``), and the file gets the permissions an ordinary write would
-    give it (the temporary file is private). Drafts, written at every keystroke, stay private
-    and skip the ``fsync``.
-    """
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            if durable:
-                stream.flush()
-                os.fsync(stream.fileno())
-        if durable:
-            mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
-            os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        # The half-written temporary file is ours to remove; the target was never touched.
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target.resolve()
+def find_draft(name: str, draft_dir: str | Path | None = None) -> Path | None:
+    """The file of draft ``name`` if there is one (also one written under the old file name
+    by an earlier version, when it says it is that draft)."""
+    path = draft_path(name, draft_dir)
+    if path.exists():
+        return path
+    legacy = _legacy_path(name, draft_dir)
+    if legacy != path and legacy.exists():
+        try:
+            stored = json.loads(legacy.read_text(encoding="utf-8")).get("name")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return legacy if stored == name else None
+    return None
 
 
 def dump_json(value: Any) -> str:
@@ -93,22 +119,158 @@ def dump_json(value: Any) -> str:
 
 
 def write_draft(path: Path, content: dict[str, Any]) -> Path:
-    return atomic_write(path, json.dumps({"format": DRAFT_FORMAT, **content}, ensure_ascii=False))
+    """Write a draft atomically (private file, no ``fsync``: drafts are written at every edit)."""
+    data = {"format": DRAFT_FORMAT, **content, "saved": time.time()}
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate typed or pasted: \\u escapes keep it
+        text = json.dumps(data, ensure_ascii=True)
+    return atomic_write(path, text)
 
 
 def read_draft(path: str | Path) -> dict[str, Any]:
     """A draft's content; ``FileNotFoundError`` if there is none, ``ValueError`` if the file
-    is not a pgm-explore draft."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    is not a pgm-explore draft (also: empty, not JSON, not UTF-8)."""
+    raw = Path(path).read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8")) if raw.strip() else None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a pgm-explore draft: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != DRAFT_FORMAT:
         raise ValueError(f"{path} is not a pgm-explore draft (format {DRAFT_FORMAT})")
     return data
 
 
-def list_drafts(draft_dir: str | Path | None = None) -> list[str]:
-    """Names of the drafts in a folder, the most recently written first."""
-    folder = Path(draft_dir).expanduser() if draft_dir is not None else default_draft_dir()
+def local_time(seconds: float) -> str:
+    """An instant as the kernel's local time, with its zone: ``2026-12-01 16:03:12 UTC``."""
+    try:
+        return dt.datetime.fromtimestamp(seconds).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    except (OverflowError, OSError, ValueError):
+        return "an unknown time"
+
+
+def _saved(data: dict[str, Any], path: Path) -> float:
+    saved = data.get("saved")
+    if isinstance(saved, int | float) and not isinstance(saved, bool):
+        return float(saved)
+    return path.stat().st_mtime
+
+
+@dataclass(frozen=True)
+class DraftInfo:
+    """One draft in the drafts folder: its name, ``"message"`` or ``"dialogue"``, the data type
+    of a message draft, its file, and when it was last written (seconds since 1970)."""
+
+    name: str
+    kind: str
+    type: str | None
+    path: Path
+    saved: float
+
+    @property
+    def label(self) -> str:
+        """What a drafts list shows: name, type and local time."""
+        what = self.type if self.kind == "message" and self.type else self.kind
+        return f"{self.name} — {what}, {local_time(self.saved)}"
+
+
+@dataclass(frozen=True)
+class OpenedDraft:
+    """What :func:`open_draft` found: the content (None when there is none to restore), when
+    it was written, and a sentence for the person when something needs saying."""
+
+    content: dict[str, Any] | None
+    saved: float | None = None
+    notice: str | None = None
+
+
+def set_aside(path: Path, why: str) -> Path:
+    """Rename a draft that cannot be read to ``<file>.<why>-<time>``; never deletes it."""
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{why}-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.{why}-{stamp}-{counter}")
+    path.rename(target)
+    return target
+
+
+def aside_name(name: str, draft_dir: str | Path | None = None) -> str:
+    """A free draft name to keep the draft ``name`` aside under: ``<name> (set aside <time>)``."""
+    base = f"{name} (set aside {dt.datetime.now().strftime('%Y-%m-%d %H:%M:%S')})"
+    candidate, counter = base, 1
+    while find_draft(candidate, draft_dir) is not None:
+        counter += 1
+        candidate = f"{base[:-1]} #{counter})"
+    return candidate
+
+
+def open_draft(name: str, draft_dir: str | Path | None = None) -> OpenedDraft:
+    """The draft ``name`` to restore. Leftover temporary files in the folder are removed; a
+    draft that cannot be read is renamed aside (``.damaged-<time>``) and reported, never raised."""
+    folder = _folder(draft_dir)
+    remove_leftovers(folder)
+    path = find_draft(name, draft_dir)
+    if path is None:
+        return OpenedDraft(None)
+    try:
+        data = read_draft(path)
+    except (OSError, ValueError) as exc:
+        kept = set_aside(path, "damaged")
+        reason = str(exc).replace(str(path), "the file")
+        return OpenedDraft(None, None, f"The draft “{name}” could not be read ({reason}); it is kept as {kept.name}.")
+    return OpenedDraft(data, _saved(data, path))
+
+
+def draft_entries(draft_dir: str | Path | None = None, kind: str | None = None) -> list[DraftInfo]:
+    """The drafts in a folder (of one ``kind`` if given), the most recently written first.
+    Files that are not drafts are left out."""
+    folder = _folder(draft_dir)
     if not folder.is_dir():
         return []
-    files = [p for p in folder.glob("*.json") if not p.name.startswith(".")]
-    return [p.stem for p in sorted(files, key=lambda p: p.stat().st_mtime_ns, reverse=True)]
+    found = []
+    for path in folder.glob("*.json"):
+        if path.name.startswith("."):
+            continue
+        try:
+            data = read_draft(path)
+        except (OSError, ValueError):
+            continue
+        name = data.get("name") if isinstance(data.get("name"), str) else path.stem
+        entry = DraftInfo(name, str(data.get("kind", "message")), data.get("type"), path, _saved(data, path))
+        if kind is None or entry.kind == kind:
+            found.append(entry)
+    return sorted(found, key=lambda e: e.saved, reverse=True)
+
+
+def list_drafts(draft_dir: str | Path | None = None) -> list[str]:
+    """Names of the drafts in a folder, the most recently written first."""
+    return [entry.name for entry in draft_entries(draft_dir)]
+
+
+def delete_draft(name: str, draft_dir: str | Path | None = None) -> Path:
+    """Delete the draft ``name`` (``FileNotFoundError`` if there is none); returns its file."""
+    path = find_draft(name, draft_dir)
+    if path is None:
+        raise FileNotFoundError(f"there is no draft {name!r} in {_folder(draft_dir)}")
+    path.unlink()
+    return path
+
+
+# Which live widget of this kernel writes which draft file: two composers given the same
+# draft name would each replace the other's draft at every edit.
+_HOLDERS: dict[Path, weakref.ref[Any]] = {}
+
+
+def claim_draft(path: Path, holder: Any) -> Any | None:
+    """Record that ``holder`` writes the draft at ``path``; returns another live holder of the
+    same file if there is one (closed widgets do not count)."""
+    key = Path(os.path.abspath(path))
+    previous = _HOLDERS.get(key)
+    other = previous() if previous is not None else None
+    _HOLDERS[key] = weakref.ref(holder)
+    if other is None or other is holder or getattr(other, "_closed", False):
+        return None
+    return other

@@ -248,7 +248,7 @@ def e2e_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="package")
 def e2e_env(e2e_state: Path) -> dict[str, str]:
-    """The servers' environment: Jupyter, IPython, matplotlib, caches and drafts in temporary folders."""
+    """The servers' environment: Jupyter, IPython, matplotlib, caches, drafts and saved files in temporary folders."""
     env = dict(os.environ)
     for variable, folder in (
         ("JUPYTER_CONFIG_DIR", "jupyter-config"),
@@ -261,6 +261,7 @@ def e2e_env(e2e_state: Path) -> dict[str, str]:
         ("XDG_CACHE_HOME", "cache"),
         ("XDG_CONFIG_HOME", "config"),
         ("PGM_EXPLORE_DRAFTS", "drafts"),  # the composers' autosaved drafts
+        ("PGM_EXPLORE_WORK", "work"),  # where Save writes without a file name
     ):
         (e2e_state / folder).mkdir(exist_ok=True)
         env[variable] = str(e2e_state / folder)
@@ -583,3 +584,43 @@ def type_into(field: Locator, text: str) -> None:
     field.fill("")
     if text:
         field.press_sequentially(text, delay=20)
+
+
+@pytest.fixture
+def open_code_in_lab(page: Page, lab_server: Server, request: pytest.FixtureRequest) -> Callable[[list[str]], Notebook]:
+    """``open_code_in_lab(["code", ...])``: a new notebook of those code cells, opened in Lab and
+    run (Run All), in a folder of the test's own beside notebooks/ and data/ (a fresh kernel)."""
+
+    def open_notebook(cells: list[str]) -> Notebook:
+        import nbformat
+
+        notebook = nbformat.v4.new_notebook()
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+        folder = lab_server.root / f"run-{_slug(request.node.name)}"
+        folder.mkdir()
+        path = folder / "composer.ipynb"
+        nbformat.write(notebook, path)
+        relative = path.relative_to(lab_server.root).as_posix()
+        page.goto(f"{lab_server.url}lab/workspaces/{_slug(request.node.name)}/tree/{relative}?token={lab_server.token}")
+        _run_all(page)
+        return Notebook(page, path)
+
+    return open_notebook
+
+
+def run_all(page: Page) -> None:
+    """Run All from the Run menu and wait until every cell has run (see ``_run_all``)."""
+    _run_all(page)
+
+
+def restart_kernel(page: Page) -> None:
+    """Kernel → Restart Kernel…, then Restart in the dialog that asks; until the kernel is idle."""
+    assert expect is not None
+    page.locator(".lm-MenuBar-item", has_text="Kernel").click()
+    page.locator('li.lm-Menu-item[data-command="kernelmenu:restart"]').click()
+    dialog = page.locator(".jp-Dialog")
+    expect(dialog).to_contain_text("Restart")
+    dialog.locator(".jp-mod-accept").click()
+    expect(dialog).to_have_count(0)
+    wait_for_idle(page)
