@@ -240,8 +240,14 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
         )
         self._chrome.click(self._reply, self._reply_clicked)
+        # The name goes to the kernel once, when the box is left: a busy kernel makes the browser hold
+        # back a box's keystroke updates, but never a click, so Save could otherwise see half a name.
         self._save_path = make(
-            widgets.Text, placeholder="file.json", layout={"width": "260px"}, _dom_classes=("pgmx-save-path",)
+            widgets.Text,
+            placeholder="file.json",
+            continuous_update=False,
+            layout={"width": "260px"},
+            _dom_classes=("pgmx-save-path",),
         )
         self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
         self._save = parts.button(
