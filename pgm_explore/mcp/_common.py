@@ -17,10 +17,11 @@ How a bad Request is answered (docs/mcp.md, "Bad Requests"):
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from pgm_explore.errors import PgmExploreError
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 from pgm_explore.validation import validate
 
-__all__ = ["HEADERS", "Partner", "RequestRejected", "data_folder", "load_json"]
+__all__ = ["HEADERS", "Commit", "Partner", "RequestRejected", "data_folder", "load_json"]
 
 HEADERS = {"BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
 _IDENTITY = ("MInstance", "UEnvironment", "SessionID")
@@ -67,10 +68,21 @@ class _Dialogue:
     identity: dict[str, str]
     queries: set[str] = field(default_factory=set)
     turns: set[int] = field(default_factory=set)
+    state: dict[str, Any] = field(default_factory=dict)
+    """What a partner keeps for the dialogue beyond its turns (Domain Access: the commitments)."""
+
+
+Commit = Callable[[], None]
 
 
 class Partner:
-    """Base of the three partners: ``answer(message)`` returns the Response document."""
+    """Base of the three partners: ``answer(message)`` returns the Response document.
+
+    An answer is made in two steps, :meth:`prepare` (works on a copy of the dialogue's state and
+    returns the Response with a ``commit`` function) and ``commit()`` (makes the copy the state): a
+    Request whose answer fails, is refused or is cancelled before ``commit`` changes nothing, so its
+    QueryID and TurnIndex can be sent again.
+    """
 
     type_name: str = ""
     prefix: str = "rs"
@@ -81,6 +93,12 @@ class Partner:
         """Every Response sent, in order (tests check that each conforms)."""
 
     def answer(self, message: Any, **extra: Any) -> dict[str, Any]:
+        response, commit = self.prepare(message, **extra)
+        commit()
+        return response
+
+    def prepare(self, message: Any, **extra: Any) -> tuple[dict[str, Any], Commit]:
+        """The Response to ``message`` and the function that records the exchange; raises RequestRejected."""
         report = validate(message)
         findings = [f.to_dict() for f in report.findings if f.conformance]
         header = HEADERS[self.type_name]
@@ -96,24 +114,28 @@ class Partner:
         if not named:
             why = f"not a {self.type_name} Request with a string QueryID and DialogID and a TurnIndex >= 0"
             raise RequestRejected([{"rule": "unusable-request", "message": why}, *findings])
-        dialogue = self.dialogues.get(message["DialogID"])
-        if dialogue is not None and message["QueryID"] in dialogue.queries:
+        self.check_extra(message, **extra)
+        dialog_id = message["DialogID"]
+        known = self.dialogues.get(dialog_id)
+        if known is not None and message["QueryID"] in known.queries:
             # A second Response naming this QueryID would break D8; the first one stands.
             raise RequestRejected(
                 [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
             )
         identity = {key: message[key] for key in _IDENTITY if isinstance(message.get(key), str)}
-        if dialogue is None:
+        if known is None:
             if len(identity) < len(_IDENTITY):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
                 raise RequestRejected(
                     [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
                 )
-            dialogue = self.dialogues[message["DialogID"]] = _Dialogue(identity)
+            dialogue = _Dialogue(identity)
+        else:
+            dialogue = copy.deepcopy(known)
         dialogue.queries.add(message["QueryID"])
         problems = [f"{f['path']}: {f['message']}" for f in findings]
         if message["TurnIndex"] in dialogue.turns:
-            problems.append(f"$.TurnIndex: turn {message['TurnIndex']} of dialogue {message['DialogID']} was taken")
+            problems.append(f"$.TurnIndex: turn {message['TurnIndex']} of dialogue {dialog_id} was taken")
         dialogue.turns.add(message["TurnIndex"])
         if problems:
             payload: dict[str, Any] = {
@@ -121,11 +143,21 @@ class Partner:
                 "DescrMetadata": _clip("The Request does not conform, so it is not answered: " + "; ".join(problems)),
             }
         else:
-            payload = self.payload(message, **extra)
-        return self._respond(message, dialogue, payload)
+            payload = self.payload(message, dialogue, **extra)
+        response = self._respond(message, dialogue, payload)
 
-    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
-        """``Outcome`` and the type's own fields for a conforming Request (subclasses)."""
+        def commit() -> None:
+            self.dialogues[dialog_id] = dialogue
+            self.responses.append(response)
+
+        return response, commit
+
+    def check_extra(self, message: dict[str, Any], **extra: Any) -> None:
+        """Refuse (RequestRejected) tool arguments beside the message that cannot be used (subclasses)."""
+
+    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+        """``Outcome`` and the type's own fields for a conforming Request (subclasses); may change
+        ``dialogue.state``, a copy that becomes the dialogue's state when the answer is committed."""
         raise NotImplementedError
 
     def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +177,6 @@ class Partner:
         report = validate(response)
         if not report.conforms:  # a bug of this server, never the client's fault
             raise RuntimeError(f"{self.type_name} server built a non-conforming Response:\n{report}")
-        self.responses.append(response)
         return response
 
 

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pgm_explore.dialogue.precheck import predict
-from pgm_explore.mcp._common import Partner, data_folder, load_json
+from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
+from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 
 __all__ = ["DomainAccess", "PersonalityAlignment", "PromptCreation"]
@@ -62,7 +63,7 @@ class PromptCreation(Partner):
             self.prompts[dialog_id] = document
         return self.prompts[dialog_id]
 
-    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
         prompt = self.prompts.get(message["DialogID"])
         if prompt is None:  # D1: BKN-PRC lives in a dialogue a PC Prompt opened
             return {"Outcome": "not_answered", "DescrMetadata": f"No PC Prompt opened dialogue {message['DialogID']}."}
@@ -95,21 +96,34 @@ class DomainAccess(Partner):
         self.domain = load_json(domain if domain is not None else data_folder() / "domains/market.json")
         self.entities = {e["EntityID"]: e for e in self.domain.get("Entities", [])}
         self.locations = [m["MLocationID"] for m in self.domain.get("MLocations", [])]
-        self.commitments: dict[str, dict[str, tuple[str, str]]] = {}
-        """DialogID -> CommitmentID -> (Statement, "retained" | "released"), in submission order."""
 
-    def payload(self, message: dict[str, Any], action_context: Mapping[str, Any] | None = None, **extra: Any) -> dict:
+    def check_extra(self, message: dict[str, Any], action_context: Any = None, **extra: Any) -> None:
+        # Checked before anything is recorded: the corrected retry, same QueryID, is served.
+        if action_context is not None:
+            findings = action_context_findings(action_context)
+            if findings:
+                raise RequestRejected(findings)
+
+    def payload(
+        self,
+        message: dict[str, Any],
+        dialogue: _Dialogue,
+        action_context: Mapping[str, Any] | None = None,
+        **extra: Any,
+    ) -> dict:
         kind = message["Kind"]
+        # CommitmentID -> (Statement, "retained" | "released"), in submission order.
+        held: dict[str, tuple[str, str]] = dialogue.state.setdefault("commitments", {})
         result: dict[str, Any]
         if kind == "feasibility":
             result = self._feasibility(message, action_context)
         elif kind == "commitment":
-            result = self._commitments(message)
+            result = self._commitments(message, held)
         else:
             result = self._knowledge(kind, message)
         # Commitments may ride on any Kind (C5 allows it); they are always retained as asked.
         if kind != "commitment" and (message.get("Commitments") or message.get("ReleasedCommitmentIDs")):
-            result.update({k: v for k, v in self._commitments(message).items() if k == "CommitmentStatus"})
+            result.update({k: v for k, v in self._commitments(message, held).items() if k == "CommitmentStatus"})
         if result.get("Outcome") != "not_answered":
             result.setdefault("SourcesUsed", list(self.domain.get("Sources", [])))
         return result
@@ -225,8 +239,7 @@ class DomainAccess(Partner):
 
     # -- commitments ------------------------------------------------------------------------------
 
-    def _commitments(self, message: dict[str, Any]) -> dict[str, Any]:
-        held = self.commitments.setdefault(message["DialogID"], {})
+    def _commitments(self, message: dict[str, Any], held: dict[str, tuple[str, str]]) -> dict[str, Any]:
         reported: dict[str, str] = {}
         notes = []
         for item in message.get("Commitments") or ():
@@ -261,7 +274,9 @@ class DomainAccess(Partner):
 
     def retained(self, dialog_id: str) -> dict[str, str]:
         """The commitments Domain Access holds for ``dialog_id`` now: CommitmentID -> Statement."""
-        return {c: s for c, (s, state) in self.commitments.get(dialog_id, {}).items() if state == "retained"}
+        dialogue = self.dialogues.get(dialog_id)
+        held = dialogue.state.get("commitments", {}) if dialogue is not None else {}
+        return {c: s for c, (s, state) in held.items() if state == "retained"}
 
 
 class PersonalityAlignment(Partner):
@@ -281,7 +296,7 @@ class PersonalityAlignment(Partner):
             profile if profile is not None else data_folder() / "personalities/shop-assistant.json"
         )
 
-    def payload(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
         stance = dict(self.profile["Default"])
         question = (message.get("Question") or "").lower()
         for cue in self.profile.get("Cues", []):

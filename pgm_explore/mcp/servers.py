@@ -1,89 +1,177 @@
-"""The three partners as MCP servers (mcp SDK 2.x ``MCPServer``).
+"""The three partners as MCP servers (mcp SDK 2.x ``MCPServer``), binding version 1 (docs/mcp.md).
 
-Each server has one tool that takes the whole BKN message and returns the whole Response as
-structured content: ``bkn_prc``, ``bkn_dac``, ``bkn_pal``. Prompt Creation also exposes the PC
-Prompt as the resource template ``pc-prompt://{dialog_id}`` (JSON): reading it opens that dialogue.
-A Request no Response can answer makes the tool fail (``is_error``) with the findings as JSON in the
-text; every other Request gets a conforming Response (docs/mcp.md).
+Each server has one tool that takes the whole BKN Request and returns the whole Response:
+``bkn_prc(message)``, ``bkn_dac(message, action_context)``, ``bkn_pal(message)``. ``tools/list``
+declares the PGM-AUA schema of the type's Request as ``message`` and of its Response as the
+``outputSchema``, self-contained (``pgm_explore.mcp._schemas``); other arguments are refused. The
+result is the Response as ``structuredContent`` and the same JSON as text. Prompt Creation also
+exposes the PC Prompt as the resource template ``pc-prompt://{dialog_id}`` (JSON): reading it opens
+that dialogue. A Request no Response can answer makes the tool fail (``isError``) with the findings
+as JSON in the text; every other Request gets a conforming Response.
+
+The partner's work runs in a worker thread (``anyio.to_thread``), one Request at a time per server:
+the event loop stays free for ``ping`` and ``notifications/cancelled`` during a long feasibility
+check, and a Request cancelled before its answer is committed leaves no trace (its QueryID can be
+sent again).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ConfigDict
 
+from pgm_explore import __version__
 from pgm_explore.mcp._common import Partner, RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation, Source
+from pgm_explore.mcp._schemas import response_schema, tool_input_schema
+from pgm_explore.spec import data_type
 
 __all__ = [
+    "BINDING_VERSION",
     "PC_PROMPT_URI",
+    "TOOL_NAMES",
     "domain_access_server",
     "personality_alignment_server",
     "prompt_creation_server",
 ]
 
+BINDING_VERSION = "1"
+"""Version of the MCP binding of PGM-AUA that docs/mcp.md describes (tool names, arguments, results)."""
+
 PC_PROMPT_URI = "pc-prompt://{dialog_id}"
 """URI template of the PC Prompt resource of the Prompt Creation server."""
 
+TOOL_NAMES = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
 
-def _answer(partner: Partner, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    try:
-        return partner.answer(message, **extra)
-    except RequestRejected as rejected:
-        # ToolError's text reaches the client; other exceptions are masked by the SDK.
-        raise ToolError(str(rejected)) from None
+# Answering a BKN-PRC or BKN-PAL Request reads the scenario or profile and changes nothing a host
+# would care about (the partner only notes the exchange); BKN-DAC retains and releases commitments.
+# None is idempotent: a second call with the same QueryID is refused (one Response per Request).
+_ANNOTATIONS = {
+    "BKN-PRC": ToolAnnotations(readOnlyHint=True, idempotentHint=False, openWorldHint=False),
+    "BKN-DAC": ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
+    "BKN-PAL": ToolAnnotations(readOnlyHint=True, idempotentHint=False, openWorldHint=False),
+}
+
+
+def _result(response: dict[str, Any]) -> CallToolResult:
+    # The same JSON twice: structuredContent for clients that read it, text for those that do not.
+    text = json.dumps(response, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=response)
+
+
+def _description(type_name: str) -> str:
+    dt = data_type(type_name)
+    rules = " ".join(
+        f"{name}: {dt.requirements[name]}" for name in ("Correlation", "Dialogue") if name in dt.requirements
+    )
+    extra = (
+        " `action_context` is the ActionContext in force (the PC Prompt's, or one a BKN-PRC Response refined), "
+        "under which feasibility is judged."
+        if type_name == "BKN-DAC"
+        else ""
+    )
+    return (
+        f"Answer a {type_name} Request ({dt.header}, Mode RQ) with its Response (Mode RS). "
+        f"{dt.schema.get('description', '')} {rules}{extra} "
+        f"A non-conforming Request that names itself is answered with Outcome not_answered and the findings "
+        f"in DescrMetadata; anything else is a tool error with the findings as JSON. "
+        f"PGM-AUA MCP binding version {BINDING_VERSION} (docs/mcp.md)."
+    )
+
+
+def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
+    type_name = partner.type_name
+
+    async def run(**arguments: Any) -> CallToolResult:
+        async with lock:
+            try:
+                # Cancelled while the thread works: the thread finishes, commit() is never reached.
+                response, commit = await anyio.to_thread.run_sync(functools.partial(partner.prepare, **arguments))
+            except RequestRejected as rejected:
+                # ToolError's text reaches the client; other exceptions are masked by the SDK.
+                raise ToolError(str(rejected)) from None
+            commit()
+        return _result(response)
+
+    if type_name == "BKN-DAC":
+
+        async def bkn_dac(message: dict[str, Any], action_context: Any = None) -> CallToolResult:
+            return await run(message=message, action_context=action_context)
+
+        fn: Any = bkn_dac
+    else:
+
+        async def answer(message: dict[str, Any]) -> CallToolResult:
+            return await run(message=message)
+
+        fn = answer
+    dt = data_type(type_name)
+    tool = Tool.from_function(
+        fn,
+        name=TOOL_NAMES[type_name],
+        title=f"{dt.sender}: {type_name}",
+        description=_description(type_name),
+        annotations=_ANNOTATIONS[type_name],
+        meta={"pgm-aua/binding": BINDING_VERSION, "pgm-aua/header": dt.header},
+    )
+    # What tools/list shows: the PGM-AUA schemas. The SDK checks the arguments with its own model
+    # (message: an object), so a non-conforming message still reaches the partner, which answers
+    # it; an argument the schema does not list is refused there, as additionalProperties says.
+    tool.parameters = tool_input_schema(type_name, action_context=type_name == "BKN-DAC")
+    strict = type("Arguments", (tool.fn_metadata.arg_model,), {"model_config": ConfigDict(extra="forbid")})
+    tool.fn_metadata.arg_model = strict
+    tool.fn_metadata.output_schema = response_schema(type_name)
+    return tool
+
+
+def _server(partner: Partner, name: str, title: str) -> MCPServer:
+    server = MCPServer(
+        name,
+        title=title,
+        version=__version__,
+        instructions=f"PGM-AUA {title} (MPAI PGM-AUA V1.0), MCP binding version {BINDING_VERSION}: "
+        f"tool {TOOL_NAMES[partner.type_name]}. See docs/mcp.md of pgm-explore.",
+        tools=[_tool(partner, anyio.Lock())],
+    )
+    server.partner = partner  # type: ignore[attr-defined]  # for tests and in-process inspection
+    return server
 
 
 def prompt_creation_server(scenario: Source | PromptCreation | None = None) -> MCPServer:
     """Prompt Creation: the ``pc-prompt://{dialog_id}`` resource and the ``bkn_prc`` tool."""
     partner = scenario if isinstance(scenario, PromptCreation) else PromptCreation(scenario)
-    server = MCPServer("pgm-prompt-creation", instructions="PGM-AUA Prompt Creation (PGM-PRC) reference server.")
+    server = _server(partner, "pgm-prompt-creation", "Prompt Creation (PGM-PRC)")
 
-    @server.resource(PC_PROMPT_URI, name="pc_prompt", mime_type="application/json")
+    @server.resource(
+        PC_PROMPT_URI,
+        name="pc_prompt",
+        title="PC Prompt",
+        description=data_type("PC Prompt").schema.get("description", "")
+        + " Reading it opens dialogue dialog_id; every read returns the same document.",
+        mime_type="application/json",
+    )
     def pc_prompt(dialog_id: str) -> str:
         """The PC Prompt that opens dialogue ``dialog_id`` (the same document on every read)."""
         return json.dumps(partner.pc_prompt(dialog_id), ensure_ascii=False)
 
-    # Async tools run on the event loop, so the partner's state needs no lock.
-    @server.tool()
-    async def bkn_prc(message: dict[str, Any]) -> dict[str, Any]:
-        """Answer a BKN-PRC Request (PGM-KPR-V1.0, Mode RQ) with its Response."""
-        return _answer(partner, message)
-
-    server.partner = partner  # type: ignore[attr-defined]  # for tests and in-process inspection
     return server
 
 
 def domain_access_server(domain: Source | DomainAccess | None = None) -> MCPServer:
     """Domain Access: the ``bkn_dac`` tool; ``action_context`` is the ActionContext in force."""
     partner = domain if isinstance(domain, DomainAccess) else DomainAccess(domain)
-    server = MCPServer("pgm-domain-access", instructions="PGM-AUA Domain Access (PGM-DAC) reference server.")
-
-    @server.tool()
-    async def bkn_dac(message: dict[str, Any], action_context: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Answer a BKN-DAC Request (PGM-KDA-V1.0, Mode RQ) with its Response.
-
-        ``action_context`` is the ActionContext of the PC Prompt (or of a later BKN-PRC Response)
-        that feasibility is judged under; a BKN-DAC Request has no field for it.
-        """
-        return _answer(partner, message, action_context=action_context)
-
-    server.partner = partner  # type: ignore[attr-defined]
-    return server
+    return _server(partner, "pgm-domain-access", "Domain Access (PGM-DAC)")
 
 
 def personality_alignment_server(profile: Source | PersonalityAlignment | None = None) -> MCPServer:
     """Personality Alignment: the ``bkn_pal`` tool."""
     partner = profile if isinstance(profile, PersonalityAlignment) else PersonalityAlignment(profile)
-    server = MCPServer("pgm-personality-alignment", instructions="PGM-AUA Personality Alignment (PGM-PAL).")
-
-    @server.tool()
-    async def bkn_pal(message: dict[str, Any]) -> dict[str, Any]:
-        """Answer a BKN-PAL Request (PGM-KPA-V1.0, Mode RQ) with its Response."""
-        return _answer(partner, message)
-
-    server.partner = partner  # type: ignore[attr-defined]
-    return server
+    return _server(partner, "pgm-personality-alignment", "Personality Alignment (PGM-PAL)")

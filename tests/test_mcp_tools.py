@@ -1,0 +1,171 @@
+"""The partners' tools as an MCP host sees them, read with a JSON-RPC client written here (not the SDK's).
+
+Each partner runs as ``python -m pgm_explore.mcp.serve`` over stdio; the test speaks newline-delimited
+JSON-RPC 2.0 to it (initialize, tools/list, tools/call) and checks the declared schemas with jsonschema
+and an empty registry: a host that fetches nothing can validate a real example with them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from jsonschema import Draft202012Validator
+from referencing import Registry
+
+from tests.conftest import EXAMPLES
+
+PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
+TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
+FOLDERS = {"BKN-PRC": "bkn-prc", "BKN-DAC": "bkn-dac", "BKN-PAL": "bkn-pal"}
+
+
+class RawStdio:
+    """A JSON-RPC 2.0 peer over a subprocess's stdin/stdout, one JSON object per line."""
+
+    def __init__(self, partner: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pgm_explore.mcp.serve", partner],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+        )
+        self.next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}})
+        assert self.process.stdout is not None
+        for line in self.process.stdout:  # notifications (logging) may come first
+            reply = json.loads(line)
+            if reply.get("id") == self.next_id:
+                return reply
+        raise AssertionError(f"the server closed stdout before answering {method}")
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.fixture(scope="module")
+def peers() -> Iterator[dict[str, tuple[RawStdio, dict[str, Any]]]]:
+    opened = {}
+    try:
+        for type_name, partner in PARTNERS.items():
+            peer = RawStdio(partner)
+            init = peer.request(
+                "initialize",
+                {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            )
+            peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            opened[type_name] = (peer, init)
+        yield opened
+    finally:
+        for peer, _ in opened.values():
+            peer.close()
+
+
+def _examples(type_name: str, mode: str) -> list[dict[str, Any]]:
+    folder = EXAMPLES / FOLDERS[type_name] / "valid"
+    found = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob(f"{mode.lower()}-*.json"))]
+    assert found
+    return found
+
+
+def _tool(peer: RawStdio, type_name: str) -> dict[str, Any]:
+    tools = peer.request("tools/list")["result"]["tools"]
+    assert [t["name"] for t in tools] == [TOOLS[type_name]]
+    return tools[0]
+
+
+def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, registry=Registry())  # nothing to fetch: every $ref is local
+
+
+@pytest.mark.parametrize("type_name", PARTNERS)
+def test_tools_list_declares_the_pgm_schemas(peers: dict, type_name: str) -> None:
+    peer, init = peers[type_name]
+    assert init["result"]["serverInfo"]["version"]  # a server version, not ""
+    tool = _tool(peer, type_name)
+    for schema in (tool["inputSchema"], tool["outputSchema"]):  # every $ref inside the document
+        assert all(ref.startswith('"#') for ref in json.dumps(schema).split('"$ref": ')[1:])
+    inputs, outputs = _validator(tool["inputSchema"]), _validator(tool["outputSchema"])
+    for request in _examples(type_name, "RQ"):
+        assert list(inputs.iter_errors({"message": request})) == []
+        assert not inputs.is_valid({"message": request, "verbose": True})  # extra arguments refused
+    for response in _examples(type_name, "RS"):
+        assert list(outputs.iter_errors(response)) == []
+        assert not inputs.is_valid({"message": response})  # a Response is no Request
+    assert not inputs.is_valid({"message": {"hello": 1}})
+    assert not outputs.is_valid(_examples(type_name, "RQ")[0])
+    assert tool["title"] and type_name in tool["description"] and tool["annotations"]["openWorldHint"] is False
+    assert tool["annotations"]["readOnlyHint"] is (type_name != "BKN-DAC")
+    assert tool["annotations"]["idempotentHint"] is False
+
+
+def test_action_context_is_typed_as_in_the_pc_prompt(peers: dict) -> None:
+    peer, _ = peers["BKN-DAC"]
+    inputs = _validator(_tool(peer, "BKN-DAC")["inputSchema"])
+    request = _examples("BKN-DAC", "RQ")[0]
+    good = {"MLocations": ["ML-Stall-07"], "WalletLimit": 150, "Affordances": [{"Action": "Transact"}]}
+    assert inputs.is_valid({"message": request, "action_context": good})
+    assert inputs.is_valid({"message": request, "action_context": None})
+    assert not inputs.is_valid({"message": request, "action_context": {"MLocations": 5}})
+    assert not inputs.is_valid({"message": request, "action_context": {"Budget": 5}})
+
+
+def test_a_call_answers_with_structured_content_and_the_same_json_as_text(peers: dict) -> None:
+    peer, _ = peers["BKN-PAL"]
+    tool = _tool(peer, "BKN-PAL")
+    request = _examples("BKN-PAL", "RQ")[0]
+    reply = peer.request("tools/call", {"name": "bkn_pal", "arguments": {"message": request}})["result"]
+    assert reply.get("isError", False) is False
+    assert json.loads(reply["content"][0]["text"]) == reply["structuredContent"]
+    assert _validator(tool["outputSchema"]).is_valid(reply["structuredContent"])
+    assert reply["structuredContent"]["RequestID"] == request["QueryID"]
+
+
+def test_extra_arguments_and_a_bad_action_context_are_refused_and_the_retry_is_served(peers: dict) -> None:
+    peer, _ = peers["BKN-DAC"]
+    request = next(r for r in _examples("BKN-DAC", "RQ") if r["Kind"] == "feasibility")
+    request = {**request, "DialogID": "dlg-raw-retry"}
+    extra = peer.request("tools/call", {"name": "bkn_dac", "arguments": {"message": request, "verbose": True}})
+    assert extra["result"]["isError"] is True and "verbose" in extra["result"]["content"][0]["text"]
+    bad = {"message": request, "action_context": {"MLocations": 5}}
+    refused = peer.request("tools/call", {"name": "bkn_dac", "arguments": bad})["result"]
+    assert refused["isError"] is True
+    findings = json.loads(refused["content"][0]["text"][refused["content"][0]["text"].index("{") :])["findings"]
+    assert findings[0]["rule"] == "action-context" and findings[0]["path"] == "$.action_context.MLocations"
+    # The same QueryID and TurnIndex, corrected: served.
+    fixed = {"message": request, "action_context": {"MLocations": ["ML-Stall-07"]}}
+    served = peer.request("tools/call", {"name": "bkn_dac", "arguments": fixed})["result"]
+    assert served.get("isError", False) is False
+    assert served["structuredContent"]["RequestID"] == request["QueryID"]
+    assert served["structuredContent"]["Outcome"] != "not_answered"
+
+
+def test_pc_prompt_is_offered_as_a_resource_template(peers: dict) -> None:
+    peer, _ = peers["BKN-PRC"]
+    templates = peer.request("resources/templates/list")["result"]["resourceTemplates"]
+    assert [(t["uriTemplate"], t["mimeType"]) for t in templates] == [("pc-prompt://{dialog_id}", "application/json")]
+    read = peer.request("resources/read", {"uri": "pc-prompt://dlg-raw"})["result"]["contents"][0]
+    prompt = json.loads(read["text"])
+    assert prompt["DialogID"] == "dlg-raw" and prompt["Header"] == "PGM-PCP-V1.0"
