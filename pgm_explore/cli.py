@@ -9,11 +9,12 @@ is all a new subcommand has to touch.
 - ``check``: the messages as one transcript, streamed (layer 4);
 - ``table``: a table of a transcript, in memory (layer 5, pandas);
 - ``dialogue``: deliberate with the MCP reference partners and record the transcript
-  (layer 6, the ``mcp`` extra).
+  (layer 6, the ``mcp`` extra);
+- ``probe``: PGM-AUA conformance checks of someone else's partner server (the ``mcp`` extra).
 
 This module imports only argparse and the validation layer, so that the command starts
 fast: the dialogue layer is imported by ``check``, ``table`` and ``dialogue`` when they
-run, pandas only by ``table``, the MCP SDK only by ``dialogue``; never Jupyter.
+run, pandas only by ``table``, the MCP SDK only by ``dialogue`` and ``probe``; never Jupyter.
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(commands)
     _add_table(commands)
     _add_dialogue(commands)
+    _add_probe(commands)
     return parser
 
 
@@ -953,6 +955,104 @@ def _report_recorded(args: argparse.Namespace, count: int, out: IO[str]) -> int:
     )
     _write_text(out, f"{colour}{_clean(summary)}{palette.reset}\n")
     return EXIT_NONCONFORMING if errors else EXIT_OK
+
+
+# --- probe --------------------------------------------------------------------------------
+
+_PROBE_EPILOG = """\
+partners:
+  --partner ROLE=TARGET, ROLE one of prc (Prompt Creation), dac (Domain Access),
+  pal (Personality Alignment); at least one, each role at most once. A TARGET
+  starting with http:// or https:// is a streamable-HTTP URL; anything else is a
+  command line, split as a shell would split it but not run through a shell, and
+  started as a stdio server.
+
+checks (docs/probe.md): the MCP handshake (current and older protocol), the tool and
+  its schemas, the PC Prompt resource (prc), structured results, conforming
+  Responses, echoed identities, Outcome, commitments and feasibility (dac), bad
+  Requests, two interleaved dialogues, cancellation.
+
+output (--format):
+  text   per partner, one line per check; a failure with its spec clause and the
+         messages exchanged
+  json   one JSON object per line: {"partner", "check", "status", "message", "spec"},
+         status pass, fail or skip
+  junit  JUnit XML: a testsuite per partner, a testcase per check
+
+exit status:
+  0    no check failed
+  1    at least one check failed
+  2    usage error, a partner that cannot be reached (with the reason), or the mcp
+       extra is not installed (pip install "pgm-explore[mcp]")
+
+examples:
+  pgm-explore probe --partner dac=http://127.0.0.1:8000/mcp
+  pgm-explore probe --partner "dac=python -m my_domain_access" --format junit > probe.xml
+"""
+
+
+def _add_probe(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "probe",
+        help="check someone else's partner server against PGM-AUA over MCP (needs the mcp extra)",
+        description="Drive a battery of PGM-AUA scenarios against each partner server given and report,\n"
+        "per check, pass, fail or skip with the evidence (docs/probe.md).",
+        epilog=_PROBE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--partner",
+        action="append",
+        required=True,
+        metavar="ROLE=URL|CMD",
+        help="a partner to probe: prc, dac or pal, = a URL or a command (repeat for several)",
+    )
+    parser.add_argument("--format", choices=("text", "json", "junit"), default="text", help="output (default: text)")
+    parser.add_argument(
+        "--color",
+        dest="color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="colour the text output (default: only on a terminal and when NO_COLOR is not set)",
+    )
+    parser.set_defaults(run=_run_probe)
+
+
+def _run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    command = f"{PROG} probe"
+    try:
+        # Imported here: the MCP SDK is an extra, and takes about a second to import.
+        from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
+        from pgm_explore.mcp.probe import Unreachable, probe_sync
+        from pgm_explore.mcp.report import as_json_lines, as_junit, as_text
+    except ImportError as exc:
+        err.write(f'{command}: needs the mcp extra: pip install "pgm-explore[mcp]" ({exc})\n')
+        return EXIT_USAGE
+    partners = {}
+    try:
+        for value in args.partner:
+            role, endpoint = parse_partner(value)
+            if role in partners:
+                raise PartnerArgumentError(f"--partner {role}= given twice: one server per role")
+            partners[role] = endpoint
+    except PartnerArgumentError as exc:
+        err.write(f"{command}: {_clean(str(exc))}\n")
+        return EXIT_USAGE
+    try:
+        checks = probe_sync(partners)
+    except Unreachable as exc:
+        err.write(f"{command}: cannot reach the {_clean(str(exc))}\n")
+        return EXIT_USAGE
+    if args.format == "json":
+        _write_text(out, as_json_lines(checks))
+    elif args.format == "junit":
+        _write_text(out, as_junit(checks))
+    else:
+        palette = _ANSI if _use_colour(args.color, out) else _PLAIN
+        colours = {"pass": palette.green, "fail": palette.red, "skip": palette.yellow}
+        colours.update(bold=palette.bold, reset=palette.reset)
+        _write_text(out, as_text(checks, _clean, colours))
+    return EXIT_NONCONFORMING if any(c.status == "fail" for c in checks) else EXIT_OK
 
 
 # --- json output --------------------------------------------------------------------------

@@ -78,6 +78,15 @@ RuleCode = Literal[
     "entity-unknown",
     "stance-constraints",
     "precheck-differs",
+    # Partners over MCP (pgm_explore.mcp, docs/mcp.md): what an exchange with a partner server shows.
+    "unusable-request",
+    "action-context",
+    "request-too-large",
+    "dialog-foreign",
+    "partner-refused",
+    "partner-error",
+    "partner-text-only",
+    "partner-unreadable",
 ]
 
 
@@ -180,6 +189,22 @@ RULES: Mapping[str, Rule] = _rules(
                 "warning",
                 "The heuristic pre-check predicts another PA Status than the one reported.",
             ),
+            (
+                "unusable-request",
+                "error",
+                "A document sent to a partner that no Response could name (no QueryID, DialogID, TurnIndex, ...).",
+            ),
+            ("action-context", "error", "The action_context beside a BKN-DAC Request is not an ActionContext."),
+            ("request-too-large", "error", "A Request larger than the partner accepts (docs/mcp.md)."),
+            ("dialog-foreign", "error", "A Request names a dialogue that another session opened."),
+            ("partner-refused", "error", "The partner answered a Request with a tool error: no Response."),
+            ("partner-error", "error", "A JSON-RPC error or a broken connection instead of a Response."),
+            (
+                "partner-text-only",
+                "warning",
+                "A tool result without structuredContent: the Response is read from text.",
+            ),
+            ("partner-unreadable", "error", "A tool result that holds no JSON object to read as a Response."),
         )
     ),
 )

@@ -1,0 +1,184 @@
+"""Reaching any partner server: by URL (streamable HTTP) or by command (stdio), and reading its answers.
+
+``--partner dac=URL|CMD``: a value starting with ``http://`` or ``https://`` is a streamable-HTTP URL;
+anything else is a command line, split as a POSIX shell would split it (:func:`shlex.split`) but not run
+through a shell, and started as a stdio server. :func:`call_tool` reads a tool result the way the
+binding (docs/mcp.md) allows, without trusting it: the Response from ``structuredContent``, or from the
+text when there is none, and every way the exchange can go wrong as a finding rather than an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+import anyio
+from mcp import Client, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+from pgm_explore.validation.findings import Finding
+
+__all__ = ["ROLES", "Endpoint", "PartnerArgumentError", "ToolReply", "call_tool", "parse_partner"]
+
+ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
+"""``--partner`` role -> the data type its tool answers."""
+
+_BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
+
+
+class PartnerArgumentError(ValueError):
+    """A ``--partner`` value that cannot be used; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a partner server is: ``target`` is a URL or a command line.
+
+    ``server``: an ``MCPServer`` in this process instead (``target`` then only names it), for
+    notebooks and tests that probe a server without starting one.
+    """
+
+    target: str
+    server: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_url(self) -> bool:
+        return self.target.startswith(("http://", "https://"))
+
+    @property
+    def argv(self) -> list[str]:
+        """The command line as a list (only for a command)."""
+        return shlex.split(self.target)
+
+    @property
+    def transport(self) -> str:
+        return "inprocess" if self.server is not None else "http" if self.is_url else "stdio"
+
+    def client(self, *, mode: str = "auto", errlog: IO[str] | None = None, timeout: float | None = None) -> Client:
+        """An unopened MCP client of this partner (``mode="legacy"``: the initialize handshake)."""
+        if self.server is not None:
+            return Client(self.server, mode=mode, read_timeout_seconds=timeout)
+        if self.is_url:
+            return Client(self.target, mode=mode, read_timeout_seconds=timeout)
+        command, *args = self.argv
+        params = StdioServerParameters(command=command, args=args)
+        transport = stdio_client(params, errlog=errlog) if errlog is not None else stdio_client(params)
+        return Client(transport, mode=mode, read_timeout_seconds=timeout)
+
+
+def parse_partner(value: str) -> tuple[str, Endpoint]:
+    """``ROLE=URL|CMD`` -> (role, endpoint); raises PartnerArgumentError.
+
+    >>> parse_partner("dac=http://127.0.0.1:8000/mcp")
+    ('dac', Endpoint(target='http://127.0.0.1:8000/mcp'))
+    >>> parse_partner("pal=python -m my_partner --profile 'my profile.json'")[1].argv
+    ['python', '-m', 'my_partner', '--profile', 'my profile.json']
+    >>> parse_partner("dac")
+    Traceback (most recent call last):
+    ...
+    pgm_explore.mcp.connect.PartnerArgumentError: --partner dac: expected ROLE=URL or ROLE=COMMAND, ROLE one of prc, dac, pal
+    """
+    role, sep, target = value.partition("=")
+    role = role.strip()
+    if not sep or role not in ROLES:
+        raise PartnerArgumentError(
+            f"--partner {value}: expected ROLE=URL or ROLE=COMMAND, ROLE one of {', '.join(ROLES)}"
+        )
+    target = target.strip()
+    if not target:
+        raise PartnerArgumentError(f"--partner {value}: no URL or command after {role}=")
+    endpoint = Endpoint(target)
+    if not endpoint.is_url:
+        try:
+            argv = endpoint.argv
+        except ValueError as exc:  # an unclosed quote
+            raise PartnerArgumentError(f"--partner {value}: the command cannot be split: {exc}") from None
+        if not argv:
+            raise PartnerArgumentError(f"--partner {value}: no command after {role}=")
+    return role, endpoint
+
+
+@dataclass
+class ToolReply:
+    """What one ``tools/call`` gave: a Response to read (or None) and the findings about the exchange."""
+
+    document: dict[str, Any] | None
+    """The Response as received: structuredContent, or the JSON object of the text content."""
+    structured: bool = False
+    text: str | None = None
+    is_error: bool = False
+    error: str | None = None
+    """The tool error's text, or the JSON-RPC error, when there is no Response."""
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def partner_findings(self) -> list[dict[str, Any]]:
+        """The findings a refusing reference partner put in its tool error text (``{"findings": [...]}``)."""
+        if not self.is_error or not self.text or "{" not in self.text:
+            return []
+        try:
+            found = json.loads(self.text[self.text.index("{") :]).get("findings", [])
+        except (ValueError, AttributeError):
+            return []
+        return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+
+
+def _text_of(result: types.CallToolResult) -> str | None:
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    return "".join(texts) if texts else None
+
+
+def read_result(result: types.CallToolResult, path: tuple[str | int, ...] = ()) -> ToolReply:
+    """The Response in a tool result, and the findings of reading it."""
+    text = _text_of(result)
+    if result.is_error:
+        shown = (text or "no text")[:500]
+        finding = Finding.of("partner-refused", path, f"the partner answered with a tool error: {shown}", _BINDING)
+        return ToolReply(None, text=text, is_error=True, error=text, findings=[finding])
+    if isinstance(result.structured_content, dict):
+        return ToolReply(dict(result.structured_content), structured=True, text=text)
+    try:
+        parsed = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        finding = Finding.of(
+            "partner-text-only",
+            path,
+            "the result has no structuredContent; the Response was read from its text",
+            _BINDING,
+        )
+        return ToolReply(parsed, text=text, findings=[finding])
+    shown = "no content" if text is None else f"text {text[:80]!r}"
+    finding = Finding.of("partner-unreadable", path, f"the result holds no JSON object ({shown})", _BINDING)
+    return ToolReply(None, text=text, findings=[finding])
+
+
+async def call_tool(
+    client: Client,
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    timeout: float | None = None,
+    path: tuple[str | int, ...] = (),
+) -> ToolReply:
+    """Call ``name`` and read its result; never raises for what the partner does (a finding instead).
+
+    The SDK's ``call_tool`` raises when a result does not match the declared ``outputSchema``; here the
+    result is read as it came, because a non-conforming Response is a finding of the validator beside
+    the message, not a reason to lose it.
+    """
+    request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=dict(arguments)))
+    try:
+        result = await client.session.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout)
+    except MCPError as exc:
+        finding = Finding.of("partner-error", path, f"JSON-RPC error {exc.error.code}: {exc.error.message}", _BINDING)
+        return ToolReply(None, error=str(exc), findings=[finding])
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
+        finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)
+        return ToolReply(None, error=str(exc), findings=[finding])
+    return read_result(result, path)

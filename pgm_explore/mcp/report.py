@@ -1,0 +1,91 @@
+"""The probe's verdicts as text, JSON Lines or JUnit XML (``pgm-explore probe --format``).
+
+>>> from pgm_explore.mcp.probe import Check
+>>> checks = [Check("dac", "echo", "fail", "RequestID 'x' (Request: 'q-1')", "BKN-DAC FR \\"Correlation\\"")]
+>>> print(as_json_lines(checks), end="")
+{"partner": "dac", "check": "echo", "status": "fail", "message": "RequestID 'x' (Request: 'q-1')", "spec": "BKN-DAC FR \\"Correlation\\""}
+>>> summary(checks)
+'1 check: 0 pass, 1 fail, 0 skip'
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import groupby
+from xml.etree import ElementTree
+
+from pgm_explore.mcp.probe import Check
+
+__all__ = ["as_json_lines", "as_junit", "as_text", "summary"]
+
+_EVIDENCE_CHARS = 600
+# XML 1.0 has no way to write these, not even escaped: a partner's text may hold them.
+_NOT_XML = {c: f"\\x{c:02x}" for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFFFE, 0xFFFF)}
+
+
+def _xml(text: str) -> str:
+    return "".join(f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text.translate(_NOT_XML))
+
+
+def summary(checks: Sequence[Check]) -> str:
+    counts = Counter(c.status for c in checks)
+    noun = "check" if len(checks) == 1 else "checks"
+    return f"{len(checks)} {noun}: {counts['pass']} pass, {counts['fail']} fail, {counts['skip']} skip"
+
+
+def as_json_lines(checks: Sequence[Check]) -> str:
+    """One JSON object per line: ``{"partner", "check", "status", "message", "spec"}``."""
+    return "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in checks)
+
+
+def _evidence(check: Check) -> list[str]:
+    lines = []
+    for item in check.evidence:
+        text = json.dumps(item, ensure_ascii=False)
+        lines.append(text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…")
+    return lines
+
+
+def as_text(checks: Sequence[Check], clean: Callable[[str], str] = str, colour: dict[str, str] | None = None) -> str:
+    """Per partner, one line per check; a failure is followed by its spec clause and its evidence."""
+    colour = colour or {}
+    reset = colour.get("reset", "")
+    out = []
+    for partner, block in groupby(checks, key=lambda c: c.partner):
+        out.append(f"{colour.get('bold', '')}{clean(partner)}{reset}")
+        for c in block:
+            mark = colour.get(c.status, "") + c.status.upper().ljust(4) + reset
+            out.append(f"  {mark}  {clean(c.check)}: {clean(c.message)}")
+            if c.status == "fail":
+                out.append(f"        spec: {clean(c.spec)}")
+                out.extend(f"        > {clean(line)}" for line in _evidence(c))
+    out.append(summary(checks))
+    return "\n".join(out) + "\n"
+
+
+def as_junit(checks: Sequence[Check]) -> str:
+    """JUnit XML: a testsuite per partner, a testcase per check (failure / skipped), the evidence in system-out."""
+    root = ElementTree.Element("testsuites", name="pgm-explore probe")
+    for partner, block in groupby(checks, key=lambda c: c.partner):
+        cases = list(block)
+        suite = ElementTree.SubElement(
+            root,
+            "testsuite",
+            name=_xml(partner),
+            tests=str(len(cases)),
+            failures=str(sum(c.status == "fail" for c in cases)),
+            skipped=str(sum(c.status == "skip" for c in cases)),
+            errors="0",
+        )
+        for c in cases:
+            case = ElementTree.SubElement(suite, "testcase", classname=_xml(f"probe.{partner}"), name=_xml(c.check))
+            if c.status == "fail":
+                ElementTree.SubElement(case, "failure", message=_xml(c.message)).text = _xml(f"spec: {c.spec}")
+            elif c.status == "skip":
+                ElementTree.SubElement(case, "skipped", message=_xml(c.message))
+            if c.evidence:
+                ElementTree.SubElement(case, "system-out").text = _xml("\n".join(_evidence(c)))
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"

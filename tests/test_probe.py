@@ -1,0 +1,160 @@
+"""``pgm-explore probe``: the reference partners pass every check; each faulty partner fails exactly its own."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from pgm_explore.cli import main
+from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
+from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.mcp.probe import CHECKS, probe
+from tests.faulty_partners import EXPECTED_FAILURES, FAULTY
+
+HERE = Path(__file__).resolve().parent
+SERVE = f"{sys.executable} -m pgm_explore.mcp.serve"
+ROLES = {"prc": "prompt-creation", "dac": "domain-access", "pal": "personality-alignment"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["probe", *argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def _lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _all_pass(lines: list[dict], roles: list[str]) -> None:
+    assert [(d["partner"], d["check"]) for d in lines] == [
+        (role, c.id) for role in ("prc", "dac", "pal") if role in roles for c in CHECKS if role in c.roles
+    ]
+    for line in lines:
+        assert set(line) == {"partner", "check", "status", "message", "spec"}
+        assert line["status"] == "pass", line
+
+
+@pytest.mark.anyio
+async def test_reference_partners_in_process_pass_every_check() -> None:
+    endpoints = {
+        "prc": Endpoint("prc", server=prompt_creation_server()),
+        "dac": Endpoint("dac", server=domain_access_server()),
+        "pal": Endpoint("pal", server=personality_alignment_server()),
+    }
+    checks = await probe(endpoints)
+    _all_pass([c.to_dict() for c in checks], ["prc", "dac", "pal"])
+    assert all(c.spec for c in checks)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", sorted(FAULTY))
+async def test_each_faulty_partner_fails_exactly_its_checks(name: str) -> None:
+    role, factory = FAULTY[name]
+    checks = await probe({role: Endpoint(name, server=factory())})
+    failed = {c.check for c in checks if c.status == "fail"}
+    assert failed == EXPECTED_FAILURES[name]
+    for check in checks:
+        if check.status == "fail":
+            assert check.message and check.spec
+
+
+@pytest.mark.slow
+def test_reference_partners_over_stdio_pass_every_check() -> None:
+    status, out, err = _run(*(f"--partner={role}={SERVE} {name}" for role, name in ROLES.items()), "--format=json")
+    assert (status, err) == (0, "")
+    _all_pass(_lines(out), list(ROLES))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_partners() -> Iterator[dict[str, str]]:
+    processes, urls = [], {}
+    try:
+        for role, name in ROLES.items():
+            port = _free_port()
+            command = [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http", "--port", str(port)]
+            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            urls[role] = f"http://127.0.0.1:{port}/mcp"
+            deadline = time.monotonic() + 60
+            while True:  # a TCP connect, not an HTTP request: readiness without side effects
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, f"{name} did not start"
+                    time.sleep(0.1)
+        yield urls
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(10)
+
+
+@pytest.mark.slow
+def test_reference_partners_over_http_pass_every_check(http_partners: dict[str, str]) -> None:
+    status, out, err = _run(*(f"--partner={role}={url}" for role, url in http_partners.items()), "--format=json")
+    assert (status, err) == (0, "")
+    _all_pass(_lines(out), list(ROLES))
+
+
+@pytest.mark.slow
+def test_a_faulty_partner_over_stdio_fails_with_evidence_in_every_format() -> None:
+    partner = f"--partner=dac={sys.executable} {HERE / 'faulty_partners.py'} wrong-echo"
+    status, out, _ = _run(partner, "--format=json")
+    assert status == 1
+    assert {d["check"] for d in _lines(out) if d["status"] == "fail"} == {"echo"}
+    status, text, _ = _run(partner, "--format=text", "--no-color")
+    assert status == 1 and "FAIL  echo: Response to probe-" in text and "faulty-session" in text
+    assert "        > {" in text  # the messages exchanged
+    assert text.splitlines()[-1].endswith("1 fail, 0 skip")
+    status, xml, _ = _run(partner, "--format=junit")
+    suite = ElementTree.fromstring(xml.split("\n", 1)[1]).find("testsuite")
+    assert status == 1 and suite is not None and suite.get("failures") == "1"
+    failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert failed == ["echo"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--partner=dac"], "expected ROLE=URL or ROLE=COMMAND"),
+        (["--partner=xyz=http://127.0.0.1:1/mcp"], "ROLE one of prc, dac, pal"),
+        (["--partner=dac='unclosed"], "cannot be split"),
+        (["--partner=dac=http://127.0.0.1:9/mcp", "--partner=dac=cmd"], "given twice"),
+        (["--partner=dac=/nonexistent/partner --flag"], "cannot reach the dac partner '/nonexistent/partner --flag'"),
+        (["--partner=pal=http://127.0.0.1:9/mcp"], "cannot reach the pal partner 'http://127.0.0.1:9/mcp'"),
+    ],
+)
+def test_usage_errors_and_unreachable_partners_exit_2(argv: list[str], says: str) -> None:
+    status, out, err = _run(*argv)
+    assert (status, out) == (2, "") and says in err and "Traceback" not in err
+
+
+def test_a_command_is_not_run_through_a_shell(tmp_path: Path) -> None:
+    marker = tmp_path / "made-by-a-shell"
+    status, _, err = _run(f"--partner=dac=/nonexistent/partner; touch {marker}")
+    assert status == 2 and not marker.exists() and "/nonexistent/partner;" in err
