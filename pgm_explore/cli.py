@@ -664,10 +664,17 @@ what it does:
   then checks the recorded transcript as 'pgm-explore check' would (the findings and a
   summary line: "recorded 18 messages to PATH: 0 errors, 0 warnings").
 
-transports:
+transports (of the reference partners):
   inprocess (default)  the servers run in this process (no subprocess, no socket)
   stdio                one 'python -m pgm_explore.mcp.serve' subprocess per partner
   http                 the same subprocesses with streamable HTTP on 127.0.0.1
+
+partners (--partner ROLE=URL|CMD, ROLE one of prc, dac, pal): someone else's server
+  instead of the reference one, by streamable-HTTP URL (http:// or https://) or by a
+  command line (split as a shell would split it, not run through a shell) started as
+  a stdio server. Every Response is validated as it arrives; a tool error, a JSON-RPC
+  error or a result that is not a Response is reported on stderr as a finding of its
+  message ("message 7: [partner-refused] ...") and the transcript up to there is kept.
 
 script (--script FILE): a JSON object {"steps": [STEP, ...]} with an optional
   "dialog_id" (the DialogID of the PC Prompt; default a fresh one) and "description";
@@ -692,14 +699,16 @@ script (--script FILE): a JSON object {"steps": [STEP, ...]} with an optional
 exit status:
   0    the transcript was recorded and has no error-level finding (warnings allowed)
   1    the transcript was recorded and has at least one error-level finding, or a
-       partner refused a Request (the transcript up to there is recorded)
+       partner gave no Response to a Request (a tool error, a JSON-RPC error, an
+       unreadable result: the transcript up to there is recorded)
   2    usage error, a script that cannot be read or is not valid, an --out PATH that
-       cannot be written, partners that could not be started, or the mcp extra is not
-       installed (pip install "pgm-explore[mcp]")
+       cannot be written, partners that could not be started or reached, or the mcp
+       extra is not installed (pip install "pgm-explore[mcp]")
 
 examples:
   pgm-explore dialogue --demo --out demo.jsonl
   pgm-explore dialogue --script data/dialogue-scripts/market.json --out market.jsonl --transport http
+  pgm-explore dialogue --demo --out demo.jsonl --partner dac=http://127.0.0.1:8000/mcp
   pgm-explore table feasibility demo.jsonl
 """
 
@@ -848,7 +857,15 @@ def _add_dialogue(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "--transport",
         choices=("inprocess", "stdio", "http"),
         default="inprocess",
-        help="how to reach the partners (default: inprocess)",
+        help="how to reach the reference partners (default: inprocess)",
+    )
+    parser.add_argument(
+        "--partner",
+        action="append",
+        default=[],
+        metavar="ROLE=URL|CMD",
+        help="someone else's server for prc, dac or pal instead of the reference partner: a streamable-HTTP "
+        "URL, or a command line started as a stdio server (repeat for several)",
     )
     parser.add_argument(
         "--color",
@@ -887,45 +904,39 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return EXIT_USAGE
     try:
         # Imported here: the MCP SDK is an extra, and takes about a second to import.
-        import anyio
-
-        from pgm_explore.mcp import BasicKnowledge, PartnerError, run_demo
+        import pgm_explore.mcp  # noqa: F401 - says at once when the SDK is missing
+        from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
+        from pgm_explore.mcp.deliberate import deliberate
     except ImportError as exc:
         err.write(f'{command}: needs the mcp extra: pip install "pgm-explore[mcp]" ({exc})\n')
         return EXIT_USAGE
-
-    refused: list[str] = []  # a Request a partner refused (PartnerError): the transcript ends there
-
-    async def deliberate() -> list[dict[str, Any]]:
-        async with BasicKnowledge(transport=args.transport) as bk:
-            where = "the demo"
-            try:
-                if script is None:
-                    await run_demo(bk)
-                else:
-                    await bk.open_dialogue(script.dialog_id)
-                    for step in script.steps:
-                        where = f"step {step.index}"
-                        await _send_step(bk, step)
-            except PartnerError as exc:
-                refused.append(f"{where}: the partner refused the Request: {exc}")
-            return list(bk.transcript)
-
+    partners: dict[str, Any] = {}
     try:
-        transcript = anyio.run(deliberate)
-    except (OSError, RuntimeError, TimeoutError) as exc:  # a partner that did not start
-        err.write(f"{command}: the partners could not be reached over {args.transport}: {_clean(str(exc))}\n")
+        for value in args.partner:
+            role, endpoint = parse_partner(value)
+            if role in partners:
+                raise PartnerArgumentError(f"--partner {role}= given twice: one server per role")
+            partners[role] = endpoint
+    except PartnerArgumentError as exc:
+        err.write(f"{command}: {_clean(str(exc))}\n")
+        return EXIT_USAGE
+    steps = None if script is None else [(s.index, lambda bk, s=s: _send_step(bk, s)) for s in script.steps]
+    outcome = deliberate(
+        transport=args.transport, partners=partners, steps=steps, dialog_id=script.dialog_id if script else None
+    )
+    if outcome.unreachable is not None:
+        err.write(f"{command}: the partners could not be reached: {_clean(outcome.unreachable)}\n")
         return EXIT_USAGE
     try:
         with open(args.out, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(m, ensure_ascii=False) + "\n" for m in transcript)
+            handle.writelines(json.dumps(m, ensure_ascii=False) + "\n" for m in outcome.transcript)
     except OSError as exc:
         err.write(f"{command}: cannot write --out {_clean(args.out)}: {exc.strerror or exc}\n")
         return EXIT_USAGE
-    for problem in refused:
+    for problem in outcome.problems:
         err.write(f"{command}: {_clean(problem)}\n")
-    status = _report_recorded(args, len(transcript), out)
-    return EXIT_NONCONFORMING if refused else status
+    status = _report_recorded(args, len(outcome.transcript), out)
+    return EXIT_NONCONFORMING if outcome.failed else status
 
 
 async def _send_step(bk: Any, step: _Step) -> None:
@@ -1022,6 +1033,7 @@ def _run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     command = f"{PROG} probe"
     try:
         # Imported here: the MCP SDK is an extra, and takes about a second to import.
+        import pgm_explore.mcp  # noqa: F401 - says at once when the SDK is missing
         from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
         from pgm_explore.mcp.probe import Unreachable, probe_sync
         from pgm_explore.mcp.report import as_json_lines, as_junit, as_text

@@ -244,3 +244,65 @@ def test_importing_the_cli_does_not_import_mcp() -> None:
     code = "import sys, pgm_explore.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp'))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+# --- partners anywhere ---------------------------------------------------------------------------
+
+# A partner of someone else's: Personality Alignment that answers every Request with a JSON-RPC error.
+BROKEN_PAL = """
+from mcp.server import MCPServer
+from mcp.shared.exceptions import MCPError
+server = MCPServer("broken-pal")
+
+@server.tool()
+def bkn_pal(message: dict) -> dict:
+    raise MCPError(-32603, "the stance engine is down")
+
+server.run()
+"""
+
+
+@needs_mcp
+def test_a_json_rpc_error_is_a_finding_and_the_transcript_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = tmp_path / "broken_pal.py"
+    server.write_text(BROKEN_PAL, encoding="utf-8")
+    out = tmp_path / "demo.jsonl"
+    status, text, err = run(
+        capsys, "dialogue", "--demo", "--out", str(out), "--partner", f"pal={sys.executable} {server}"
+    )
+    assert status == 1 and "Traceback" not in err
+    assert "[partner-error] $: JSON-RPC error -32603: the stance engine is down" in err
+    kept = records(out)
+    assert kept[0]["Header"] == "PGM-PCP-V1.0" and kept[-1]["Header"] == "PGM-KPA-V1.0"  # the PAL Request, unanswered
+    assert len(kept) == 16 and f"recorded 16 messages to {out}" in text
+
+
+@needs_mcp
+def test_a_text_only_partner_is_read_from_its_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.jsonl"
+    faulty = f"prc={sys.executable} {ROOT / 'tests' / 'faulty_partners.py'} text-only"
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", faulty)
+    assert status == 0, err
+    assert err.count("[partner-text-only]") == 2  # the two BKN-PRC Responses of the demo
+    assert len(records(out)) == 19 and "0 errors" in text
+
+
+@needs_mcp
+@pytest.mark.parametrize(
+    ("partner", "says"),
+    [("dac", "expected ROLE=URL or ROLE=COMMAND"), ("dac=", "no URL or command"), ("any=x", "ROLE one of")],
+)
+def test_a_bad_partner_argument_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], partner: str, says: str
+) -> None:
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(tmp_path / "d.jsonl"), "--partner", partner)
+    assert (status, text) == (2, "") and says in err
+
+
+@needs_mcp
+def test_an_unreachable_partner_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d.jsonl"
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", "dac=http://127.0.0.1:9/mcp")
+    assert (status, text) == (2, "") and "could not be reached" in err and "Traceback" not in err

@@ -114,3 +114,18 @@ def test_import_pgm_explore_does_not_import_mcp() -> None:
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"
     )
+
+
+@pytest.mark.anyio
+async def test_responses_are_validated_on_arrival_and_findings_kept_beside_them() -> None:
+    from pgm_explore.mcp.connect import Endpoint
+    from pgm_explore.mcp.servers import _server
+    from tests.faulty_partners import MissingOutcome
+
+    someone_elses = _server(MissingOutcome(), "pal-without-outcome", "PAL without Outcome")
+    async with BasicKnowledge(partners={"pal": Endpoint("theirs", server=someone_elses)}) as bk:
+        await bk.open_dialogue("dlg-arrival")
+        response = await bk.ask_pal("How should the assistant greet the User?")
+        await bk.ask_dac("affordances", EntityIDs=["stall-07"])  # the reference Domain Access: no finding
+    index = next(i for i, m in enumerate(bk.transcript) if m is response)
+    assert [(i, f.rule, f.json_path) for i, f in bk.findings] == [(index, "mode-required", "$.Outcome")]

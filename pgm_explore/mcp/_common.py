@@ -23,7 +23,8 @@ import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from pgm_explore.errors import PgmExploreError
@@ -37,19 +38,21 @@ _IDENTITY = ("MInstance", "UEnvironment", "SessionID")
 _DESCR_LIMIT = 2048  # DescrMetadata is plain text of at most 2048 characters
 
 
-def data_folder() -> Path:
-    """The repository's ``data/`` folder (``PGM_EXPLORE_DATA`` wins), where the default files live."""
-    if env := os.environ.get("PGM_EXPLORE_DATA"):
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "data"
+def data_folder() -> Traversable:
+    """The folder of the partners' default files (``domains/``, ``personalities/``), inside the package:
+    found from a wheel as from a checkout, with no environment variable."""
+    return resources.files(__package__) / "data"
 
 
-def load_json(source: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
+def load_json(source: str | os.PathLike[str] | Traversable | Mapping[str, Any]) -> dict[str, Any]:
     """A scenario, domain or profile: given as a mapping (copied) or as the path of a JSON file."""
     if isinstance(source, Mapping):
         return json.loads(json.dumps(source))  # a deep copy that also proves it is JSON
-    with open(source, encoding="utf-8") as handle:
-        loaded = json.load(handle)
+    if isinstance(source, Traversable) and not isinstance(source, os.PathLike):
+        loaded = json.loads(source.read_text(encoding="utf-8"))
+    else:
+        with open(source, encoding="utf-8") as handle:
+            loaded = json.load(handle)
     if not isinstance(loaded, dict):
         raise ValueError(f"{source}: expected a JSON object")
     return loaded

@@ -45,7 +45,9 @@ class PromptCreation(Partner):
 
     def __init__(self, scenario: Source | None = None) -> None:
         super().__init__()
-        self.scenario = load_json(scenario if scenario is not None else data_folder() / "domains/market-scenario.json")
+        self.scenario = load_json(
+            scenario if scenario is not None else data_folder() / "domains" / "market-scenario.json"
+        )
         self.prompts: dict[str, dict[str, Any]] = {}
         """The PC Prompt of each dialogue opened so far, by DialogID."""
 
@@ -93,7 +95,7 @@ class DomainAccess(Partner):
 
     def __init__(self, domain: Source | None = None) -> None:
         super().__init__()
-        self.domain = load_json(domain if domain is not None else data_folder() / "domains/market.json")
+        self.domain = load_json(domain if domain is not None else data_folder() / "domains" / "market.json")
         self.entities = {e["EntityID"]: e for e in self.domain.get("Entities", [])}
         self.locations = [m["MLocationID"] for m in self.domain.get("MLocations", [])]
 
@@ -293,7 +295,7 @@ class PersonalityAlignment(Partner):
     def __init__(self, profile: Source | None = None) -> None:
         super().__init__()
         self.profile = load_json(
-            profile if profile is not None else data_folder() / "personalities/shop-assistant.json"
+            profile if profile is not None else data_folder() / "personalities" / "shop-assistant.json"
         )
 
     def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:

@@ -1,9 +1,12 @@
 """A Basic Knowledge client of the three partner servers, recording every message as a transcript.
 
-Transports: ``"inprocess"`` (default; ``mcp.Client(server)``), ``"stdio"`` (one
-``python -m pgm_explore.mcp.serve`` subprocess per partner) and ``"http"`` (the same subprocesses
-with streamable HTTP on 127.0.0.1, each on a free port). Everything is async (anyio);
-:func:`run_demo_sync` wraps the demo for the command line.
+The reference partners are reached over ``"inprocess"`` (default; ``mcp.Client(server)``), ``"stdio"``
+(one ``python -m pgm_explore.mcp.serve`` subprocess per partner) or ``"http"`` (the same subprocesses
+with streamable HTTP on 127.0.0.1, each on a free port). Any partner can instead be someone else's
+server, by URL or command (``partners={"dac": "http://..."}``, :mod:`pgm_explore.mcp.connect`). Every
+Response is validated when it arrives and its findings are kept beside it (:attr:`BasicKnowledge.findings`);
+a tool error, a JSON-RPC error or an unreadable result is a finding too, and the transcript recorded so
+far is kept. Everything is async (anyio); :func:`run_demo_sync` wraps the demo for the command line.
 """
 
 from __future__ import annotations
@@ -22,23 +25,29 @@ from typing import Any, Literal
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp._common import HEADERS
 from pgm_explore.mcp._partners import Source
+from pgm_explore.mcp.connect import ROLES, Endpoint, call_tool, parse_partner
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
 from pgm_explore.models import data_exchange_metadata, simple_time_now
+from pgm_explore.validation import validate
+from pgm_explore.validation.findings import Finding
 
 __all__ = ["BasicKnowledge", "PartnerError", "Transport", "run_demo", "run_demo_sync"]
 
 Transport = Literal["inprocess", "stdio", "http"]
 _TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
+_BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 _PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
 _PREFIX = {"BKN-PRC": "kpr", "BKN-DAC": "kda", "BKN-PAL": "kpa"}
 
 
 class PartnerError(PgmExploreError):
-    """A partner refused a Request with an MCP tool error; ``findings`` as it sent them."""
+    """No Response to a Request: a tool error (``findings`` as the partner sent them), a JSON-RPC error,
+    a broken connection or a result with nothing to read. Recorded in the client's findings first."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
@@ -75,7 +84,10 @@ class BasicKnowledge:
     """Basic Knowledge talking to Prompt Creation, Domain Access and Personality Alignment.
 
     Use as ``async with BasicKnowledge() as bk:``; then :meth:`open_dialogue` first (it reads the PC
-    Prompt), then the ``ask_*`` helpers. :attr:`transcript` holds every message in order.
+    Prompt), then the ``ask_*`` helpers. :attr:`transcript` holds every message in order, and
+    :attr:`findings` what was found about them as they arrived. ``partners`` maps a role (``prc``,
+    ``dac``, ``pal``) to a URL or a command line of another server (or an :class:`Endpoint`); the
+    others are the reference partners over ``transport``.
     BKN-PRC uses the PC Prompt's DialogID; BKN-DAC and BKN-PAL have their own (``<id>-dac``,
     ``<id>-pal``: one MCP session per partner, D15). TurnIndex counts per (DialogID, type) from 0.
     """
@@ -87,11 +99,23 @@ class BasicKnowledge:
         scenario: Source | None = None,
         domain: Source | None = None,
         profile: Source | None = None,
+        partners: Mapping[str, str | Endpoint] | None = None,
         startup_timeout: float = 20.0,
+        call_timeout: float | None = 120.0,
     ) -> None:
         if transport not in ("inprocess", "stdio", "http"):
             raise ValueError(f"unknown transport {transport!r}")
         self.transport = transport
+        self.endpoints: dict[str, Endpoint] = {}
+        """Type name -> someone else's server, for the partners given by URL or command."""
+        for role, where in (partners or {}).items():
+            if role not in ROLES:
+                raise ValueError(f"unknown partner {role!r}: one of {', '.join(ROLES)}")
+            self.endpoints[ROLES[role]] = where if isinstance(where, Endpoint) else parse_partner(f"{role}={where}")[1]
+        self.call_timeout = call_timeout
+        self.findings: list[tuple[int, Finding]] = []
+        """(index in :attr:`transcript`, finding): the findings of each message as it arrived, and of
+        each exchange that gave no Response (then at the Request's index)."""
         self.sources = {"BKN-PRC": scenario, "BKN-DAC": domain, "BKN-PAL": profile}
         self.startup_timeout = startup_timeout
         self.transcript: list[dict[str, Any]] = []
@@ -142,6 +166,8 @@ class BasicKnowledge:
         return args
 
     def _client(self, type_name: str) -> Client:
+        if type_name in self.endpoints:
+            return self.endpoints[type_name].client(timeout=self.call_timeout)
         if self.transport == "inprocess":
             factory = {
                 "BKN-PRC": prompt_creation_server,
@@ -175,23 +201,47 @@ class BasicKnowledge:
     async def open_dialogue(self, dialog_id: str | None = None) -> dict[str, Any]:
         """Read the PC Prompt of a new dialogue from Prompt Creation (recorded first)."""
         dialog_id = dialog_id or f"dlg-{uuid.uuid4().hex[:8]}"
-        result = await self._clients["BKN-PRC"].read_resource(f"pc-prompt://{dialog_id}")
-        prompt = json.loads(result.contents[0].text)  # type: ignore[union-attr]
+        uri = f"pc-prompt://{dialog_id}"
+        try:
+            result = await self._clients["BKN-PRC"].read_resource(uri)
+            text = getattr(result.contents[0], "text", None) if result.contents else None
+            prompt = json.loads(text) if text else None
+        except (MCPError, ValueError, RecursionError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            why = f"reading {uri} failed: {exc}"
+            self.findings.append((len(self.transcript), Finding.of("partner-error", (), why, _BINDING)))
+            raise PartnerError(why) from None
+        if not isinstance(prompt, dict):
+            why = f"reading {uri} gave no JSON object"
+            self.findings.append((len(self.transcript), Finding.of("partner-unreadable", (), why, _BINDING)))
+            raise PartnerError(why)
+        self._arrived(prompt)
         self.pc_prompt = prompt
         self.action_context = prompt.get("ActionContext")
         self.dialogs = {"BKN-PRC": dialog_id, "BKN-DAC": f"{dialog_id}-dac", "BKN-PAL": f"{dialog_id}-pal"}
-        self.transcript.append(prompt)
         return prompt
 
+    def _arrived(self, document: dict[str, Any], extra: Iterable[Finding] = ()) -> None:
+        """Record a document from a partner, with its findings (validated now, not when the file is read)."""
+        index = len(self.transcript)
+        self.transcript.append(document)
+        self.findings.extend((index, f) for f in (*extra, *validate(document).findings))
+
     async def send(self, type_name: str, message: Any, **arguments: Any) -> dict[str, Any]:
-        """Send any document (recorded as is) and return the Response (recorded); raises PartnerError."""
+        """Send any document (recorded as is) and return the Response (recorded with its findings).
+
+        When no Response comes (a tool error, a JSON-RPC error, a broken connection, a result with
+        nothing to read) the finding is recorded at the Request and :class:`PartnerError` raised.
+        """
+        index = len(self.transcript)
         self.transcript.append(message)
-        result = await self._clients[type_name].call_tool(_TOOLS[type_name], {"message": message, **arguments})
-        if result.is_error:
-            raise PartnerError(" ".join(getattr(c, "text", "") for c in result.content))
-        response = dict(result.structured_content or {})
-        self.transcript.append(response)
-        return response
+        reply = await call_tool(
+            self._clients[type_name], _TOOLS[type_name], {"message": message, **arguments}, timeout=self.call_timeout
+        )
+        if reply.document is None:
+            self.findings.extend((index, f) for f in reply.findings)
+            raise PartnerError(reply.error or (reply.findings[0].message if reply.findings else "no Response"))
+        self._arrived(reply.document, reply.findings)
+        return reply.document
 
     async def request(self, type_name: str, **fields: Any) -> dict[str, Any]:
         """Build a Request of ``type_name`` with ``fields`` (None values left out) and send it."""
