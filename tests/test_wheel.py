@@ -1,0 +1,64 @@
+"""From a wheel, not the checkout: the partners find their files and the demo runs over every transport.
+
+Builds the wheel with uv, installs it with the mcp extra in a fresh venv outside the checkout (from uv's
+cache, offline: nothing is fetched), and runs ``pgm-explore dialogue --demo`` from a folder that is not
+the checkout, with an environment that names nothing of it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+UV = shutil.which("uv")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if UV is None:
+        pytest.skip("uv is not installed")
+    where = tmp_path_factory.mktemp("wheel")
+    env = {**os.environ, "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", "/work/.uvcache")}
+    env.pop("VIRTUAL_ENV", None)
+
+    def uv(*args: str, **extra: str) -> None:
+        subprocess.run([UV, *args], check=True, capture_output=True, env={**env, **extra}, timeout=600)
+
+    uv("build", "--wheel", "--offline", "-o", str(where / "dist"), str(ROOT))
+    (wheel,) = (where / "dist").glob("*.whl")
+    uv("venv", "-q", "-p", getattr(sys, "_base_executable", sys.executable), str(where / "venv"))
+    uv("pip", "install", "-q", "--offline", f"{wheel}[mcp]", VIRTUAL_ENV=str(where / "venv"))
+    return where / "venv"
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+def test_the_demo_runs_from_a_wheel(installed: Path, transport: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PGM_EXPLORE", "PYTHON", "VIRTUAL_ENV"))}
+    out = tmp_path / "demo.jsonl"
+    done = subprocess.run(
+        [str(installed / "bin" / "pgm-explore"), "dialogue", "--demo", "--out", str(out), "--transport", transport],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"recorded 19 messages to {out}: 0 errors, 0 warnings" in done.stdout
+    where = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", "import pgm_explore.mcp._common as c; print(c.data_folder())"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert str(installed) in where and str(ROOT) not in where  # the files came with the wheel
