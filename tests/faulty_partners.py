@@ -60,9 +60,9 @@ class MixesDialogues(DomainAccess):
 class JSONRPCErrors(PersonalityAlignment):
     """Refuses a document without QueryID with a JSON-RPC error instead of a tool error."""
 
-    def prepare(self, message: Any, **extra: Any) -> Any:
+    def prepare(self, message: Any, owner: str | None = None, **extra: Any) -> Any:
         try:
-            return super().prepare(message, **extra)
+            return super().prepare(message, owner, **extra)
         except RequestRejected as rejected:
             if rejected.findings[0].get("rule") == "unusable-request":
                 raise MCPError(-32602, "invalid params") from None

@@ -21,6 +21,7 @@ import copy
 import json
 import os
 import uuid
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -31,7 +32,17 @@ from pgm_explore.errors import PgmExploreError
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 from pgm_explore.validation import validate
 
-__all__ = ["HEADERS", "Commit", "Partner", "RequestRejected", "data_folder", "load_json"]
+__all__ = [
+    "HEADERS",
+    "MAX_DIALOGUES",
+    "MAX_REQUEST_BYTES",
+    "MAX_TURNS",
+    "Commit",
+    "Partner",
+    "RequestRejected",
+    "data_folder",
+    "load_json",
+]
 
 HEADERS = {"BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
 _IDENTITY = ("MInstance", "UEnvironment", "SessionID")
@@ -66,9 +77,21 @@ class RequestRejected(PgmExploreError):
         super().__init__(json.dumps({"rejected": True, "findings": findings}, ensure_ascii=False))
 
 
+MAX_REQUEST_BYTES = 256 * 1024
+"""A Request (with the tool's other arguments) larger than this, as UTF-8 JSON, is refused (docs/mcp.md)."""
+MAX_DIALOGUES = 1000
+"""Dialogues a partner keeps; opening one more forgets the one idle longest."""
+MAX_TURNS = 1000
+"""Exchanges of one dialogue; a Request beyond them is answered ``not_answered``."""
+MAX_RESPONSES = 1000
+"""Responses kept in :attr:`Partner.responses` (the latest)."""
+
+
 @dataclass
 class _Dialogue:
     identity: dict[str, str]
+    owner: str = ""
+    """Who opened the dialogue: ``mcp:<session id>`` where the transport has one, else ``pgm:<SessionID>``."""
     queries: set[str] = field(default_factory=set)
     turns: set[int] = field(default_factory=set)
     state: dict[str, Any] = field(default_factory=dict)
@@ -92,16 +115,41 @@ class Partner:
 
     def __init__(self) -> None:
         self.dialogues: dict[str, _Dialogue] = {}
-        self.responses: list[dict[str, Any]] = []
-        """Every Response sent, in order (tests check that each conforms)."""
+        """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
+        self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
+        """The latest Responses sent, in order (tests check that each conforms)."""
 
-    def answer(self, message: Any, **extra: Any) -> dict[str, Any]:
-        response, commit = self.prepare(message, **extra)
+    def answer(self, message: Any, owner: str | None = None, **extra: Any) -> dict[str, Any]:
+        response, commit = self.prepare(message, owner, **extra)
         commit()
         return response
 
-    def prepare(self, message: Any, **extra: Any) -> tuple[dict[str, Any], Commit]:
-        """The Response to ``message`` and the function that records the exchange; raises RequestRejected."""
+    def opened_by(self, dialog_id: str) -> str | None:
+        """The owner of ``dialog_id`` (None: no such dialogue yet)."""
+        dialogue = self.dialogues.get(dialog_id)
+        return dialogue.owner if dialogue is not None else None
+
+    def forget(self, owner: str) -> None:
+        """Drop every dialogue ``owner`` opened: its MCP session ended."""
+        for dialog_id in [d for d, dialogue in self.dialogues.items() if dialogue.owner == owner]:
+            del self.dialogues[dialog_id]
+
+    def _keep(self, dialog_id: str, dialogue: _Dialogue) -> None:
+        self.dialogues.pop(dialog_id, None)
+        self.dialogues[dialog_id] = dialogue  # now the most recently used
+        while len(self.dialogues) > MAX_DIALOGUES:
+            del self.dialogues[next(iter(self.dialogues))]
+
+    def prepare(self, message: Any, owner: str | None = None, **extra: Any) -> tuple[dict[str, Any], Commit]:
+        """The Response to ``message`` and the function that records the exchange; raises RequestRejected.
+
+        ``owner`` is the MCP session the Request came in (None where the transport has none: then the
+        dialogue belongs to the PGM SessionID of its first Request).
+        """
+        size = _size(message, extra)
+        if size > MAX_REQUEST_BYTES:
+            why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
+            raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
         report = validate(message)
         findings = [f.to_dict() for f in report.findings if f.conformance]
         header = HEADERS[self.type_name]
@@ -126,15 +174,29 @@ class Partner:
                 [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
             )
         identity = {key: message[key] for key in _IDENTITY if isinstance(message.get(key), str)}
+        owner = owner or f"pgm:{identity.get('SessionID', '')}"
+        opener = self.opened_by(dialog_id)
+        if opener is not None and opener != owner:
+            # Another session's dialogue: answered, and nothing of it is read or changed.
+            if len(identity) < len(_IDENTITY):
+                raise RequestRejected(
+                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
+                )
+            why = f"dialogue {dialog_id} belongs to another session; this Request cannot take part in it"
+            payload = {"Outcome": "not_answered", "DescrMetadata": f"[dialog-foreign] $.DialogID: {why}."}
+            return self._respond(message, _Dialogue(identity, owner), payload), _nothing
         if known is None:
             if len(identity) < len(_IDENTITY):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
                 raise RequestRejected(
                     [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
                 )
-            dialogue = _Dialogue(identity)
+            dialogue = _Dialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
+        if len(dialogue.queries) >= MAX_TURNS:
+            payload = {"Outcome": "not_answered", "DescrMetadata": f"Dialogue {dialog_id} has had {MAX_TURNS} turns."}
+            return self._respond(message, dialogue, payload), _nothing
         dialogue.queries.add(message["QueryID"])
         problems = [f"{f['path']}: {f['message']}" for f in findings]
         if message["TurnIndex"] in dialogue.turns:
@@ -150,7 +212,7 @@ class Partner:
         response = self._respond(message, dialogue, payload)
 
         def commit() -> None:
-            self.dialogues[dialog_id] = dialogue
+            self._keep(dialog_id, dialogue)
             self.responses.append(response)
 
         return response, commit
@@ -181,6 +243,20 @@ class Partner:
         if not report.conforms:  # a bug of this server, never the client's fault
             raise RuntimeError(f"{self.type_name} server built a non-conforming Response:\n{report}")
         return response
+
+
+_LIMITS = "limits of pgm-explore's reference partners, docs/mcp.md"
+
+
+def _nothing() -> None:
+    """The commit of an answer that changes nothing."""
+
+
+def _size(message: Any, extra: Mapping[str, Any]) -> int:
+    try:
+        return len(json.dumps([message, extra], ensure_ascii=False, default=str).encode("utf-8", "replace"))
+    except (ValueError, RecursionError):  # a circular or too deep structure: not JSON at all
+        return MAX_REQUEST_BYTES + 1
 
 
 def _text(value: Any, default: str) -> str:

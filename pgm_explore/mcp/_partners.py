@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pgm_explore.dialogue.precheck import predict
+from pgm_explore.mcp import _common
 from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata, simple_time_now
@@ -50,9 +51,15 @@ class PromptCreation(Partner):
         )
         self.prompts: dict[str, dict[str, Any]] = {}
         """The PC Prompt of each dialogue opened so far, by DialogID."""
+        self.owners: dict[str, str] = {}
+        """Who opened each dialogue (see :meth:`pc_prompt`)."""
 
-    def pc_prompt(self, dialog_id: str) -> dict[str, Any]:
-        """The PC Prompt opening ``dialog_id``: made on first use, the same document afterwards (D3)."""
+    def pc_prompt(self, dialog_id: str, owner: str | None = None) -> dict[str, Any]:
+        """The PC Prompt opening ``dialog_id``: made on first use, the same document afterwards (D3).
+
+        The dialogue belongs to ``owner`` (the MCP session that read it first), else to the PC Prompt's
+        SessionID; at most MAX_DIALOGUES are kept, the one read longest ago forgotten first.
+        """
         if dialog_id not in self.prompts:
             prompt_id = f"pcp-{uuid.uuid4().hex[:12]}"
             document = dict(self.scenario["PCPrompt"])
@@ -62,8 +69,20 @@ class PromptCreation(Partner):
                 DialogID=dialog_id,
                 DataXMData=data_exchange_metadata("PC Prompt", None, prompt_id),
             )
+            self.owners[dialog_id] = owner or f"pgm:{document.get('SessionID', '')}"
+            while len(self.prompts) >= _common.MAX_DIALOGUES:
+                oldest = next(iter(self.prompts))
+                del self.prompts[oldest], self.owners[oldest]
             self.prompts[dialog_id] = document
         return self.prompts[dialog_id]
+
+    def opened_by(self, dialog_id: str) -> str | None:
+        return self.owners.get(dialog_id) or super().opened_by(dialog_id)
+
+    def forget(self, owner: str) -> None:
+        super().forget(owner)
+        for dialog_id in [d for d, o in self.owners.items() if o == owner]:
+            del self.prompts[dialog_id], self.owners[dialog_id]
 
     def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
         prompt = self.prompts.get(message["DialogID"])

@@ -22,7 +22,9 @@ import json
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -87,30 +89,59 @@ def _description(type_name: str) -> str:
     )
 
 
+def _owner(partner: Partner, ctx: Context | None) -> str | None:
+    """``mcp:<session id>`` when the transport has a session (streamable HTTP with the initialize
+    handshake); its dialogues are forgotten when the session object goes (DELETE, disconnect)."""
+    if ctx is None:
+        return None
+    try:
+        session_id = (ctx.headers or {}).get("mcp-session-id")
+    except (AttributeError, ValueError):  # outside a request (in-process calls)
+        return None
+    if not session_id:
+        return None
+    owner = f"mcp:{session_id}"
+    # The SDK's per-connection exit stack is unwound when the MCP session ends (DELETE, idle timeout,
+    # disconnect): the session's dialogues end with it. ctx.session is per request; its connection is
+    # the session's. Where that is not reachable, the dialogues still end by eviction (MAX_DIALOGUES).
+    try:
+        connection = getattr(ctx.session, "_connection", None)
+    except (AttributeError, ValueError):
+        connection = None
+    if connection is not None and not connection.state.get(f"pgm-explore:{id(partner)}"):
+        connection.state[f"pgm-explore:{id(partner)}"] = True
+        connection.exit_stack.callback(partner.forget, owner)
+    return owner
+
+
 def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
     type_name = partner.type_name
 
-    async def run(**arguments: Any) -> CallToolResult:
+    async def run(ctx: Context | None, **arguments: Any) -> CallToolResult:
+        owner = _owner(partner, ctx)
         async with lock:
             try:
                 # Cancelled while the thread works: the thread finishes, commit() is never reached.
-                response, commit = await anyio.to_thread.run_sync(functools.partial(partner.prepare, **arguments))
+                work = functools.partial(partner.prepare, arguments.pop("message"), owner, **arguments)
+                response, commit = await anyio.to_thread.run_sync(work)
             except RequestRejected as rejected:
                 # ToolError's text reaches the client; other exceptions are masked by the SDK.
                 raise ToolError(str(rejected)) from None
+            # A cancellation that came while the thread worked is delivered here, before the commit.
+            await anyio.lowlevel.checkpoint_if_cancelled()
             commit()
         return _result(response)
 
     if type_name == "BKN-DAC":
 
-        async def bkn_dac(message: dict[str, Any], action_context: Any = None) -> CallToolResult:
-            return await run(message=message, action_context=action_context)
+        async def bkn_dac(message: dict[str, Any], ctx: Context, action_context: Any = None) -> CallToolResult:
+            return await run(ctx, message=message, action_context=action_context)
 
         fn: Any = bkn_dac
     else:
 
-        async def answer(message: dict[str, Any]) -> CallToolResult:
-            return await run(message=message)
+        async def answer(message: dict[str, Any], ctx: Context) -> CallToolResult:
+            return await run(ctx, message=message)
 
         fn = answer
     dt = data_type(type_name)
@@ -158,9 +189,9 @@ def prompt_creation_server(scenario: Source | PromptCreation | None = None) -> M
         + " Reading it opens dialogue dialog_id; every read returns the same document.",
         mime_type="application/json",
     )
-    def pc_prompt(dialog_id: str) -> str:
+    def pc_prompt(dialog_id: str, ctx: Context) -> str:
         """The PC Prompt that opens dialogue ``dialog_id`` (the same document on every read)."""
-        return json.dumps(partner.pc_prompt(dialog_id), ensure_ascii=False)
+        return json.dumps(partner.pc_prompt(dialog_id, _owner(partner, ctx)), ensure_ascii=False)
 
     return server
 

@@ -1,0 +1,254 @@
+"""Dialogues bound to their session, bounded state, size limits, cancellation, and the --host warning."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio
+import httpx
+from mcp import Client
+
+from pgm_explore.mcp import DomainAccess, PromptCreation, _common, domain_access_server
+from pgm_explore.mcp.serve import main as serve_main
+from pgm_explore.models import data_exchange_metadata, simple_time_now
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def request(dialog: str, turn: int, session: str = "s-1", query: str | None = None, **fields: Any) -> dict[str, Any]:
+    query = query or f"q-{dialog}-{turn}-{session}"
+    message = {
+        "Header": "PGM-KDA-V1.0",
+        "Mode": "RQ",
+        "MInstance": "mi-1",
+        "UEnvironment": "ue-1",
+        "SessionID": session,
+        "QueryID": query,
+        "QueryTime": simple_time_now(time_id=f"st-{query}"),
+        "DialogID": dialog,
+        "TurnIndex": turn,
+        "Kind": "commitment",
+        **fields,
+    }
+    message["DataXMData"] = data_exchange_metadata("BKN-DAC", "RQ", query)
+    return message
+
+
+def test_a_stranger_naming_a_dialogue_changes_nothing() -> None:
+    partner = DomainAccess()
+    partner.answer(request("d-1", 0, Commitments=[{"CommitmentID": "cm-a", "Statement": "Mine."}]))
+    stranger = partner.answer(request("d-1", 1, session="s-2", ReleasedCommitmentIDs=["cm-a"]))
+    assert stranger["Outcome"] == "not_answered" and "[dialog-foreign]" in stranger["DescrMetadata"]
+    assert stranger["SessionID"] == "s-2" and stranger["TurnIndex"] == 1
+    assert partner.retained("d-1") == {"cm-a": "Mine."}  # not released
+    # ... and the owner's own turn 1 is still free.
+    mine = partner.answer(request("d-1", 1, ReleasedCommitmentIDs=["cm-a"]))
+    assert mine["Outcome"] == "answered" and partner.retained("d-1") == {}
+
+
+def test_a_prompt_creation_dialogue_belongs_to_the_session_of_its_pc_prompt() -> None:
+    partner = PromptCreation()
+    prompt = partner.pc_prompt("d-pc")
+    fields = {"Header": "PGM-KPR-V1.0", "Kind": "intent"}
+    own = {**request("d-pc", 0, session=prompt["SessionID"], query="q-own"), **fields}
+    own["DataXMData"] = data_exchange_metadata("BKN-PRC", "RQ", "q-own")
+    stranger = {**own, "SessionID": "someone-else", "QueryID": "q-stranger", "TurnIndex": 1}
+    stranger["DataXMData"] = data_exchange_metadata("BKN-PRC", "RQ", "q-stranger")
+    assert partner.answer(own)["Outcome"] == "answered"
+    assert "[dialog-foreign]" in partner.answer(stranger)["DescrMetadata"]
+
+
+def test_state_is_bounded_and_the_oldest_idle_dialogue_goes_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_common, "MAX_DIALOGUES", 3)
+    partner = DomainAccess()
+    for n in range(3):
+        partner.answer(request(f"d-{n}", 0, Commitments=[{"CommitmentID": "cm", "Statement": f"{n}"}]))
+    partner.answer(request("d-0", 1, Commitments=[{"CommitmentID": "cm2", "Statement": "again"}]))  # d-0 used now
+    partner.answer(request("d-3", 0, Commitments=[{"CommitmentID": "cm", "Statement": "3"}]))
+    assert list(partner.dialogues) == ["d-2", "d-0", "d-3"]  # d-1 was idle longest
+    prompts = PromptCreation()
+    for n in range(5):
+        prompts.pc_prompt(f"p-{n}")
+    assert list(prompts.prompts) == ["p-2", "p-3", "p-4"] and list(prompts.owners) == ["p-2", "p-3", "p-4"]
+
+
+def test_a_dialogue_has_a_bounded_number_of_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_common, "MAX_TURNS", 2)
+    partner = DomainAccess()
+    for turn in range(2):
+        partner.answer(request("d-t", turn, Commitments=[{"CommitmentID": f"cm-{turn}", "Statement": "x"}]))
+    third = partner.answer(request("d-t", 2, Commitments=[{"CommitmentID": "cm-2", "Statement": "x"}]))
+    assert third["Outcome"] == "not_answered" and "2 turns" in third["DescrMetadata"]
+    assert set(partner.retained("d-t")) == {"cm-0", "cm-1"}
+
+
+@pytest.mark.anyio
+async def test_a_request_over_the_size_limit_is_refused_and_the_retry_is_served() -> None:
+    server = domain_access_server()
+    big = request("d-big", 0, Commitments=[{"CommitmentID": "cm", "Statement": "x" * _common.MAX_REQUEST_BYTES}])
+    async with Client(server) as client:
+        refused = await client.call_tool("bkn_dac", {"message": big})
+        small = {**big, "Commitments": [{"CommitmentID": "cm", "Statement": "x"}]}
+        served = await client.call_tool("bkn_dac", {"message": small})
+    assert refused.is_error
+    findings = json.loads(refused.content[0].text.split(": ", 1)[1])["findings"]  # type: ignore[union-attr]
+    assert findings[0]["rule"] == "request-too-large" and str(_common.MAX_REQUEST_BYTES) in findings[0]["message"]
+    assert not served.is_error and served.structured_content["RequestID"] == big["QueryID"]  # type: ignore[index]
+
+
+class SlowDomain(DomainAccess):
+    """Domain Access whose feasibility check waits until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.go = threading.Event(), threading.Event()
+
+    def payload(self, message: dict[str, Any], dialogue: Any, **extra: Any) -> dict:
+        self.started.set()
+        self.go.wait(30)
+        return super().payload(message, dialogue, **extra)
+
+
+@pytest.mark.anyio
+async def test_ping_is_served_during_a_long_check_and_a_cancelled_query_can_be_sent_again() -> None:
+    partner = SlowDomain()
+    server = domain_access_server(partner)
+    message = request("d-slow", 0, Commitments=[{"CommitmentID": "cm", "Statement": "x"}])
+    async with Client(server, mode="legacy") as client:
+        async with anyio.create_task_group() as group:
+            scope = anyio.CancelScope()
+
+            async def call() -> None:
+                with scope:
+                    await client.call_tool("bkn_dac", {"message": message})
+
+            group.start_soon(call)
+            await anyio.to_thread.run_sync(partner.started.wait, 10)
+            with anyio.fail_after(5):
+                await client.session.send_ping()  # the event loop is free while the check runs
+            scope.cancel()  # the client sends notifications/cancelled
+            await anyio.sleep(0.2)
+            partner.go.set()
+        await anyio.sleep(0.2)
+        assert partner.dialogues == {}  # the cancelled Request left nothing behind
+        again = await client.call_tool("bkn_dac", {"message": message})
+    assert not again.is_error and again.structured_content["RequestID"] == message["QueryID"]  # type: ignore[index]
+
+
+def test_serving_beyond_loopback_warns_loudly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    ran: list[dict[str, Any]] = []
+    monkeypatch.setattr("mcp.server.MCPServer.run", lambda self, *args, **kwargs: ran.append(kwargs))
+    serve_main(["domain-access", "--http", "--host", "0.0.0.0"])
+    warning = capsys.readouterr().err
+    assert "Host and Origin header checks" in warning and "NO AUTHENTICATION" in warning
+    assert ran[-1]["transport_security"] is None
+    serve_main(["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"])
+    assert capsys.readouterr().err == ""
+    security = ran[-1]["transport_security"]
+    assert security.enable_dns_rebinding_protection and security.allowed_hosts == ["partner.example:8000"]
+    serve_main(["domain-access", "--http"])  # loopback: the SDK's own checks, no warning
+    assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None
+
+
+# --- over streamable HTTP, with a raw client: the MCP session owns the dialogue ---------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def dac_url() -> Iterator[str]:
+    port = _free_port()
+    command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+class RawSession:
+    """An MCP session over streamable HTTP with the initialize handshake, in plain httpx."""
+
+    def __init__(self, url: str) -> None:
+        self.url, self.http, self.next_id = url, httpx.Client(timeout=30), 0
+        headers = {"Accept": "application/json, text/event-stream"}
+        self.headers = headers
+        reply = self.post(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+        )
+        assert "result" in reply
+        self.http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self.headers)
+
+    def post(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        response = self.http.post(self.url, json=body, headers=self.headers)
+        if "mcp-session-id" in response.headers:
+            self.headers = {**self.headers, "mcp-session-id": response.headers["mcp-session-id"]}
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+            return next(json.loads(d) for d in data if d and json.loads(d).get("id") == self.next_id)
+        return response.json()
+
+    def call(self, message: dict[str, Any]) -> dict[str, Any]:
+        return self.post("tools/call", {"name": "bkn_dac", "arguments": {"message": message}})["result"]
+
+    def close(self) -> None:
+        self.http.delete(self.url, headers=self.headers)
+        self.http.close()
+
+
+def test_over_http_a_dialogue_belongs_to_its_mcp_session_and_ends_with_it(dac_url: str) -> None:
+    owner, other = RawSession(dac_url), RawSession(dac_url)
+    try:
+        opened = owner.call(request("d-http", 0, Commitments=[{"CommitmentID": "cm", "Statement": "Mine."}]))
+        assert opened["structuredContent"]["Outcome"] == "answered"
+        # The same SessionID, from another MCP session: a stranger all the same.
+        stranger = other.call(request("d-http", 1, query="q-other", ReleasedCommitmentIDs=["cm"]))
+        assert "[dialog-foreign]" in stranger["structuredContent"]["DescrMetadata"]
+        owner.close()  # DELETE: the session, and its dialogues, end
+        time.sleep(0.5)
+        after = other.call(request("d-http", 0, query="q-other-2", ReleasedCommitmentIDs=["cm"]))
+        text = after["structuredContent"].get("DescrMetadata", "")
+        assert "[dialog-foreign]" not in text and "cm is not retained" in text
+    finally:
+        other.close()
+
+
+def test_serve_module_help_names_the_allow_list() -> None:
+    out = io.StringIO()
+    with pytest.raises(SystemExit):
+        import contextlib
+
+        with contextlib.redirect_stdout(out):
+            serve_main(["--help"])
+    assert "--allow-host" in out.getvalue()
