@@ -158,6 +158,15 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "analysis.commitments(transcript)": ("retained", "status-released"),
         "stop.set()": "client closed: True",
     },
+    "08_probe_a_partner.ipynb": {
+        'Endpoint("reference Domain Access"': ("13 checks: 13 pass, 0 fail, 0 skip", "handshake-legacy", "interleaved"),
+        "class ForgetfulDomainAccess": (
+            "13 checks: 12 pass, 1 fail, 0 skip",
+            "commitments - turn 1 released cm-probe-b",
+            "retains the commitments",
+        ),
+        'parse_partner(f"pal=': ("stdio", "11 checks: 11 pass, 0 fail, 0 skip", "bad-request"),
+    },
 }
 
 
