@@ -34,6 +34,10 @@ _PRC_FIELDS = {
 }
 
 
+_TRANSACTION = re.compile(r"Transaction=([^\s,;]+)")
+_WORD = re.compile(r"[a-z0-9]{4,}")
+
+
 class PromptCreation(Partner):
     """Prompt Creation: assembles the PC Prompt that opens a dialogue and answers BKN-PRC Requests.
 
@@ -89,15 +93,27 @@ class PromptCreation(Partner):
         if prompt is None:  # D1: BKN-PRC lives in a dialogue a PC Prompt opened
             return {"Outcome": "not_answered", "DescrMetadata": f"No PC Prompt opened dialogue {message['DialogID']}."}
         kind = message["Kind"]
+        question = (message.get("Question") or "").lower()
         refined = dict(self.scenario.get("Refinements", {}).get(kind, {}))
+        keywords = refined.pop("Keywords", None)
+        if keywords is not None and not any(word.lower() in question for word in keywords):
+            refined = {}  # the scenario's refinement answers another question: the PC Prompt's own view
         wanted = _PRC_FIELDS.get(kind)
         if wanted and wanted not in refined and wanted in prompt:
             refined[wanted] = prompt[wanted]  # nothing new: the PC Prompt's own view
-        if kind == "referents" and message.get("EntityIDs"):
-            ids = set(message["EntityIDs"])
-            refined["ResolvedReferents"] = [r for r in refined.get("ResolvedReferents", []) if r.get("EntityID") in ids]
+        if kind == "referents":
+            referents = refined.get("ResolvedReferents", [])
+            if message.get("EntityIDs"):
+                ids = set(message["EntityIDs"])
+                referents = [r for r in referents if r.get("EntityID") in ids]
+            elif question:
+                # The referents the Question is about: those sharing a word with it.
+                words = set(_WORD.findall(question))
+                referents = [r for r in referents if words & set(_WORD.findall(r.get("Expression", "").lower()))]
+            refined["ResolvedReferents"] = referents
         if not refined or (wanted and not refined.get(wanted)):
-            return {"Outcome": "not_answered", "DescrMetadata": f"The scenario has nothing on {kind}."}
+            about = f" on {message['Question']!r}" if question else ""
+            return {"Outcome": "not_answered", "DescrMetadata": f"The scenario has nothing on {kind}{about}."}
         return {"Outcome": "answered", "Representation": refined}
 
 
@@ -151,21 +167,41 @@ class DomainAccess(Partner):
 
     # -- domain knowledge -------------------------------------------------------------------------
 
-    def _about(self, message: dict[str, Any]) -> set[str] | None:
-        """The entities and M-Locations the Request is about (None: the whole domain)."""
+    def _ground(self, term: Any) -> set[str]:
+        """The object classes a Term names: by its Class, or its Text among a class's Terms."""
+        if not isinstance(term, Mapping):
+            return set()
+        text = str(term.get("Text", "")).lower().strip()
+        found = set()
+        for oc in self.domain.get("ObjectClasses", []):
+            names = [t.lower() for t in oc.get("Terms", [])] + [oc["Label"].lower()]
+            if term.get("Class") == oc["Class"] or (text and any(text == t or text in t for t in names)):
+                found.add(oc["Class"])
+        return found
+
+    def _about(self, message: dict[str, Any]) -> tuple[set[str] | None, set[str], list[str]]:
+        """(the entities and M-Locations the Request is about, None: the whole domain; the object
+        classes its Terms name; the Terms the domain does not know)."""
+        named = bool(message.get("EntityIDs") or message.get("Terms") or (message.get("Space") or {}).get("MLocation"))
         ids = set(message.get("EntityIDs") or ())
         ids.update((message.get("Space") or {}).get("MLocation") or ())
+        classes: set[str] = set()
+        unknown_terms = []
         for term in message.get("Terms") or ():
-            text = term.get("Text", "").lower()
-            ids.update(e for e, entity in self.entities.items() if entity["Class"] == term.get("Class"))
-            for oc in self.domain.get("ObjectClasses", []):
-                if text and any(text == t or text in t for t in oc.get("Terms", [])):
-                    ids.update(e for e, entity in self.entities.items() if entity["Class"] == oc["Class"])
-        return ids or None
+            grounded = self._ground(term)
+            if not grounded:
+                unknown_terms.append(str(term.get("Text", "")) if isinstance(term, Mapping) else str(term))
+            classes |= grounded
+            ids.update(e for e, entity in self.entities.items() if entity["Class"] in grounded)
+        return (ids if named else None), classes, unknown_terms
 
     def _knowledge(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
-        about = self._about(message)
+        about, classes, unknown_terms = self._about(message)
         unknown = sorted(i for i in (about or ()) if i not in self.entities and i not in self.locations)
+        unknown += [f"'{t}'" for t in unknown_terms]
+        if about is not None and not classes and not (about - set(unknown)):
+            # Nothing the Request names is in the domain: say so, rather than answer about everything.
+            return {"Outcome": "not_answered", "DescrMetadata": f"Not in the domain: {', '.join(unknown)}."}
 
         def concerns(item: Mapping[str, Any]) -> bool:
             targets = item.get("About", [])
@@ -173,7 +209,7 @@ class DomainAccess(Partner):
 
         answer: dict[str, Any] = {}
         if kind == "semantic_grounding":
-            classes = {self.entities[i]["Class"] for i in about or self.entities if i in self.entities}
+            classes |= {self.entities[i]["Class"] for i in about or self.entities if i in self.entities}
             answer["ObjectClasses"] = [
                 {"Class": oc["Class"], "Label": oc["Label"]}
                 for oc in self.domain.get("ObjectClasses", [])
@@ -233,7 +269,13 @@ class DomainAccess(Partner):
             status, reason = p.predicted, p.reason
             mentioned = [e for e in self.entities if re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", p.statement)]
             action = p.statement.split(" ", 1)[0]
-            if status == "Ack" and action == "Transact":
+            item = _TRANSACTION.search(p.statement) if action == "Transact" else None
+            if status == "Ack" and item and item.group(1) not in self.entities:
+                # Nothing of the domain can be bought under that name: not a purchase to Ack.
+                status = "IncID"
+                reason = f"{item.group(1)} is not an Item of the domain {self.domain.get('DomainID', '')}".rstrip()
+                reason += "; nothing can be bought under that ID."
+            elif status == "Ack" and action == "Transact":
                 price = sum(float(self.entities[e].get("Price", 0)) for e in mentioned)
                 if isinstance(limit, int | float) and spent + price > limit:
                     status = "InsValue"
@@ -329,7 +371,14 @@ class PersonalityAlignment(Partner):
         refused = [c for c in asked.get("ExpressiveConstraints", []) if _refused(c, self.profile.get("Refuses", []))]
         kept = [c for c in asked.get("ExpressiveConstraints", []) if c not in refused]
         stance["ExpressiveConstraints"] = _merge(kept, stance["ExpressiveConstraints"])
-        for key in ("Role", "Locale"):
+        for key, listed in (("Role", "Roles"), ("Locale", "Locales")):
+            offered = self.profile.get(listed)
+            if key in asked and offered is not None and asked[key] not in offered:
+                # The profile decides who the A-User can be: another Role or Locale is refused, not faked.
+                return {
+                    "Outcome": "not_answered",
+                    "DescrMetadata": f"The personality has no {key} {asked[key]!r}; it has {', '.join(offered)}.",
+                }
             if key in asked:
                 stance[key] = asked[key]
         result: dict[str, Any] = {"Outcome": "answered", "Stance": stance}
