@@ -1,0 +1,126 @@
+"""The probe's verdicts over every exchange of a partner: result shape, conformance, echoes, Outcome, schemas."""
+
+from __future__ import annotations
+
+import json
+
+from pgm_explore.mcp._probe_base import _evidence, _Exchange, _Run
+from pgm_explore.validation import validate
+
+# -- verdicts over every exchange -----------------------------------------------------------------
+
+
+def _over_exchanges(run: _Run) -> None:
+    answered = [e for e in run.exchanges if e.reply.document is not None]
+    requests_ok = [e for e in answered if isinstance(e.request, dict) and "QueryID" in e.request]
+
+    def judge(check: str, problems: list[tuple[_Exchange, str]], passed: str) -> None:
+        if not answered:
+            run.verdict(check, "skip", "no Response to judge")
+        elif problems:
+            first = "; ".join(p for _, p in problems[:3])
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            evidence = [item for e, _ in problems[:3] for item in _evidence(e)]
+            run.verdict(check, "fail", f"{first}{more}", evidence)
+        else:
+            run.verdict(check, "pass", passed.format(n=len(answered)))
+
+    shape = []
+    for e in run.exchanges:
+        reply = e.reply
+        if reply.document is None or reply.is_error:
+            continue
+        if not reply.structured:
+            shape.append((e, "a result without structuredContent (Response read from its text)"))
+        elif reply.text is None:
+            shape.append((e, "a result without the Response as text content"))
+        else:
+            try:
+                same = json.loads(reply.text) == reply.document
+            except ValueError:
+                same = False
+            if not same:
+                shape.append((e, "the text content is not the same JSON as structuredContent"))
+    judge("structured-result", shape, "{n} results: structuredContent and the same JSON as text")
+
+    conform = []
+    for e in answered:
+        report = validate(e.reply.document)
+        problems = [f"{f.json_path}: {f.message}" for f in report.findings if f.conformance]
+        if report.type != run.type_name or report.mode != "RS":
+            problems.insert(0, f"a {report.type or 'document of no known type'} {report.mode or ''}, not a Response")
+        if problems:
+            conform.append((e, "; ".join(problems[:3])))
+    judge("response-conforms", conform, "{n} Responses, each conforming")
+
+    echo = []
+    for e in requests_ok:
+        doc, req = e.reply.document or {}, e.request
+        wrong = [
+            f"{key} {doc.get(theirs)!r} (Request: {req.get(ours)!r})"
+            for key, ours, theirs in (
+                ("RequestID", "QueryID", "RequestID"),
+                ("TurnIndex", "TurnIndex", "TurnIndex"),
+                ("DialogID", "DialogID", "DialogID"),
+                ("SessionID", "SessionID", "SessionID"),
+                ("MInstance", "MInstance", "MInstance"),
+                ("UEnvironment", "UEnvironment", "UEnvironment"),
+            )
+            if doc.get(theirs) != req.get(ours)
+        ]
+        if wrong:
+            echo.append((e, f"Response to {req.get('QueryID')}: {', '.join(wrong)}"))
+    judge("echo", echo, "{n} Responses echo RequestID, TurnIndex, DialogID and the session identities")
+
+    outcome = []
+    for e in answered:
+        doc = e.reply.document or {}
+        if "Outcome" not in doc:
+            outcome.append((e, "a Response without Outcome"))
+            continue
+        odd = [f"{f.message}" for f in validate(doc).findings if f.rule in ("outcome-payload", "failure-outcome")]
+        if odd:
+            outcome.append((e, "; ".join(odd)))
+    judge("outcome", outcome, "{n} Responses: Outcome present and agreeing with the payload")
+
+
+def _tool_schemas(run: _Run) -> None:
+    if run.tool is None:
+        run.verdict("tool-schemas", "skip", "no tool to read schemas from")
+        return
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
+
+    problems = []
+    try:
+        schema = run.tool.input_schema
+        Draft202012Validator.check_schema(schema)
+        inputs = Draft202012Validator(schema, registry=Registry())
+        sent = [e.request for e in run.exchanges if isinstance(e.request, dict) and validate(e.request).conforms]
+        for request in sent[:5]:
+            arguments = {"message": request}
+            if not inputs.is_valid(arguments):
+                problems.append(f"the inputSchema refuses a conforming Request ({request.get('QueryID')})")
+                break
+        if inputs.is_valid({"message": {"hello": 1}}):
+            problems.append('the inputSchema accepts {"message": {"hello": 1}}: a host learns nothing of the Request')
+        output = run.tool.output_schema
+        if output is None:
+            problems.append("no outputSchema")
+        else:
+            Draft202012Validator.check_schema(output)
+            outputs = Draft202012Validator(output, registry=Registry())
+            received = [e.reply.document for e in run.exchanges if e.reply.document is not None]
+            conforming = [d for d in received if validate(d).conforms]
+            for document in conforming[:5]:
+                if not outputs.is_valid(document):
+                    problems.append(f"the outputSchema refuses a conforming Response ({document.get('QueryID')})")
+                    break
+    except (SchemaError, Unresolvable) as exc:
+        problems.append(f"a schema that cannot be used without fetching anything: {str(exc).splitlines()[0]}")
+    if problems:
+        run.verdict("tool-schemas", "fail", "; ".join(problems))
+    else:
+        run.verdict("tool-schemas", "pass", "self-contained schemas: conforming messages pass, a stray object does not")
