@@ -306,3 +306,12 @@ def test_an_unreachable_partner_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "d.jsonl"
     status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", "dac=http://127.0.0.1:9/mcp")
     assert (status, text) == (2, "") and "could not be reached" in err and "Traceback" not in err
+
+
+@needs_mcp
+def test_the_demo_with_a_partner_that_speaks_only_initialize(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.jsonl"
+    legacy = f"dac={sys.executable} {ROOT / 'tests' / 'legacy_partner.py'}"
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", legacy)
+    assert (status, err) == (0, "")
+    assert f"recorded 19 messages to {out}: 0 errors, 0 warnings" in text

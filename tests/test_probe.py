@@ -158,3 +158,12 @@ def test_a_command_is_not_run_through_a_shell(tmp_path: Path) -> None:
     marker = tmp_path / "made-by-a-shell"
     status, _, err = _run(f"--partner=dac=/nonexistent/partner; touch {marker}")
     assert status == 2 and not marker.exists() and "/nonexistent/partner;" in err
+
+
+@pytest.mark.slow
+def test_a_server_that_speaks_only_initialize_passes_with_the_current_handshake_skipped() -> None:
+    # Written without the MCP SDK, from docs/mcp.md: newline-delimited JSON-RPC, no server/discover.
+    status, out, err = _run(f"--partner=dac={sys.executable} {HERE / 'legacy_partner.py'}", "--format=json")
+    verdicts = {d["check"]: d["status"] for d in _lines(out)}
+    assert (status, err) == (0, "")
+    assert verdicts.pop("handshake-current") == "skip" and set(verdicts.values()) == {"pass"}
