@@ -11,6 +11,7 @@ from typing import IO, Any, Literal
 from mcp import Client, types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp.connect import ROLES, Endpoint, ToolReply, call_tool
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 from pgm_explore.spec import data_type
@@ -76,7 +77,7 @@ class Check:
         }
 
 
-class Unreachable(Exception):
+class Unreachable(PgmExploreError):
     """A partner that could not be reached with either handshake; the message says why."""
 
 

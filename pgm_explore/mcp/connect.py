@@ -20,6 +20,7 @@ from mcp import Client, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
+from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation.findings import Finding
 
 __all__ = ["ROLES", "Endpoint", "PartnerArgumentError", "ToolReply", "call_tool", "parse_partner"]
@@ -30,7 +31,7 @@ ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 _BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 
 
-class PartnerArgumentError(ValueError):
+class PartnerArgumentError(PgmExploreError, ValueError):
     """A ``--partner`` value that cannot be used; the message says why in plain words."""
 
 
