@@ -309,7 +309,9 @@ def test_an_unreachable_partner_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 @needs_mcp
-def test_the_demo_with_a_partner_that_speaks_only_initialize(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_with_a_partner_that_speaks_only_initialize(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "demo.jsonl"
     legacy = f"dac={sys.executable} {ROOT / 'tests' / 'legacy_partner.py'}"
     status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", legacy)

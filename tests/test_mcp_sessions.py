@@ -252,3 +252,27 @@ def test_serve_module_help_names_the_allow_list() -> None:
         with contextlib.redirect_stdout(out):
             serve_main(["--help"])
     assert "--allow-host" in out.getvalue()
+
+
+class FlakyDomain(DomainAccess):
+    """Domain Access whose first answer fails inside the partner (a bug, a lost database...)."""
+
+    failed = False
+
+    def payload(self, message: dict[str, Any], dialogue: Any, **extra: Any) -> dict:
+        if not self.failed:
+            self.failed = True
+            raise OSError("the domain store is unreachable")
+        return super().payload(message, dialogue, **extra)
+
+
+@pytest.mark.anyio
+async def test_a_request_that_failed_inside_the_partner_does_not_burn_its_query_id_or_turn() -> None:
+    server = domain_access_server(FlakyDomain())
+    message = request("d-flaky", 0, Commitments=[{"CommitmentID": "cm", "Statement": "x"}])
+    async with Client(server) as client:
+        failed = await client.call_tool("bkn_dac", {"message": message})
+        again = await client.call_tool("bkn_dac", {"message": message})
+    assert failed.is_error and "unreachable" not in failed.content[0].text  # type: ignore[union-attr]
+    assert not again.is_error and again.structured_content["RequestID"] == message["QueryID"]  # type: ignore[index]
+    assert again.structured_content["CommitmentStatus"] == [{"CommitmentID": "cm", "Status": "retained"}]  # type: ignore[index]

@@ -97,8 +97,9 @@ class Rule:
     conformance: bool
     """True when breaking the rule makes the message non-conforming (D13)."""
     summary: str
-    scope: Literal["message", "transcript"] = "message"
-    """Whether one message shows it, or only the messages around it (``pgm-explore check``)."""
+    scope: Literal["message", "transcript", "partner"] = "message"
+    """Whether one message shows it, only the messages around it (``pgm-explore check``), or an exchange
+    with a partner server over MCP (``pgm_explore.mcp``: the partner, the client, ``pgm-explore probe``)."""
 
 
 def _rules(*rules: Rule) -> Mapping[str, Rule]:
@@ -189,6 +190,11 @@ RULES: Mapping[str, Rule] = _rules(
                 "warning",
                 "The heuristic pre-check predicts another PA Status than the one reported.",
             ),
+        )
+    ),
+    *(
+        Rule(code, severity, False, summary, "partner")
+        for code, severity, summary in (
             (
                 "unusable-request",
                 "error",
