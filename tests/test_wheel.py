@@ -1,8 +1,9 @@
 """From a wheel, not the checkout: the partners find their files and the demo runs over every transport.
 
 Builds the wheel with uv, installs it with the mcp extra in a fresh venv outside the checkout (from uv's
-cache, offline: nothing is fetched), and runs ``pgm-explore dialogue --demo`` from a folder that is not
-the checkout, with an environment that names nothing of it.
+cache, offline when the cache holds everything, else from the package registry), and runs
+``pgm-explore dialogue --demo`` from a folder that is not the checkout, with an environment that names
+nothing of it.
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env.pop("VIRTUAL_ENV", None)
 
     def uv(*args: str, **extra: str) -> None:
-        subprocess.run([UV, *args], check=True, capture_output=True, env={**env, **extra}, timeout=600)
+        command = [UV, *args]
+        try:  # from the cache first; the package registry only for what the cache lacks
+            subprocess.run([*command, "--offline"], check=True, capture_output=True, env={**env, **extra}, timeout=600)
+        except subprocess.CalledProcessError:
+            subprocess.run(command, check=True, capture_output=True, env={**env, **extra}, timeout=600)
 
-    uv("build", "--wheel", "--offline", "-o", str(where / "dist"), str(ROOT))
+    uv("build", "--wheel", "-o", str(where / "dist"), str(ROOT))
     (wheel,) = (where / "dist").glob("*.whl")
     uv("venv", "-q", "-p", getattr(sys, "_base_executable", sys.executable), str(where / "venv"))
-    uv("pip", "install", "-q", "--offline", f"{wheel}[mcp]", VIRTUAL_ENV=str(where / "venv"))
+    uv("pip", "install", "-q", f"{wheel}[mcp]", VIRTUAL_ENV=str(where / "venv"))
     return where / "venv"
 
 
