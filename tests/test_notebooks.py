@@ -157,6 +157,11 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "analysis.pa_status_counts(transcript)": ("InsValue", "InsRights", "QualNS"),
         "analysis.commitments(transcript)": ("retained", "status-released"),
         "stop.set()": "client closed: True",
+        "class TerseAlignment(PersonalityAlignment)": (
+            "message 2: PGM-KPA-V1.0 [mode-required] $.Outcome",
+            "message 4: PGM-KPA-V1.0 [mode-required] $.Outcome",
+            "the pirate: The personality has no Role 'pirate'",
+        ),
     },
     "08_probe_a_partner.ipynb": {
         'Endpoint("reference Domain Access"': ("13 checks: 13 pass, 0 fail, 0 skip", "handshake-legacy", "interleaved"),
