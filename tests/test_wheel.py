@@ -8,8 +8,8 @@ nothing of it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,19 +19,24 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
-UV = shutil.which("uv")
+# uv comes with the test extra. Its binary is called directly: `python -m uv` would aim `uv pip`
+# at the interpreter running the tests rather than at the fresh venv.
+HAS_UV = importlib.util.find_spec("uv") is not None
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if UV is None:
-        pytest.skip("uv is not installed")
+    if not HAS_UV:
+        pytest.skip('uv is not installed (pip install -e ".[test]")')
     where = tmp_path_factory.mktemp("wheel")
-    env = {**os.environ, "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", "/work/.uvcache")}
+    env = dict(os.environ)
+    env.setdefault("UV_CACHE_DIR", str(where / "uv-cache"))
     env.pop("VIRTUAL_ENV", None)
 
     def uv(*args: str, **extra: str) -> None:
-        command = [UV, *args]
+        from uv import find_uv_bin
+
+        command = [find_uv_bin(), *args]
         try:  # from the cache first; the package registry only for what the cache lacks
             subprocess.run([*command, "--offline"], check=True, capture_output=True, env={**env, **extra}, timeout=600)
         except subprocess.CalledProcessError:
