@@ -241,8 +241,8 @@ def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
 
 def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
     try:
-        # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a lone
-        # surrogate escape, a number beyond a double's range.
+        # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a number
+        # beyond a double's range. (A lone surrogate escape is read, then refused: encoding.)
         return loads(raw, first_line=line), None
     except InputProblem as problem:
         return None, problem.finding
@@ -355,13 +355,18 @@ def _chain(head: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]) -> Iterat
 # --- validating what was read ---------------------------------------------------------------
 
 
-def report(item: Item) -> Report:
-    """The validation report on one item; a reading problem is the report's only finding."""
-    return _new_report(*verdict(item), item.source)
+def report(item: Item, *, python_values: bool = False) -> Report:
+    """The validation report on one item; a reading problem is the report's only finding.
+    ``python_values``: the document was built in Python, not read here (see :func:`verdict`)."""
+    return _new_report(*verdict(item, python_values=python_values), item.source)
 
 
-def verdict(item: Item) -> Verdict:
-    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths."""
+def verdict(item: Item, *, python_values: bool = False) -> Verdict:
+    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths.
+
+    A document the reader made holds JSON values only; one built in Python
+    (``python_values``) is first looked through for values JSON cannot hold, as
+    ``validate()`` does."""
     if item.problem is not None:
         return None, None, False, (item.problem,)
     document = item.document
@@ -370,7 +375,7 @@ def verdict(item: Item) -> Verdict:
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
-        return _verdict(document)
+        return _verdict(document, python_values=python_values)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.

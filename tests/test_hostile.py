@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 from conftest import minimal_message
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pgm_explore import _sources
 from pgm_explore._sources import Item, iter_documents, iter_stream, report
@@ -99,8 +101,9 @@ def test_binary_garbage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert {rule for o in found for rule in rules(o)} <= {"encoding", "syntax", "empty"}
 
 
-def test_lone_surrogates_never_break_the_output(tmp_path: Path) -> None:
+def test_lone_surrogates_are_one_encoding_finding_and_never_break_the_output(tmp_path: Path) -> None:
     # "\ud800" is a valid JSON escape but not a character: it cannot be written as UTF-8.
+    # One verdict everywhere (issue 11): an encoding finding at the string, with its place.
     bad = rb'{"Header": "\ud800", "Mode": "RQ"}'
     odd_key = json.dumps(PAL_RQ).replace('"Mode"', r'"Mo\udfffde"', 1).encode()
     path = tmp_path / "s.jsonl"
@@ -108,9 +111,11 @@ def test_lone_surrogates_never_break_the_output(tmp_path: Path) -> None:
     as_json = command("validate", "--format", "json", str(path))
     assert as_json.returncode == 1 and as_json.stderr == b""
     found = [json.loads(text) for text in as_json.stdout.splitlines()]
-    assert rules(found[0]) == ["header-unknown"]
-    assert "unknown-property" in rules(found[1])
-    assert "\ud800" in found[0]["findings"][0]["message"]  # the escape came back as it went in
+    assert [(f["rule"], f["path"], f["line"], f["column"]) for o in found for f in o["findings"]] == [
+        ("encoding", "$.Header", 1, 13),
+        ("encoding", "$['Mo\\udfffde']", 2, odd_key.index(b"\\udfff") + 1),
+    ]
+    assert "\\ud800" in found[0]["findings"][0]["message"]  # named as the escape it came in as
     as_text = command("validate", str(path))
     assert as_text.returncode == 1 and as_text.stderr == b""
     assert b"\\ud800" in as_text.stdout
@@ -405,3 +410,94 @@ def test_every_byte_value_on_its_own_line(tmp_path: Path) -> None:
     reports = [report(item) for item in found]  # never raises
     assert {f.rule for r in reports for f in r.findings} == {"syntax", "encoding", "not-object", "empty"}
     assert all(not r.conforms for r in reports)
+
+
+# --- values built in Python (issue 11: validate() never raises) --------------------------------
+
+_JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+_FOREIGN = (
+    st.sets(st.integers(), max_size=3)
+    | st.frozensets(st.text(max_size=3), max_size=3)
+    | st.tuples(st.integers())
+    | st.complex_numbers()
+    | st.binary(max_size=4)
+    | st.sampled_from([float("nan"), float("inf"), float("-inf"), object(), type, range(3), Ellipsis])
+    | st.text(alphabet=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=3)
+)
+_ODD_KEYS = (
+    st.integers() | st.none() | st.booleans() | st.floats() | st.tuples(st.integers()) | st.frozensets(st.integers())
+)
+
+
+def _with_foreign(value: Any, foreign: Any, key: Any, where: int) -> tuple[Any, bool]:
+    """``value`` with ``foreign`` put at the ``where``-th container (or under ``key`` there)."""
+    containers: list[Any] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            containers.append(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            containers.append(item)
+            pending.extend(item)
+    target = containers[where % len(containers)]
+    if isinstance(target, dict):
+        target[key] = foreign
+    else:
+        target.append(foreign)
+    return value, True
+
+
+@given(
+    st.sampled_from([("BKN-PAL", "RQ"), ("BKN-DAC", "RS"), ("PC Prompt", None), ("BKN-PRC", "RQ")]),
+    st.recursive(
+        _JSON_SCALARS,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=8,
+    ),
+    _FOREIGN | st.builds(lambda k: {k: 1}, _ODD_KEYS),
+    st.text(max_size=8) | _ODD_KEYS,
+    st.integers(min_value=0, max_value=50),
+)
+def test_validate_never_raises_on_python_values(
+    kind: tuple[str, str | None], extra: Any, foreign: Any, key: Any, where: int
+) -> None:
+    # Anything JSON cannot hold, anywhere in a message built in Python: a finding with a path,
+    # never an exception, and a report that every output can write.
+    doc = minimal_message(*kind) | {"Extra": extra}
+    doc, _ = _with_foreign(doc, foreign, key, where)
+    report = validate(doc)
+    assert not report.conforms
+    assert {f.rule for f in report.findings} <= {"not-json", "encoding"}
+    assert report.findings and all(f.json_path.startswith("$") for f in report.findings)
+    json.dumps([f.to_dict() for f in report.findings], ensure_ascii=False).encode("utf-8")  # no surrogate escapes
+    assert "text/html" in report._repr_mimebundle_()
+    str(report).encode("utf-8")
+    from pgm_explore.dialogue import Transcript
+
+    transcript = Transcript.from_documents([doc, minimal_message(*kind)])
+    assert [m.report.conforms for m in transcript.messages] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("value", "rule", "path"),
+    [
+        ({1: "x"}, "not-json", "$.Constraints"),
+        ({(1, 2): "x"}, "not-json", "$.Constraints"),
+        ({None: "x", "Role": "tutor"}, "not-json", "$.Constraints"),
+        ({"Role": 1j}, "not-json", "$.Constraints.Role"),
+        ({"Role": {"a", "b"}}, "not-json", "$.Constraints.Role"),
+        ({"Role": ("a",)}, "not-json", "$.Constraints.Role"),
+        ({"Role": b"tutor"}, "not-json", "$.Constraints.Role"),
+        ({"Role": float("nan")}, "not-json", "$.Constraints.Role"),
+        ({"Role": "tut\udc00or"}, "encoding", "$.Constraints.Role"),
+        ({"R\ud800": "tutor"}, "encoding", "$.Constraints['R\\ud800']"),
+    ],
+    ids=repr,
+)
+def test_a_value_json_cannot_hold_is_a_finding_at_its_path(value: Any, rule: str, path: str) -> None:
+    # These raised TypeError or AttributeError (non-string keys, complex) or passed (a tuple,
+    # a lone surrogate) before issue 11.
+    report = validate(PAL_RQ | {"Constraints": value})
+    assert (report.conforms, [(f.rule, f.json_path) for f in report.findings]) == (False, [(rule, path)])
