@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES, example_files, minimal_message
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pgm_explore import _sources
 from pgm_explore._sources import Item, iter_documents, iter_stream, report
-from pgm_explore.cli import main
+from pgm_explore.cli import TABLE_NAMES, main
 from pgm_explore.validation import validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
@@ -587,3 +587,113 @@ def test_empty_values_are_found_in_the_order_of_the_compiled_engine(doc: Any) ->
     dt = HEADERS[doc["Header"]]
     engine = [tuple(error.instance_path) for error in _schema._advisory_validator(dt).iter_errors(doc)]
     assert [f.path for f in _schema.iter_advisory_findings(dt, doc)] == engine
+
+
+# --- numbers of any size the schema allows (issue 11: a message that conforms never crashes) ---
+
+_TRANSCRIPT = EXAMPLES.parent / "transcripts" / "market-wallet-limit.jsonl"
+# Every number of the transcript's messages that the schemas leave unbounded above (or not at all).
+_UNBOUNDED = ("TurnIndex", "Step", "MaxSteps", "WalletLimit", "StartTime", "EndTime", "AccuracyPlusMinus")
+_BIG = (
+    st.integers(min_value=2**62, max_value=10**4300 - 1)  # up to the reader's 4,300 digits
+    | st.integers(max_value=-(2**62), min_value=-(10**4300) + 1)
+    | st.floats(min_value=1e300, max_value=1.7976931348623157e308)
+    | st.sampled_from([2**63, 2**64, 10**309, -(2**63) - 1, 1e308, 10**4299])
+)
+
+
+def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: numbers[key]
+            if key in numbers and isinstance(item, int | float) and not isinstance(item, bool)
+            else _with_numbers(item, numbers)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_with_numbers(item, numbers) for item in value]
+    return value
+
+
+def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
+    docs = [_with_numbers(json.loads(line), numbers) for line in _TRANSCRIPT.read_text().splitlines() if line]
+    path = folder / "big.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    return path
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(TABLE_NAMES)))
+def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any], shown: str) -> None:
+    # StartTime >= ~10**309 raised OverflowError in Simple Time's seconds; TurnIndex or Step >= 2**63
+    # crashed `table messages|exchanges|feasibility` (Int64 columns). Every stage must give a finding
+    # or an honest value: the exact integer, never a wrong or missing one.
+    import contextlib
+    import tempfile
+
+    import pandas as pd
+
+    from pgm_explore.analysis import TABLES
+    from pgm_explore.cli import _json_records
+    from pgm_explore.dialogue import Transcript, check_paths
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = _big_transcript(Path(folder), numbers)
+        list(check_paths([path], parallel=False))
+        transcript = Transcript.load(path)
+        for table in TABLES.values():
+            frame = table(transcript)
+            frame.to_csv()
+            _json_records(frame)
+        output, errors = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+            assert main(["table", shown, str(path)]) == 0, errors.getvalue()
+            assert main(["check", str(path)]) in (0, 1), errors.getvalue()
+        for key, name, column in (("TurnIndex", "messages", "turn"), ("Step", "feasibility", "Step")):
+            if isinstance(numbers.get(key), int):
+                shown_values = [value for value in TABLES[name](transcript)[column].tolist() if value is not pd.NA]
+                assert numbers[key] in shown_values  # the exact integer, not a rounded or missing one
+
+
+@pytest.mark.parametrize(
+    "big",
+    [2**64, 10**309, 10**4299, -(2**63) - 1, 1.7e308],
+    ids=["2**64", "10**309", "10**4299", "-2**63-1", "1.7e308"],
+)
+def test_numbers_of_any_size_never_crash_the_plots(big: Any, tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pgm_explore import analysis
+    from pgm_explore.dialogue import Transcript
+
+    transcript = Transcript.load(_big_transcript(tmp_path, dict.fromkeys(_UNBOUNDED, big)))
+    try:
+        for plot in (analysis.plot_pa_status, analysis.plot_feasibility, analysis.plot_timeline):
+            plot(transcript)
+        analysis.plot_timeline(transcript, x="time")
+    finally:
+        plt.close("all")
+
+
+def test_a_start_time_beyond_a_float_is_read_or_left_unread() -> None:
+    from pgm_explore.dialogue import simple_time_seconds
+
+    segment = {"TimeType": True, "TimeUnit": "01"}
+    assert simple_time_seconds({"SimpleTimeData": [segment | {"StartTime": 10**309}]}) == (True, 1e306)
+    assert simple_time_seconds({"SimpleTimeData": [segment | {"StartTime": 10**400}]}) is None
+    doc = json.loads(GOOD)
+    doc["QueryTime"]["SimpleTimeData"][0]["StartTime"] = 10**400
+    assert validate(doc).conforms
+
+
+@pytest.mark.parametrize("table", ["messages", "exchanges", "feasibility"])
+def test_a_turn_or_step_of_2_to_the_63_is_shown_exactly(
+    table: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _big_transcript(tmp_path, {"TurnIndex": 2**63, "Step": 2**63})
+    assert main(["table", table, str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and str(2**63) in out
