@@ -139,7 +139,9 @@ inputs:
 
   Every problem in the text (not UTF-8, not JSON, NaN, nesting deeper than 1,000
   levels, an empty file or array) is a finding on a message that does not conform;
-  the next message is read as usual.
+  the next message is read as usual. A line longer than 64 MiB, or a JSON value read
+  whole of more, is a too-large finding: the line is skipped, never held in memory.
+  A report keeps at most 100 findings per message and says how many it left out.
 
 output:
   text (default)     a block per message: its source, type, mode and verdict, then each

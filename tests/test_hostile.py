@@ -323,7 +323,7 @@ def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
 
 
 def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch: pytest.MonkeyPatch) -> None:
-    def exhausted(document: Any) -> Any:
+    def exhausted(document: Any, **options: Any) -> Any:
         raise RecursionError
 
     monkeypatch.setattr(_sources, "_verdict", exhausted)
@@ -697,3 +697,140 @@ def test_a_turn_or_step_of_2_to_the_63_is_shown_exactly(
     assert main(["table", table, str(path)]) == 0
     out, err = capsys.readouterr()
     assert err == "" and str(2**63) in out
+
+
+# --- lines too long (issue 11: every reader bounds a line, and goes on) -------------------------
+
+_LIMIT = 4096  # MAX_LINE_BYTES for these tests: the real 64 MiB needs no 64 MiB test files
+
+
+@pytest.fixture
+def small_limit(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(_sources, "MAX_LINE_BYTES", _LIMIT)
+    return _LIMIT
+
+
+def _long(size: int) -> bytes:
+    return b'{"Header": "' + b"x" * (size - 14) + b'"}'
+
+
+@pytest.mark.parametrize("name", ["m.jsonl", "m.txt"])
+@pytest.mark.parametrize("size", [_LIMIT + 1, 5 * _LIMIT, 10**6])
+def test_a_line_too_long_is_a_finding_and_reading_goes_on(
+    small_limit: int, name: str, size: int, tmp_path: Path
+) -> None:
+    data = GOOD + b"\n" + _long(size) + b"\n\n" + GOOD + b"\n"
+    found = items(tmp_path, name, data)
+    assert problems(found) == [
+        (f"{tmp_path}/{name}:1", None, None, None),
+        (f"{tmp_path}/{name}:2", "too-large", 2, 1),
+        (f"{tmp_path}/{name}:4", None, None, None),
+    ]
+    assert found[2].offset == data.index(GOOD, 1)  # where the next line starts, for the bulk reader
+    assert "4,096 bytes" in found[1].problem.message
+
+
+def test_a_line_of_exactly_the_limit_is_read(small_limit: int, tmp_path: Path) -> None:
+    line = json.dumps(PAL_RQ | {"Question": "?"}).encode()
+    line = line.replace(b'"?"', b'"' + b"q" * (small_limit - len(line) + 1) + b'"')
+    assert len(line) == small_limit
+    for data in (line + b"\n" + GOOD, GOOD + b"\n" + line, line):
+        assert [p[1] for p in problems(items(tmp_path, "m.jsonl", data))] in ([None, None], [None])
+    # One byte more is too many (a "\r" before the "\n" counts: only the "\n" ends the line).
+    for data in (b" " + line + b"\n" + GOOD, line + b"\r\n" + GOOD):
+        assert [p[1] for p in problems(items(tmp_path, "m.jsonl", data))] == ["too-large", None]
+
+
+@pytest.mark.parametrize("name", ["m.json", "m.txt"])
+def test_a_value_read_whole_is_bounded_too(small_limit: int, name: str, tmp_path: Path) -> None:
+    pretty = json.dumps(PAL_RQ | {"Question": "x" * small_limit}, indent=2).encode()
+    assert problems(items(tmp_path, name, pretty)) == [(f"{tmp_path}/{name}", "too-large", None, None)]
+    assert problems(items(tmp_path, name, json.dumps(PAL_RQ, indent=2).encode())) == [
+        (f"{tmp_path}/{name}", None, None, None)
+    ]
+
+
+def test_an_endless_line_is_reported_at_once_in_little_memory(small_limit: int) -> None:
+    import tracemalloc
+
+    class Zeros(io.RawIOBase):
+        """Zeros, then after ``left`` bytes a line break and a message: /dev/zero with an end."""
+
+        def __init__(self, left: int) -> None:
+            self.left = left
+            self.tail = b"\n" + GOOD + b"\n"
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.left > 0:
+                n = min(len(buffer), self.left)
+                buffer[:n] = b"\0" * n
+                self.left -= n
+                return n
+            n = min(len(buffer), len(self.tail))
+            buffer[:n] = self.tail[:n]
+            self.tail = self.tail[n:]
+            return n
+
+    tracemalloc.start()
+    try:
+        reader = iter_stream(io.BufferedReader(Zeros(200 * 1024 * 1024)), "-", "auto")
+        first = next(reader)  # at once: not after the 200 MB
+        assert (first.source, first.problem and first.problem.rule) == ("-:1", "too-large")
+        rest = list(reader)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(i.source, i.problem) for i in rest] == [("-:2", None)]
+    assert peak < 8 * 1024 * 1024, f"{peak:,} bytes to skip a 200 MB line"
+
+
+def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pgm_explore import _bulk
+
+    monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: True)
+    monkeypatch.setattr(_bulk, "_BATCH", 1000)
+    monkeypatch.setattr(_bulk, "_cores", lambda: 2)
+    lines = [GOOD, _long(_LIMIT + 1), GOOD, _long(3 * _LIMIT), _long(_LIMIT), b"", GOOD, _long(_LIMIT * 2) + b"x"]
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    expected = [(f"{path}:{n}", rule) for n, rule in ((1, None), (2, "too-large"), (3, None), (4, "too-large"))]
+    expected += [(f"{path}:5", "header-unknown"), (f"{path}:7", None), (f"{path}:8", "too-large")]
+    for parallel in (True, False):
+        found = [
+            (r.source, r.findings[0].rule if r.findings else None) for r in _bulk.iter_reported(path, parallel=parallel)
+        ]
+        assert found == expected, parallel
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
+    # `cat /dev/zero | pgm-explore check -` grew until killed (issue 11); a 1 GB line took 4 GB.
+    import select
+
+    with (
+        open("/dev/zero", "rb") as zeros,
+        subprocess.Popen(
+            [sys.executable, "-m", "pgm_explore", "check", "-"],
+            stdin=zeros,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        ) as process,
+    ):
+        assert process.stdout is not None
+        try:
+            out = b""
+            deadline = time.monotonic() + 60
+            while b"too-large" not in out and time.monotonic() < deadline:
+                if select.select([process.stdout], [], [], 1)[0]:
+                    out += os.read(process.stdout.fileno(), 65536)
+            assert b"[too-large]" in out and b"Line 1 is longer" in out
+            time.sleep(2)  # skipping the endless rest of line 1, some GB of zeros
+            status = Path(f"/proc/{process.pid}/status").read_text()
+            peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+            assert process.poll() is None  # still reading, in bounded memory
+            assert peak < 600 * 1024 * 1024, f"peak {peak:,} bytes"
+        finally:
+            process.kill()

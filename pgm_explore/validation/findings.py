@@ -109,7 +109,7 @@ RULES: Mapping[str, Rule] = _rules(
     ),
     Rule("empty", "error", True, "There is nothing to read: an empty file or an empty array."),
     Rule("too-deep", "error", True, "The JSON nests deeper than pgm-explore reads (1,000 levels)."),
-    Rule("too-large", "error", True, "A number too long to read: more than 4,300 digits."),
+    Rule("too-large", "error", True, "A number too long to read (more than 4,300 digits), or a line over 64 MiB."),
     Rule("not-object", "error", True, "A message must be a JSON object."),
     Rule(
         "not-json",
