@@ -557,7 +557,11 @@ inputs:
 
 output:
   csv (default)      a header row with the column names in the documented order, then
-                     one line per row, no index column; a missing value is an empty field
+                     one line per row, no index column; a missing value is an empty field.
+                     A text cell that a spreadsheet would run as a formula (it starts with
+                     = + - @, a tab or a carriage return: messages may carry such text, e.g.
+                     a QueryID =HYPERLINK(...)) gets a leading ', as the OWASP guidance on
+                     CSV injection says; --no-csv-escape writes every cell as it is
   json               ONE JSON array of records, one record (an object with the columns
                      as keys, in the same order) per line; a missing value (NA, NaN) is
                      null; an empty table is []
@@ -596,6 +600,13 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="csv",
         help="csv (default): header row, no index; json: one array of records, null where a value is missing",
     )
+    parser.add_argument(
+        "--no-csv-escape",
+        dest="csv_escape",
+        action="store_false",
+        help="write text cells as they are, even those a spreadsheet would run as a formula "
+        "(default: a cell starting with = + - @, a tab or a carriage return gets a leading ')",
+    )
     parser.set_defaults(run=_run_table)
 
 
@@ -614,12 +625,44 @@ def _run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     except UnreadablePath as exc:
         return _refuse("table", [exc], args.paths, err)
     frame = analysis.TABLES[args.what](transcript)
-    text = frame.to_csv(index=False, lineterminator="\n") if args.format == "csv" else _json_records(frame)
+    if args.format == "csv":
+        text = (_formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
+    else:
+        text = _json_records(frame)
     # In pieces: one large write to a pipe whose reader left (| head) can end without an
     # error, where validate and check end with status 141; pieces end the same way.
     for start in range(0, len(text), _CHUNK):
         _write_text(out, text[start : start + _CHUNK])
     return EXIT_OK
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet take a cell for a formula (OWASP, CSV Injection)."""
+
+
+def _formulas_defused(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula (it starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) prefixed with a single quote, as the
+    OWASP guidance on CSV injection says: the cells come from messages, which anyone may write.
+    Numbers stay numbers (``-1`` is no formula).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.Series(['=HYPERLINK("http://x")', "ok", None], dtype="string"), "n": [-1, 2, 3]})
+    >>> print(_formulas_defused(frame).to_csv(index=False), end="")
+    a,n
+    "'=HYPERLINK(""http://x"")",-1
+    ok,2
+    ,3
+    """
+
+    def defused(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype == "string" or out[name].dtype == object:
+            out[name] = out[name].map(defused).astype(out[name].dtype)
+    return out
 
 
 def _json_records(frame: pd.DataFrame) -> str:

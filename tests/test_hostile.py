@@ -834,3 +834,22 @@ def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
             assert peak < 600 * 1024 * 1024, f"peak {peak:,} bytes"
         finally:
             process.kill()
+
+
+# --- formula injection in CSV (issue 11) ---------------------------------------------------------
+
+
+@settings(deadline=None)
+@given(st.lists(st.text(max_size=12) | st.sampled_from(["=1+1", "+A1", "-1", "@x", "\t=1", "\r=1", "'=1"]), min_size=1))
+def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
+    import pandas as pd
+
+    from pgm_explore.cli import _FORMULA_START, _formulas_defused
+
+    frame = pd.DataFrame({"text": pd.Series(texts, dtype="string"), "number": range(-len(texts), 0)})
+    defused = _formulas_defused(frame)
+    cells = list(defused["text"])
+    assert cells == [("'" + text if text.startswith(_FORMULA_START) else text) for text in texts]
+    assert not any(cell.startswith(_FORMULA_START) for cell in cells)
+    assert list(defused["number"]) == list(frame["number"])  # numbers are no formulas
+    assert (defused.dtypes == frame.dtypes).all()
