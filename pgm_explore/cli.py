@@ -29,10 +29,11 @@ from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pgm_explore._bulk import iter_reported, iter_worked
+from pgm_explore._files import atomic_write
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents
 from pgm_explore.dialogue import dialogue_key
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation import Report
+from pgm_explore.validation import InputProblem, Report, loads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -754,6 +755,7 @@ _STEP_KEYS = {
 }
 _DAC_FIELDS = ("Terms", "Space")
 _SCRIPT_KEYS = {"steps", "dialog_id", "description"}
+_SCRIPT_BYTES = 16 * 1024 * 1024  # a script is a few kilobytes: this only bounds what is read
 
 
 class ScriptError(PgmExploreError, ValueError):
@@ -778,11 +780,18 @@ def _load_script(path: str) -> _Script:
     """Read and validate a dialogue script (see the epilog of ``dialogue``); raises ScriptError."""
     try:
         with open(path, "rb") as handle:
-            document = json.loads(handle.read())
+            data = handle.read(_SCRIPT_BYTES + 1)
+        if len(data) > _SCRIPT_BYTES:
+            raise ScriptError(f"the script {path} is larger than {_SCRIPT_BYTES:,} bytes: no script needs that much")
+        # The reader of messages: the same findings for bad bytes, NaN, deep nesting and a lone
+        # surrogate ("\ud800"), which would end up in a Request that no file can hold.
+        document = loads(data)
     except OSError as exc:
         raise ScriptError(f"cannot read the script {path}: {exc.strerror or exc}") from exc
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise ScriptError(f"the script {path} is not JSON: {exc}") from exc
+    except InputProblem as problem:
+        finding = problem.finding
+        where = f" (line {finding.line}, column {finding.column})" if finding.line is not None else ""
+        raise ScriptError(f"the script {path} is not JSON{where}: {finding.message}") from None
     dialog_id = None
     if isinstance(document, dict):
         unknown = sorted(set(document) - _SCRIPT_KEYS)
@@ -886,7 +895,13 @@ def _add_dialogue(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="the built-in deliberation: all three partners, two feasibility checks, a commitment",
     )
     what.add_argument("--script", metavar="FILE", help="a JSON script of Requests (format below)")
-    parser.add_argument("--out", metavar="PATH", required=True, help="where to write the transcript (JSON Lines)")
+    parser.add_argument(
+        "--out",
+        metavar="PATH",
+        required=True,
+        help="where to write the transcript (JSON Lines): whole or not at all (a temporary file in "
+        "the same folder, renamed into place); a link at PATH is replaced, not followed",
+    )
     parser.add_argument(
         "--transport",
         choices=("inprocess", "stdio", "http"),
@@ -960,8 +975,9 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"{command}: the partners could not be reached over {args.transport}: {_clean(str(exc))}\n")
         return EXIT_USAGE
     try:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(m, ensure_ascii=False) + "\n" for m in transcript)
+        # Whole or not at all, and into a file of its own: a link planted at --out is replaced,
+        # never followed (pgm_explore._files).
+        atomic_write(args.out, "".join(map(_recorded_line, transcript)), durable=True, make_parents=False)
     except OSError as exc:
         err.write(f"{command}: cannot write --out {_clean(args.out)}: {exc.strerror or exc}\n")
         return EXIT_USAGE
@@ -969,6 +985,22 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"{command}: {_clean(problem)}\n")
     status = _report_recorded(args, len(transcript), out)
     return EXIT_NONCONFORMING if refused else status
+
+
+def _recorded_line(message: Any) -> str:
+    r"""One message of a recorded transcript as a line of JSON: UTF-8 as it is, or, should a
+    partner ever send a string UTF-8 cannot encode (a lone surrogate), with ``\u`` escapes:
+    the message is kept, and the check of the recording reports it.
+
+    >>> _recorded_line({"Question": "Où?"}), _recorded_line({"Question": chr(0xD800)})
+    ('{"Question": "Où?"}\n', '{"Question": "\\ud800"}\n')
+    """
+    line = json.dumps(message, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(message)
+    return line + "\n"
 
 
 async def _send_step(bk: Any, step: _Step) -> None:
