@@ -853,3 +853,29 @@ def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     assert not any(cell.startswith(_FORMULA_START) for cell in cells)
     assert list(defused["number"]) == list(frame["number"])  # numbers are no formulas
     assert (defused.dtypes == frame.dtypes).all()
+
+
+# --- lone surrogates: one verdict everywhere (issue 11) -------------------------------------------
+
+
+@settings(deadline=None)
+@given(
+    st.sampled_from(example_files("valid")),
+    # One code point: two in a row may make a pair, which JSON text reads as one character.
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    st.booleans(),
+    st.integers(min_value=0, max_value=50),
+)
+def test_a_lone_surrogate_has_one_verdict_everywhere(example: Path, surrogate: str, as_key: bool, where: int) -> None:
+    from pydantic import ValidationError
+
+    from pgm_explore.models import parse_message
+
+    foreign = {"k" + surrogate: 1} if as_key else "x" + surrogate
+    doc, _ = _with_foreign(json.loads(example.read_text()), foreign, "Extra", where)
+    text = json.dumps(doc)  # "\udXXX" escapes: what a file can hold
+    verdicts = [validate(doc), validate(text), report(next(iter_stream(io.BytesIO(text.encode()), "m.json", "json")))]
+    assert [(r.conforms, [f.rule for f in r.findings]) for r in verdicts] == [(False, ["encoding"])] * 3
+    assert verdicts[0].findings[0].path == verdicts[1].findings[0].path
+    with pytest.raises(ValidationError, match="surrogate"):
+        parse_message(doc)
