@@ -879,3 +879,44 @@ def test_a_lone_surrogate_has_one_verdict_everywhere(example: Path, surrogate: s
     assert verdicts[0].findings[0].path == verdicts[1].findings[0].path
     with pytest.raises(ValidationError, match="surrogate"):
         parse_message(doc)
+
+
+# --- the transcript rules are bounded per message too -----------------------------------------------
+
+
+def _long_plan(folder: Path, steps: int, answered: int) -> Path:
+    docs = [json.loads(line) for line in _TRANSCRIPT.read_text().splitlines() if line]
+    request = next(d for d in docs if d.get("Kind") == "feasibility" and d.get("Mode") == "RQ")
+    response = next(d for d in docs if d.get("Mode") == "RS" and d.get("RequestID") == request["QueryID"])
+    request["ProcessActions"] = [{"Step": i, "Statement": f"Teleport Nil x{i} At ML-{i}"} for i in range(steps)]
+    response["Feasibility"]["Steps"] = [{"Step": i, "PAStatus": "Ack"} for i in range(answered)]
+    path = folder / "plan.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    return path
+
+
+def test_a_plan_of_20000_steps_gives_bounded_findings_per_message(tmp_path: Path) -> None:
+    # Each step was a precheck-differs finding and the Response's steps were matched to the
+    # Request's by a scan each (quadratic: minutes for 40,000 steps); now both are bounded.
+    from collections import Counter
+
+    from pgm_explore.dialogue import check_paths
+
+    found = list(check_paths([_long_plan(tmp_path, 20_000, 20_000)], parallel=False))
+    per_message = Counter(f.source for f in found)
+    assert max(per_message.values()) <= 2 * 101
+    rules = Counter(f.rule for f in found)
+    assert rules["precheck-differs"] == 100 and rules["statement-syntax"] == 100
+    assert rules["too-many-findings"] == 2
+    assert max(len(f.message) for f in found) < 600
+
+
+def test_steps_missing_from_a_response_are_named_a_few_at_a_time(tmp_path: Path) -> None:
+    from pgm_explore.dialogue import check_paths
+
+    [mismatch] = [
+        f for f in check_paths([_long_plan(tmp_path, 5_000, 1)], parallel=False) if f.rule == "steps-mismatch"
+    ]
+    assert (
+        "no outcome for Step 1, 10, 100, 1000, 1001, 1002, 1003, 1004, 1005, 1006 and 4,989 more." in mismatch.message
+    )
