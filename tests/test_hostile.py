@@ -395,6 +395,18 @@ def test_the_cap_keeps_errors_before_warnings() -> None:
     assert rep.findings[-2].rule == "overall-mismatch"
 
 
+def test_advice_inside_other_advice_is_kept_beside_a_schema_error() -> None:
+    # Only advice inside a *wrong* value is dropped: a duplicate-step inside ProcessActions that
+    # feasibility-kind is about stays (the cap's tally must not count advice as wrong).
+    doc = minimal_message("BKN-DAC", "RQ") | {"Kind": "affordances", "Question": 5}
+    doc["ProcessActions"] = [{"Step": 0, "Statement": "MM-Move Nil a From b To c"}] * 2
+    assert [(f.rule, f.json_path) for f in validate(doc).findings] == [
+        ("type", "$.Question"),
+        ("feasibility-kind", "$.ProcessActions"),
+        ("duplicate-step", "$.ProcessActions[1].Step"),
+    ]
+
+
 @pytest.mark.slow
 def test_many_wrong_items_take_little_time() -> None:
     budget = 20.0  # seconds, for a loaded two-core machine; well under 1 s on a quiet one

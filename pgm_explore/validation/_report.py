@@ -270,7 +270,7 @@ def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[
     advice: Iterable[Finding] = chain(
         consistency, (f for f in _schema.iter_advisory_findings(dt, document) if f.path not in explained)
     )
-    if wrong := tally.paths:
+    if wrong := set(tally.paths):  # (a copy: the tally goes on adding the paths of the advice)
         # Inside a value that is already wrong (a forbidden or mistyped property), advice is
         # noise. (Looked up by prefix in a set: 50,000 findings must not take 50,000² steps.)
         advice = (a for a in advice if not any(a.path[:n] in wrong for n in range(len(a.path) + 1)))
