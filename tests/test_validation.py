@@ -203,10 +203,14 @@ def test_json_text_is_accepted() -> None:
     assert validate(json.dumps(minimal_message("BKN-PAL", "RS"))).conforms
 
 
-def test_lone_surrogates_do_not_break_validation_or_display() -> None:
+def test_lone_surrogates_are_an_encoding_finding_and_do_not_break_display() -> None:
+    # One verdict everywhere (issue 11): UTF-8 cannot encode "\ud800", so no file, model or
+    # transcript can carry it; validate says so at the string's path instead of passing it on.
     report = validate(minimal_message("BKN-PAL", "RQ") | {"Question": "\ud800?"})
-    assert report.conforms
+    assert (report.conforms, [(f.rule, f.json_path) for f in report.findings]) == (False, [("encoding", "$.Question")])
+    assert "\ud800" not in report.findings[0].message and "\\ud800" in report.findings[0].message
     bad = validate(minimal_message("BKN-PAL", "RQ") | {"Question": 1, "\ud800": 2})
+    assert [(f.rule, f.json_path) for f in bad.findings] == [("encoding", "$['\\ud800']")]
     assert "text/html" in bad._repr_mimebundle_()
 
 

@@ -5,7 +5,9 @@ its ``*_DTYPES`` mapping, so that an empty transcript gives an empty frame with 
 dtypes as a full one. Text is the nullable ``string`` dtype and whole numbers that may be missing are
 ``Int64``, both with ``pd.NA`` for "missing"; seconds are ``float64`` with ``NaN``. A value that has the
 wrong JSON type in the message (a number where an identifier belongs) is shown as missing: the
-findings say what is wrong with it, the tables only show what can be read.
+findings say what is wrong with it, the tables only show what can be read. A whole number beyond the
+64-bit range, which the schemas allow for TurnIndex and Step, makes its column ``object`` dtype holding
+exact Python ints, in that table only: never a wrong value, never an exception (docs/tables.md).
 """
 
 from __future__ import annotations
@@ -187,14 +189,26 @@ def _step_key(value: Any) -> Any:
     return ("not-a-step", repr(value))
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _series(values: Sequence[Any], dtype: str) -> pd.Series:
+    """A column of ``dtype``; for Int64, ``object`` with exact ints when a value does not fit.
+
+    >>> _series([1, None], "Int64").dtype, _series([2**64, None], "Int64").tolist()
+    (Int64Dtype(), [18446744073709551616, <NA>])
+    """
+    if dtype == "Int64" and any(value is not None and value not in _INT64 for value in values):
+        return pd.Series([pd.NA if value is None else value for value in values], dtype="object")
+    return pd.Series(list(values), dtype=dtype)
+
+
 def _frame(rows: Sequence[Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
-    """Rows (tuples in column order) as a DataFrame with exactly these columns and dtypes."""
+    """Rows (tuples in column order) as a DataFrame with exactly these columns and, save for whole
+    numbers beyond 64 bits (:func:`_series`), these dtypes."""
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in dtypes]
     return pd.DataFrame(
-        {
-            name: pd.Series(list(values), dtype=dtype)
-            for (name, dtype), values in zip(dtypes.items(), columns, strict=True)
-        }
+        {name: _series(values, dtype) for (name, dtype), values in zip(dtypes.items(), columns, strict=True)}
     )
 
 

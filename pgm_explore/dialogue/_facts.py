@@ -23,6 +23,7 @@ from pgm_explore.validation import Finding, Report
 __all__ = ["FACTS", "Facts", "facts_of", "item_facts", "simple_time_seconds"]
 
 _UNIT = {"00": 1.0, "01": 1e-3, "10": 1e-6, "11": 1e-9}
+_DIVISOR = {"00": 1, "01": 1000, "10": 1000_000, "11": 1000_000_000}
 _FLAG_UNIT = ("00", "01", "10", "11")  # bits 1-2 of FlagsByte
 _ID_SUFFIXES = ("ID", "IDs")
 _NOTHING: frozenset[str] = frozenset()
@@ -35,6 +36,14 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
     (True, 1.5)
     >>> simple_time_seconds({"SimpleTimeData": [{"FlagsByte": 0, "StartTime": 2}]})
     (False, 2.0)
+
+    The schema allows any number: a StartTime of 10**309 milliseconds is 1e306 seconds, and
+    one too far from the epoch for a float of seconds (beyond about 1.8e308) cannot be read:
+
+    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": 10**309, "TimeType": True, "TimeUnit": "01"}]})
+    (True, 1e+306)
+    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": -(10**400), "TimeType": True, "TimeUnit": "00"}]}) is None
+    True
     """
     try:
         segment = value["SimpleTimeData"][0]
@@ -48,8 +57,11 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
         scale = _UNIT.get(unit) if type(unit) is str else None
         if scale is None or type(start) not in (int, float):
             return None
-        return bool(absolute), start * scale
-    except (KeyError, IndexError, TypeError, AttributeError):
+        try:
+            return bool(absolute), start * scale
+        except OverflowError:  # an int beyond a float: divided exactly, if the result is one
+            return bool(absolute), start / _DIVISOR[unit]
+    except (KeyError, IndexError, TypeError, AttributeError, OverflowError):
         return None
 
 

@@ -23,6 +23,8 @@ from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._facts import Facts, facts_of, simple_time_seconds
 from pgm_explore.dialogue.precheck import Prediction, compare, predict
 from pgm_explore.validation import Finding, Report, RuleCode
+from pgm_explore.validation._limits import MAX_FINDINGS, Tally
+from pgm_explore.validation.findings import clip
 
 __all__ = ["TranscriptChecker", "TranscriptFinding", "check_documents", "simple_time_seconds"]
 
@@ -42,6 +44,17 @@ _PAYLOAD_FOR_KIND: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
 }
 # The same members as Facts.filled names them ("Representation.Intent").
 _QUALIFIED = {kind: frozenset(f"{holder}.{key}" for key in keys) for kind, (holder, keys) in _PAYLOAD_FOR_KIND.items()}
+
+
+def _some(steps: list[Any], shown: int = 10) -> str:
+    """Steps named in a message: the first ``shown``, then how many more (never the whole of a
+    list of 40,000).
+
+    >>> _some([1, 2]), _some(list(range(12)))
+    ('1, 2', '0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 2 more')
+    """
+    named = ", ".join(clip(str(step)) for step in steps[:shown])
+    return named if len(steps) <= shown else f"{named} and {len(steps) - shown:,} more"
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +292,11 @@ class TranscriptChecker:
                 self._response(source, facts, type_name, dialog, state, found)
         if not found:
             return []
+        if len(found) - len(facts.findings) > MAX_FINDINGS:
+            # The transcript rules keep at most as many findings per message as validation does.
+            tally = Tally()
+            tally.extend(found[len(facts.findings) :])
+            found[len(facts.findings) :] = tally.findings()
         return [TranscriptFinding(source, dialog, type_name, f) for f in found]
 
     def finish(self) -> list[TranscriptFinding]:
@@ -686,8 +704,8 @@ class TranscriptChecker:
         if answered != asked and not (partial and answered < asked):
             missing = sorted(asked - answered, key=str)
             extra = sorted(answered - asked, key=str)
-            parts = [f"no outcome for Step {', '.join(map(str, missing))}" if missing else ""]
-            parts.append(f"Step {', '.join(map(str, extra))} not in the Request" if extra else "")
+            parts = [f"no outcome for Step {_some(missing)}" if missing else ""]
+            parts.append(f"Step {_some(extra)} not in the Request" if extra else "")
             found.append(
                 Finding.of(
                     "steps-mismatch",
@@ -700,12 +718,15 @@ class TranscriptChecker:
         if pending.predictions is None:
             return
         statuses = {step: status for step, status in reported if isinstance(status, str)}
+        first_index: dict[Any, int] = {}  # (looked up per comparison: a scan each would be quadratic)
+        for i, (step, _) in enumerate(reported):
+            first_index.setdefault(step, i)
         for comparison in compare(pending.predictions, statuses):
             # Only "stricter" is worth a warning: Domain Access accepted a step that the
             # ActionContext rules out. Where it reports a failure the ActionContext cannot
             # show (missed) or names another failure (differs), Domain Access knows more.
             if comparison.kind == "stricter":
-                index = next(i for i, (step, _) in enumerate(reported) if step == comparison.step)
+                index = first_index[comparison.step]
                 found.append(
                     Finding.of(
                         "precheck-differs",

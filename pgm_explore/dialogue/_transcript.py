@@ -106,8 +106,10 @@ class Transcript:
 
     @classmethod
     def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
-        """A transcript from parsed messages (sources ``NAME#INDEX``)."""
-        return cls._build((f"{source}#{i}", doc, None) for i, doc in enumerate(documents))
+        """A transcript from parsed messages (sources ``NAME#INDEX``). Built in Python, they are
+        looked through for values JSON cannot hold (a set, NaN, a lone surrogate), as
+        ``validate()`` looks: such a message is reported, never passed on to the tables."""
+        return cls._build(((f"{source}#{i}", doc, None) for i, doc in enumerate(documents)), python_values=True)
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
@@ -115,7 +117,7 @@ class Transcript:
         return cls._build((item.source, item.document, item.problem) for path in paths for item in iter_documents(path))
 
     @classmethod
-    def _build(cls, items: Iterable[tuple[str, Any, Any]]) -> Transcript:
+    def _build(cls, items: Iterable[tuple[str, Any, Any]], *, python_values: bool = False) -> Transcript:
         transcript = cls()
         checker = TranscriptChecker()
         for position, (source, document, problem) in enumerate(items):
@@ -123,7 +125,7 @@ class Transcript:
                 context = checker.action_context_for(document)
                 if context is not None:
                     transcript.action_contexts[position] = context
-            report = _report(Item(source, None, None, document, problem))
+            report = _report(Item(source, None, None, document, problem), python_values=python_values)
             transcript.findings += checker.feed_report(source, document, report)
             transcript.messages.append(Message(position, source, document, report))
         transcript.findings += checker.finish()

@@ -321,9 +321,15 @@ def _amount(statement: Statement) -> tuple[float, str | None] | None:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """A JSON number as a float; an integer beyond a float's range (which the schema allows for
+    MaxSteps and WalletLimit) is infinite: a limit no plan can reach."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+    return number if math.isfinite(number) else None
 
 
 def _strings(value: Any) -> list[str] | None:

@@ -827,6 +827,10 @@ class _Parser:
 
     @staticmethod
     def suggest(word: str) -> list[str]:
+        return list(_suggestions(word))
+
+    @staticmethod
+    def _suggest(word: str) -> list[str]:
         names = [*ACTIONS, *SYNONYMS]
         folded = [n for n in names if n.casefold() == word.casefold()]
         if folded:
@@ -968,6 +972,14 @@ def parse_statement(text: str, *, lenient: bool = False) -> Statement:
     if not isinstance(text, str):
         raise TypeError(f"a statement is a str, not {type(text).__name__}")
     return _parse_cached(text, lenient)
+
+
+@lru_cache(maxsize=1024)
+def _suggestions(word: str) -> tuple[str, ...]:
+    # Remembered: difflib takes a quarter of a millisecond, and a plan that misspells an
+    # action tends to misspell it in every statement (and every statement is parsed by the
+    # message check and by the pre-check of its Request and of its Response).
+    return tuple(_Parser._suggest(word))
 
 
 @lru_cache(maxsize=8192)

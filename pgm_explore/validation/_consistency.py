@@ -19,6 +19,7 @@ from typing import Any
 
 from pgm_explore.spec import DataType
 from pgm_explore.spec.process_actions import StatementError, parse_statement
+from pgm_explore.validation._limits import MAX_COUNTED, MAX_FINDINGS
 from pgm_explore.validation.findings import Finding, clip, written
 
 __all__ = ["RULE_FUNCTIONS", "consistency_findings"]
@@ -50,6 +51,9 @@ def _objects(value: Any) -> Items:
 
 
 _KEYS = (str, int)
+_BOUND = MAX_FINDINGS + MAX_COUNTED
+"""Findings a rule that finds one per item makes at most: the report keeps no more, nor counts
+them (a long list of bad items must not cost a parse or a finding each)."""
 
 
 def _duplicates(items: Items, key: str) -> list[tuple[int, Any]]:
@@ -61,6 +65,8 @@ def _duplicates(items: Items, key: str) -> list[tuple[int, Any]]:
         if isinstance(value, _KEYS) and not isinstance(value, bool):
             if value in seen:
                 again.append((index, value))
+                if len(again) >= _BOUND:
+                    break
             seen.add(value)
     return again
 
@@ -144,6 +150,8 @@ def _statement_problem(statement: str) -> tuple[int, str] | None:
 def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
     found: list[Finding] = []
     for index, item in actions:
+        if len(found) >= _BOUND:
+            break
         statement = item.get("Statement")
         if not isinstance(statement, str) or not statement:
             continue
@@ -284,6 +292,8 @@ def non_ack_steps_have_reason(dt: DataType, steps: Items) -> list[Finding]:
     found: list[Finding] = []
     known = _enum(dt, "Feasibility", "Steps", "PAStatus")
     for index, item in steps:
+        if len(found) >= _BOUND:
+            break
         status = item.get("PAStatus")
         if status != "Ack" and isinstance(status, str) and status in known and "Reason" not in item:
             found.append(

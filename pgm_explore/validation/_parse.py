@@ -1,8 +1,8 @@
 """Reading JSON text safely: every way it can be wrong becomes a finding.
 
-Python's reader accepts NaN and Infinity (not JSON), raises RecursionError on deep
-nesting, ValueError on integers longer than its digit limit and UnicodeDecodeError on
-bad bytes; each of these is turned into a :class:`InputProblem` carrying a finding with
+Python's reader accepts NaN and Infinity (not JSON) and lone surrogate escapes (no
+character UTF-8 can encode), raises RecursionError on deep nesting, ValueError on
+integers longer than its digit limit and UnicodeDecodeError on bad bytes; each of these is turned into a :class:`InputProblem` carrying a finding with
 the line and column, so that callers can report it like any other problem and go on with
 the next message.
 """
@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 from pgm_explore.errors import PgmExploreError
+from pgm_explore.validation._values import lone_surrogate, surrogate_finding
 from pgm_explore.validation.findings import Finding, RuleCode
 
 __all__ = ["InputProblem", "loads", "position"]
@@ -93,7 +94,7 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
     if not text.strip():
         raise _problem("empty", "There is no JSON here: the text is empty.")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise _problem("syntax", f"Not valid JSON: {exc.msg}.", exc.lineno + first_line - 1, exc.colno) from None
     except RecursionError:
@@ -130,3 +131,12 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
                 column=column,
             )
         ) from None
+    # The reader lets a lone surrogate escape through ("\ud800"); UTF-8 cannot encode it, so
+    # it is no JSON text a file could hold: an encoding finding, here, so no later stage meets it.
+    surrogate = lone_surrogate(text, value)
+    if surrogate is not None:
+        path, code_point, key, offset = surrogate
+        line, column = position(text, offset) if offset is not None else (1, None)
+        where = {"line": line + first_line - 1, "column": column} if column is not None else {}
+        raise InputProblem(surrogate_finding(path, code_point, key=key, **where))
+    return value

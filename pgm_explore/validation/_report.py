@@ -5,13 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from pgm_explore import _display
 from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _schema
 from pgm_explore.validation._consistency import consistency_findings
+from pgm_explore.validation._limits import MAX_FINDINGS, Tally
 from pgm_explore.validation._parse import InputProblem, loads
+from pgm_explore.validation._values import json_value_problems
 from pgm_explore.validation.findings import Finding, clip, written
 
 if TYPE_CHECKING:
@@ -191,22 +194,31 @@ def validate(document: Any, *, source: str | None = None) -> Report:
 
     ``document`` is a parsed message (a ``dict``) or its JSON text (``str`` or
     ``bytes``). The type comes from ``Header``; a missing or unknown Header is itself a
-    finding. Never raises for bad input: everything wrong is a finding.
+    finding. Never raises for bad input: everything wrong is a finding. A dict built in
+    Python may hold what JSON cannot (a set, NaN, a key that is not a string, a lone
+    surrogate): those are findings too (``not-json``, ``encoding``), and nothing else is
+    checked, as for text that is not JSON.
 
     >>> validate({"Header": "PGM-KDA-V1.0", "Mode": "RQ"}).conforms
     False
+    >>> [(f.rule, f.json_path) for f in validate({"Header": "PGM-KDA-V1.0", "Tags": {"a"}}).findings]
+    [('not-json', '$.Tags')]
     """
-    return _new_report(*_verdict(document), source)
+    return _new_report(*_verdict(document, python_values=True), source)
 
 
-def _verdict(document: Any) -> Verdict:
-    """What :func:`validate` reports, as a tuple: the bulk paths need no Report object."""
+def _verdict(document: Any, *, python_values: bool = False) -> Verdict:
+    """What :func:`validate` reports, as a tuple: the bulk paths need no Report object.
+
+    ``python_values``: the document was built in Python rather than read by the JSON
+    reader, so it is first looked through for values that JSON cannot hold."""
     if type(document) is not dict:  # (a parsed message always is: this is the exception)
         if isinstance(document, _TEXT):
             try:
                 document = loads(document)
             except InputProblem as problem:
                 return None, None, False, (problem.finding,)
+            python_values = False  # the reader made it
         if not isinstance(document, dict):
             finding = Finding.of(
                 "not-object",
@@ -215,6 +227,8 @@ def _verdict(document: Any) -> Verdict:
                 "Syntax section of every PGM-AUA data type: the schema's top level is an object",
             )
             return None, None, False, (finding,)
+    if python_values and (problems := json_value_problems(document, MAX_FINDINGS)):
+        return None, None, False, tuple(problems)
 
     header = document.get("Header")
     dt = HEADERS.get(header) if type(header) is str else None
@@ -228,7 +242,7 @@ def _verdict(document: Any) -> Verdict:
     try:
         if _schema.is_clean(dt, document):
             # Conforms, and nothing is empty: only the consistency rules can have a word.
-            return dt.name, mode, True, tuple(consistency_findings(dt, document, mode))
+            return dt.name, mode, True, _capped(consistency_findings(dt, document, mode))
         conforms, findings = _checked(dt, document, mode)
     except RecursionError:
         # A value nested nearly as deep as the reader allows still reads, yet the engines
@@ -244,19 +258,32 @@ def _verdict(document: Any) -> Verdict:
 
 
 def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[bool, tuple[Finding, ...]]:
-    """The verdict and every finding, for a message that has something to be told."""
+    """The verdict and every finding (at most :data:`MAX_FINDINGS`, see ``_limits``), for a
+    message that has something to be told."""
     conforms = _schema.is_valid(dt, document)
-    findings = [] if conforms else _schema.schema_findings(dt, document, mode)
+    tally = Tally()
+    if not conforms and not tally.extend(_schema.iter_schema_findings(dt, document, mode)):
+        return conforms, tuple(tally.findings())
     consistency = consistency_findings(dt, document, mode)
     # Where a consistency rule already explains an empty value, "it is empty" adds nothing.
     explained = {f.path for f in consistency}
-    advice = consistency + [f for f in _schema.advisory_findings(dt, document) if f.path not in explained]
-    if findings and advice:
+    advice: Iterable[Finding] = chain(
+        consistency, (f for f in _schema.iter_advisory_findings(dt, document) if f.path not in explained)
+    )
+    if wrong := set(tally.paths):  # (a copy: the tally goes on adding the paths of the advice)
         # Inside a value that is already wrong (a forbidden or mistyped property), advice is
         # noise. (Looked up by prefix in a set: 50,000 findings must not take 50,000² steps.)
-        wrong = {f.path for f in findings}
-        advice = [a for a in advice if not any(a.path[:n] in wrong for n in range(len(a.path) + 1))]
-    return conforms, tuple(findings + advice)
+        advice = (a for a in advice if not any(a.path[:n] in wrong for n in range(len(a.path) + 1)))
+    tally.extend(advice)
+    return conforms, tuple(tally.findings())
+
+
+def _capped(findings: list[Finding]) -> tuple[Finding, ...]:
+    if len(findings) <= MAX_FINDINGS:  # (nearly always: the tally is for the exception)
+        return tuple(findings)
+    tally = Tally()
+    tally.extend(findings)
+    return tuple(tally.findings())
 
 
 def _too_deep(dt: DataType, document: dict[str, Any]) -> Finding:

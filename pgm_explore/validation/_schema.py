@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["advisory_findings", "is_clean", "is_valid", "schema_findings"]
+__all__ = [
+    "advisory_findings",
+    "is_clean",
+    "is_valid",
+    "iter_advisory_findings",
+    "iter_schema_findings",
+    "schema_findings",
+]
 
 _MODE_WORD = {"RQ": "Request", "RS": "Response"}
 _TYPE_WORDS = {
@@ -146,16 +153,33 @@ def _py_validator_within(dt: DataType, properties: frozenset[str], branches: fro
 
 
 def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
-    """The python-jsonschema validator that explains ``document``: only where jsonschema-rs
-    found a problem when it can say, the whole schema when it cannot."""
+    """The python-jsonschema validator that explains ``document``: only the top-level
+    properties and Mode branches that jsonschema-rs finds wrong, each asked on its own
+    (``is_valid`` stops at the first problem: a million wrong items cost no more than one),
+    or the whole schema when it cannot say."""
+    declared = dt.schema["properties"]
     try:
-        errors = [(error.instance_path, error.schema_path) for error in _rs_validator(dt).iter_errors(document)]
+        properties = frozenset(
+            name
+            for name, value in document.items()
+            if name in declared and not _rs_part(dt, "properties", name).is_valid(value)
+        )
+        branches = frozenset(
+            index
+            for index in range(len(dt.schema.get("allOf", ())))
+            if not _rs_part(dt, "allOf", index).is_valid(document)
+        )
     except (ValueError, TypeError, OverflowError):
         return _py_validator(dt)
-    declared = dt.schema["properties"]
-    properties = frozenset(where[0] for where, _ in errors if where and where[0] in declared)
-    branches = frozenset(why[1] for _, why in errors if len(why) > 1 and why[0] == "allOf")
     return _py_validator_within(dt, properties, branches)
+
+
+@lru_cache(maxsize=256)
+def _rs_part(dt: DataType, keyword: str, name: str | int) -> jsonschema_rs.Validator:
+    """The compiled sub-schema ``keyword/name`` of ``dt``'s schema (a property, a Mode branch)."""
+    pointer = str(name).replace("~", "~0").replace("/", "~1")
+    reference = {"$ref": f"{dt.schema_id}#/{keyword}/{pointer}"}
+    return jsonschema_rs.validator_for(reference, registry=_rs_registry(), offline=True)
 
 
 def is_valid(dt: DataType, document: Any) -> bool:
@@ -391,7 +415,11 @@ def _branch(dt: DataType, schema_path: tuple[str | int, ...]) -> list[str] | Non
 
 def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> list[Finding]:
     """Why ``document`` does not conform: one finding per real problem, in schema order."""
-    findings: list[Finding] = []
+    return list(iter_schema_findings(dt, document, mode))
+
+
+def iter_schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> Iterator[Finding]:
+    """:func:`schema_findings` one at a time, worked out only as they are asked for."""
     seen: set[tuple[str, tuple[str | int, ...]]] = set()
     for error in _explainer(dt, document).iter_errors(document):
         for finding in _translate(dt, mode, error):
@@ -401,10 +429,9 @@ def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None)
             key = (finding.rule, finding.path)
             if key not in seen:
                 seen.add(key)
-                findings.append(finding)
-    if not findings:
-        findings.extend(_rs_findings(dt, document))
-    return findings
+                yield finding
+    if not seen:
+        yield from _rs_findings(dt, document)
 
 
 def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
@@ -453,30 +480,59 @@ def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @cache
+def _advisory_schema(dt: DataType) -> dict[str, Any]:
+    return _advisory(dict(dt.schema), dt.schema.get("$defs", {}))
+
+
+@cache
 def _advisory_validator(dt: DataType) -> jsonschema_rs.Validator:
-    return jsonschema_rs.validator_for(_advisory(dict(dt.schema), dt.schema.get("$defs", {})))
+    return jsonschema_rs.validator_for(_advisory_schema(dt))
 
 
 def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
     """``empty-value`` warnings: empty strings and lists where the spec expects content."""
+    return list(iter_advisory_findings(dt, document))
+
+
+def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
+    """:func:`advisory_findings` one at a time, in document order, as jsonschema-rs reports
+    them (a test holds the two equal). A walk of the advisory schema rather than the compiled
+    engine's errors: those come all at once, and a million empty strings must not."""
     validator = _advisory_validator(dt)
     try:
         if validator.is_valid(document):
-            return []
-        errors = list(validator.iter_errors(document))
+            return
     except (ValueError, TypeError, OverflowError):
-        return []
-    findings = []
-    for error in errors:
-        path = tuple(error.instance_path)
-        what = "an empty string" if isinstance(error.instance, str) else "an empty list"
+        return
+    for path, value in _empty(_advisory_schema(dt), document, ()):
+        what = "an empty string" if isinstance(value, str) else "an empty list"
         rule: RuleCode = "empty-value"
-        findings.append(
-            Finding.of(
-                rule,
-                path,
-                f"{_name(path, dt)} is {what}; the spec expects content here (leave it out if there is none).",
-                f"{spec_reference(dt, path)} (DECISIONS D9b)",
-            )
+        yield Finding.of(
+            rule,
+            path,
+            f"{_name(path, dt)} is {what}; the spec expects content here (leave it out if there is none).",
+            f"{spec_reference(dt, path)} (DECISIONS D9b)",
         )
-    return findings
+
+
+def _empty(
+    node: Mapping[str, Any], value: Any, path: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """(path, value) of each value that an advisory schema ``node`` (:func:`_advisory`) finds empty."""
+    if isinstance(value, str):
+        if not value and "minLength" in node:
+            yield path, value
+    elif isinstance(value, list):
+        if not value and "minItems" in node:
+            yield path, value
+        items = node.get("items")
+        if items:
+            for index, item in enumerate(value):
+                yield from _empty(items, item, (*path, index))
+    elif isinstance(value, dict):
+        properties = node.get("properties")
+        if properties:
+            for key, item in value.items():
+                sub = properties.get(key)
+                if sub:
+                    yield from _empty(sub, item, (*path, key))

@@ -23,6 +23,7 @@ RuleCode = Literal[
     "too-deep",
     "too-large",
     "not-object",
+    "not-json",
     # Telling the data type and mode.
     "header-missing",
     "header-unknown",
@@ -87,6 +88,8 @@ RuleCode = Literal[
     "partner-error",
     "partner-text-only",
     "partner-unreadable",
+    # The report itself.
+    "too-many-findings",
 ]
 
 
@@ -108,11 +111,22 @@ def _rules(*rules: Rule) -> Mapping[str, Rule]:
 
 RULES: Mapping[str, Rule] = _rules(
     Rule("syntax", "error", True, "The text is not JSON (RFC 8259): the line and column are given."),
-    Rule("encoding", "error", True, "The bytes are not UTF-8 text."),
+    Rule(
+        "encoding",
+        "error",
+        True,
+        "The bytes are not UTF-8 text, or a string holds a lone surrogate UTF-8 cannot encode.",
+    ),
     Rule("empty", "error", True, "There is nothing to read: an empty file or an empty array."),
     Rule("too-deep", "error", True, "The JSON nests deeper than pgm-explore reads (1,000 levels)."),
-    Rule("too-large", "error", True, "A number too long to read: more than 4,300 digits."),
+    Rule("too-large", "error", True, "A number too long to read (more than 4,300 digits), or a line over 64 MiB."),
     Rule("not-object", "error", True, "A message must be a JSON object."),
+    Rule(
+        "not-json",
+        "error",
+        True,
+        "A value built in Python that JSON cannot hold (a set, NaN, a key that is no string).",
+    ),
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
     Rule("required", "error", True, "A property marked (required) in the Semantics tables is missing."),
@@ -212,6 +226,9 @@ RULES: Mapping[str, Rule] = _rules(
             ),
             ("partner-unreadable", "error", "A tool result that holds no JSON object to read as a Response."),
         )
+    ),
+    Rule(
+        "too-many-findings", "warning", False, "More findings than a report keeps per message: how many were left out."
     ),
 )
 
