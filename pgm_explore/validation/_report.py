@@ -164,19 +164,24 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     header = document["Header"]
-    dt = HEADERS.get(header) if isinstance(header, str) else None
+    if not isinstance(header, str):
+        return None, Finding.of(
+            "header-unknown",
+            ("Header",),
+            f"Header must be a string such as PGM-KDA-V1.0, not {_schema._shown(header)}; "
+            f"the Headers are {', '.join(HEADERS)}.",
+            'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
+        )
+    dt = HEADERS.get(header)
     if dt is None:
         # (A very long "Header" is no typo of one, and difflib is quadratic in its length.)
-        close = (
-            _schema.closest(header, tuple(HEADERS))
-            if isinstance(header, str) and len(header) <= _schema._SUGGESTED
-            else None
-        )
+        close = _schema.closest(header, tuple(HEADERS)) if len(header) <= _schema._SUGGESTED else None
         hint = f' Did you mean "{close}" ({HEADERS[close].name})?' if close else ""
         return None, Finding.of(
             "header-unknown",
             ("Header",),
-            f"Header {_quoted(header)} is not a PGM-AUA V1.0 data type; the Headers are {', '.join(HEADERS)}.{hint}",
+            f'Header "{clip(header)}" is not the Header of a PGM-AUA V1.0 data type; the Headers are '
+            f"{', '.join(HEADERS)}.{hint}",
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     return dt, None

@@ -200,7 +200,12 @@ def _shown(value: Any) -> str:
 
 
 def _name(path: tuple[str | int, ...], dt: DataType) -> str:
-    """How a message names the value at ``path``: its property, or an item of it."""
+    """How a sentence about the value at ``path`` starts: its property, or an item of it.
+
+    >>> from pgm_explore.spec import data_type
+    >>> _name(("Commitments", 0), data_type("BKN-DAC")), _name((), data_type("BKN-DAC"))
+    ('Each item of Commitments', 'A BKN-DAC message')
+    """
     if not path:
         return f"A {dt.name} message"
     last = path[-1]
@@ -210,17 +215,53 @@ def _name(path: tuple[str | int, ...], dt: DataType) -> str:
     return clip(str(last))
 
 
+def _owner(path: tuple[str | int, ...], dt: DataType) -> str:
+    """How a sentence names, after its start, the object at ``path`` that holds a property.
+
+    >>> from pgm_explore.spec import data_type
+    >>> _owner(("Commitments", 0), data_type("BKN-DAC")), _owner((), data_type("BKN-DAC"))
+    ('an item of Commitments', 'a BKN-DAC message')
+    >>> _owner(("Failure",), data_type("BKN-DAC"))
+    'Failure'
+    """
+    if not path:
+        return f"a {dt.name} message"
+    last = path[-1]
+    if isinstance(last, int):
+        parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
+        return f"an item of {clip(parent)}"
+    return clip(str(last))
+
+
 def _labels(path: tuple[str | int, ...]) -> tuple[str, ...]:
     return tuple(p for p in path if isinstance(p, str))
 
 
+# The properties whose value is a type of another MPAI standard, bundled as published:
+# what is inside them is that standard's, not the data type's tables'.
+_BUNDLED = {
+    "DataXMData": ("PTF V1.0 Data Exchange Metadata", "D6"),
+    "QueryTime": ("OSD V1.5 Simple Time", "D5"),
+    "PCPromptTime": ("OSD V1.5 Simple Time", "D5"),
+}
+# The bundled schemas by $id: what a value that must be one of them is called.
+_BUNDLED_TYPES = {
+    "https://schemas.mpai.community/PTF/V1.0/data/DataExchangeMetadata.json": "a PTF V1.0 Data Exchange Metadata",
+    "https://schemas.mpai.community/OSD/V1.5/data/SimpleTime.json": "an OSD V1.5 Simple Time",
+}
+
+
 def spec_reference(dt: DataType, path: tuple[str | int, ...]) -> str:
-    """The spec clause behind the value at ``path``, through the bundled schemas."""
+    """The spec clause behind the value at ``path``, through the bundled schemas.
+
+    >>> from pgm_explore.spec import data_type
+    >>> spec_reference(data_type("BKN-PAL"), ("DataXMData", "Owner"))
+    'PTF V1.0 Data Exchange Metadata (DECISIONS D6), via BKN-PAL Table 1, DataXMData'
+    """
     labels = _labels(path)
-    if len(labels) > 1 and labels[0] == "DataXMData":
-        return f"PTF V1.0 Data Exchange Metadata (DECISIONS D6), via {dt.clause(labels[:1])}"
-    if len(labels) > 1 and labels[0] in ("QueryTime", "PCPromptTime"):
-        return f"OSD V1.5 Simple Time (DECISIONS D5), via {dt.clause(labels[:1])}"
+    if len(labels) > 1 and labels[0] in _BUNDLED:
+        standard, decision = _BUNDLED[labels[0]]
+        return f"{standard} (DECISIONS {decision}), via {dt.clause(labels[:1])}"
     return dt.clause(labels)
 
 
@@ -232,9 +273,34 @@ def _one_of(error: ValidationError) -> str:
         if not required:
             return "matches none of the allowed forms"
         forms.append("{" + ", ".join(required) + "}")
-    if error.validator == "oneOf" and isinstance(error.instance, dict):
+    if not isinstance(error.instance, dict):
+        return f"must be an object of one of the forms {' or '.join(forms)}, not {_shown(error.instance)}"
+    if error.validator == "oneOf":
         return "must be an object with exactly one of the forms " + " or ".join(forms)
     return "must have one of the forms " + " or ".join(forms)
+
+
+def _shaped_branch(error: ValidationError) -> int | None:
+    """The one alternative of a failed oneOf/anyOf whose shape the value has (an object
+    holding every property that alternative requires), or None when no single one does.
+
+    Then the value was meant as that alternative, and what is wrong is inside it: an
+    ``{"AIMID": 5}`` is an ``{AIMID}`` whose AIMID is not a string, not a value of
+    neither form. (python-jsonschema's ``best_match`` guesses by the depth and the
+    keyword of the errors; the required properties say what the sender meant.)
+    """
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    shaped = [
+        index
+        for index, alternative in enumerate(error.validator_value)
+        if isinstance(alternative, dict)
+        and alternative.get("type", "object") == "object"
+        and alternative.get("required")
+        and all(name in instance for name in alternative["required"])
+    ]
+    return shaped[0] if len(shaped) == 1 else None
 
 
 def _close(word: str, options: list[str]) -> str:
@@ -293,11 +359,10 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 )
                 yield Finding.of("required", where, f"{prop} is missing: {why}.", spec)
             else:
-                parent = f"a {dt.name} message" if not path else name
                 yield Finding.of(
                     "required",
                     where,
-                    f"{prop} is missing: it is required in {parent}.",
+                    f"{prop} is missing: it is required in {_owner(path, dt)}.",
                     spec_reference(dt, where),
                 )
     elif keyword is None:
@@ -321,18 +386,23 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             if extra in declared:
                 continue
             where = (*path, extra)
-            owner = f"a {dt.name} message" if not path else name
+            # Directly inside a bundled type, the clause is that type's, not the row holding it.
+            clause = spec_reference(dt, where) if _labels(path)[:1] and _labels(path)[0] in _BUNDLED else spec
             yield Finding.of(
                 "unknown-property",
                 where,
-                f"{clip(extra)} is not a property of {owner}.{_close(extra, declared)}",
-                f"{spec}: the properties the tables list (DECISIONS D3)"
-                if path
-                else f"{dt.name} Tables (DECISIONS D3)",
+                f"{clip(extra)} is not a property of {_owner(path, dt)}.{_close(extra, declared)}",
+                f"{clause}: the properties the tables list (DECISIONS D3)" if path else f"{dt.name} Tables (DECISIONS D3)",
             )
     elif keyword == "type":
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+        bundled = _BUNDLED_TYPES.get((error.schema or {}).get("$id", "")) if isinstance(error.schema, dict) else None
+        if bundled and expected == ["object"]:
+            # The value must be a whole type of another MPAI standard, which the row names.
+            words = f"{bundled} object"
+            if len(path) == 1 and path[0] in _BUNDLED:
+                spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
         yield Finding.of("type", path, f"{name} must be {words}, not {_shown(error.instance)}.", spec)
     elif keyword == "enum":
         options = [str(o) for o in error.validator_value]
@@ -376,7 +446,14 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         count = error.validator_value
         yield Finding.of("min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec)
     elif keyword in ("oneOf", "anyOf"):
-        yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
+        branch = _shaped_branch(error)
+        if branch is None:
+            yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
+            return
+        # The value has the shape of one alternative: its own errors, each at its own place.
+        for sub in error.context or ():
+            if sub.relative_schema_path and sub.relative_schema_path[0] == branch:
+                yield from _translate(dt, mode, sub)
     else:
         yield Finding.of("schema", path, f"{name}: {error.message[:200]}", spec)
 
@@ -404,7 +481,43 @@ def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None)
                 findings.append(finding)
     if not findings:
         findings.extend(_rs_findings(dt, document))
-    return findings
+    return _one_per_problem(findings)
+
+
+# A value that may not be there at all, or is not even of its type: what else its schema
+# says of it (its enum, its bounds, the properties inside it) is no second problem.
+_COVERS = {"mode-forbidden": 0, "type": 1}
+
+
+def _one_per_problem(findings: list[Finding]) -> list[Finding]:
+    """``findings`` less those about a value another finding already rejects whole: inside
+    a forbidden property, or at or inside a value of the wrong type.
+
+    >>> from pgm_explore.validation.findings import Finding
+    >>> found = [Finding.of(r, p, "", "") for r, p in
+    ...          [("type", ("Mode",)), ("enum", ("Mode",)), ("required", ("Failure", "Nature")),
+    ...           ("mode-forbidden", ("Failure",)), ("type", ("Failure",)), ("range", ("TurnIndex",))]]
+    >>> [(f.rule, f.json_path) for f in _one_per_problem(found)]
+    [('type', '$.Mode'), ('mode-forbidden', '$.Failure'), ('range', '$.TurnIndex')]
+    """
+    covering: dict[tuple[str | int, ...], int] = {}
+    for finding in findings:
+        rank = _COVERS.get(finding.rule)
+        if rank is not None and rank < covering.get(finding.path, len(_COVERS)):
+            covering[finding.path] = rank
+    if not covering:
+        return findings
+    kept = []
+    for finding in findings:
+        path = finding.path
+        rank = _COVERS.get(finding.rule, len(_COVERS))
+        if any(
+            (cover := covering.get(path[:depth])) is not None and (depth < len(path) or cover < rank)
+            for depth in range(len(path) + 1)
+        ):
+            continue
+        kept.append(finding)
+    return kept
 
 
 def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
