@@ -30,12 +30,14 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import IO, Any, Literal, NamedTuple
 
 import msgspec
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation import Finding, InputProblem, Report, loads
+from pgm_explore.validation import Finding, InputProblem, Report, parse_json
+from pgm_explore.validation._parse import duplicate_keys, read_number
 from pgm_explore.validation._report import Verdict, _new_report, _verdict
 
 __all__ = [
@@ -68,7 +70,9 @@ class Item(NamedTuple):
     for a line reading ``null``. ``line`` is the physical line of a JSON Lines message,
     ``index`` the position of a message in a top-level array. For JSON Lines, ``raw`` is
     the line as read and ``offset`` where it starts in its file, in bytes (with them
-    ``pgm_explore._bulk`` has a helper process validate the same bytes).
+    ``pgm_explore._bulk`` has a helper process validate the same bytes). ``notes`` are
+    what the text says that the value cannot show (``duplicate-key`` warnings): the
+    report on the item adds them to its findings.
     """
 
     # A NamedTuple rather than a frozen dataclass: it is built once per message in
@@ -80,6 +84,7 @@ class Item(NamedTuple):
     problem: Finding | None
     raw: bytes | None = None
     offset: int | None = None
+    notes: tuple[Finding, ...] = ()
 
 
 def _item(fields: tuple[Any, ...]) -> Item:
@@ -207,45 +212,50 @@ def read(item: Item) -> Item:
     >>> item.document, read(item).document
     (UNREAD, {'a': 1})
     """
-    source, line, index, document, _, raw, offset = item
+    source, line, index, document, _, raw, offset, _ = item
     if document is not UNREAD:
         return item
     # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
     try:
-        return _item((source, line, index, _decode_fast(raw), None, raw, offset))
+        document = _decode_fast(raw)
     except (ValueError, RecursionError):
-        document, problem = _parse_slowly(raw, line)  # type: ignore[arg-type]
-        return _item((source, line, index, document, problem, raw, offset))
+        document, problem, notes = _parse_slowly(raw, line)  # type: ignore[arg-type]
+        return _item((source, line, index, document, problem, raw, offset, notes))
+    return _item((source, line, index, document, None, raw, offset, duplicate_keys(raw, document)))
 
 
 # One decoder for the whole run: json.loads(text, parse_constant=...) would build a new
 # decoder for every line, which costs as much as validating a short message.
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+_decode = json.JSONDecoder(parse_constant=_reject_constant, parse_float=read_number).decode
 
 # The fast path: msgspec reads UTF-8 bytes three times as fast as the json module and gives
 # the same values, integers of any length included (orjson turns those beyond 64 bits into
 # floats). What it refuses -- bad JSON, bad UTF-8, lone surrogates, NaN, numbers out of a
 # double's range, deep nesting -- goes to the json module's path, so the values and the
 # findings stay exactly those of the json module (tests/test_sources.py holds the two equal).
+# Neither tells a name written twice in one object: duplicate_keys() does, cheaply.
 _decode_fast = msgspec.json.Decoder().decode
 
 
-def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
-    """(value, None) or (None, finding). The fast path takes well-formed UTF-8 JSON; all
-    else goes through :func:`pgm_explore.validation.loads`, which words the finding."""
+def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
+    """(value, None, notes) or (None, finding, ()). The fast path takes well-formed UTF-8
+    JSON; all else goes through :func:`pgm_explore.validation.parse_json`, which words the
+    finding."""
     try:
-        return _decode_fast(raw), None
+        document = _decode_fast(raw)
     except (ValueError, RecursionError):
         return _parse_slowly(raw, line)
+    return document, None, duplicate_keys(raw, document)
 
 
-def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
+def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
     try:
         # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a lone
         # surrogate escape, a number beyond a double's range.
-        return loads(raw, first_line=line), None
+        document, notes = parse_json(raw, first_line=line)
     except InputProblem as problem:
-        return None, problem.finding
+        return None, problem.finding, ()
+    return document, None, notes
 
 
 def _incomplete(raw: bytes) -> bool:
@@ -273,17 +283,23 @@ def _empty(source: str, message: str) -> Item:
 
 def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
     try:
-        value = loads(data, first_line=first_line)
+        value, notes = parse_json(data, first_line=first_line)
     except InputProblem as problem:
         yield Item(source, None, None, None, problem.finding)
         return
     if not isinstance(value, list):
-        yield Item(source, None, None, value, None)
+        yield Item(source, None, None, value, None, notes=notes)
     elif not value:
         yield _empty(source, "The array holds no messages: there is nothing to validate.")
     else:
+        # A note about the array's items goes to its item, at a path within it.
+        per_item: dict[int, list[Finding]] = {}
+        for note in notes:
+            if note.path:
+                per_item.setdefault(note.path[0], []).append(note)  # type: ignore[arg-type]
         for index, document in enumerate(value):
-            yield Item(f"{source}#{index}", None, index, document, None)
+            mine = tuple(replace(note, path=note.path[1:]) for note in per_item.get(index, ()))
+            yield Item(f"{source}#{index}", None, index, document, None, notes=mine)
 
 
 def _lines(
@@ -293,7 +309,7 @@ def _lines(
     seen = first is not None
     if first is not None:
         yield first
-    decode = _decode_fast
+    decode, duplicates = _decode_fast, duplicate_keys
     for number, raw in numbered:
         start = offset
         offset += len(raw)
@@ -301,14 +317,16 @@ def _lines(
             continue
         seen = True
         if unread:
-            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start))
+            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start, ()))
             continue
         # _parse() inlined: this loop runs once per message of a transcript.
         try:
-            document, problem = decode(raw), None
+            document = decode(raw)
         except (ValueError, RecursionError):
-            document, problem = _parse_slowly(raw, number)
-        yield _item((f"{source}:{number}", number, None, document, problem, raw, start))
+            document, problem, notes = _parse_slowly(raw, number)
+        else:
+            problem, notes = None, duplicates(raw, document)
+        yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
@@ -329,9 +347,9 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
         if second is None:
             yield from _whole(source, first_raw, first_number)
             return
-        document, problem = _parse(first_raw, first_number)
+        document, problem, notes = _parse(first_raw, first_number)
         first_offset = sum(map(len, held[:whole_start]))
-        lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset)
+        lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset, notes)
         yield from _lines(source, _chain(second, numbered), lead, sum(map(len, held[:-1])), unread)
         return
     # A value that goes on over several lines: read it all, like a .json file.
@@ -370,6 +388,9 @@ def verdict(item: Item) -> Verdict:
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
+        if item.notes:
+            type_name, mode, conforms, findings = _verdict(document)
+            return type_name, mode, conforms, findings + item.notes
         return _verdict(document)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the

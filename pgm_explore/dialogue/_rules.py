@@ -83,6 +83,7 @@ class TranscriptFinding:
             "severity": self.finding.severity,
             "message": self.finding.message,
             "spec": self.finding.spec,
+            "path": self.finding.json_path,
         }
 
 

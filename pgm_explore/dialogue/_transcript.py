@@ -107,23 +107,24 @@ class Transcript:
     @classmethod
     def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
         """A transcript from parsed messages (sources ``NAME#INDEX``)."""
-        return cls._build((f"{source}#{i}", doc, None) for i, doc in enumerate(documents))
+        return cls._build(Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents))
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
         """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
-        return cls._build((item.source, item.document, item.problem) for path in paths for item in iter_documents(path))
+        return cls._build(item for path in paths for item in iter_documents(path))
 
     @classmethod
-    def _build(cls, items: Iterable[tuple[str, Any, Any]]) -> Transcript:
+    def _build(cls, items: Iterable[Item]) -> Transcript:
         transcript = cls()
         checker = TranscriptChecker()
-        for position, (source, document, problem) in enumerate(items):
+        for position, item in enumerate(items):
+            source, document = item.source, item.document
             if isinstance(document, dict) and document.get("Header") == "PGM-KDA-V1.0" and document.get("Mode") == "RQ":
                 context = checker.action_context_for(document)
                 if context is not None:
                     transcript.action_contexts[position] = context
-            report = _report(Item(source, None, None, document, problem))
+            report = _report(item)  # (with what the reader noted: names written twice)
             transcript.findings += checker.feed_report(source, document, report)
             transcript.messages.append(Message(position, source, document, report))
         transcript.findings += checker.finish()

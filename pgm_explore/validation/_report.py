@@ -11,7 +11,7 @@ from pgm_explore import _display
 from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _schema
 from pgm_explore.validation._consistency import consistency_findings
-from pgm_explore.validation._parse import InputProblem, loads
+from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation.findings import Finding, clip, written
 
 if TYPE_CHECKING:
@@ -201,17 +201,25 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     >>> validate({"Header": "PGM-KDA-V1.0", "Mode": "RQ"}).conforms
     False
     """
-    return _new_report(*_verdict(document), source)
+    # Only a dict built in Python can hold an int longer than Python writes (the readers
+    # refuse them): the compiled engine misjudges those, so python-jsonschema judges.
+    return _new_report(*_verdict(document, exact=type(document) is dict and _has_long_integer(document)), source)
 
 
-def _verdict(document: Any) -> Verdict:
-    """What :func:`validate` reports, as a tuple: the bulk paths need no Report object."""
+def _verdict(document: Any, *, exact: bool = False) -> Verdict:
+    """What :func:`validate` reports, as a tuple: the bulk paths need no Report object.
+    ``exact`` has python-jsonschema judge (see ``_schema.is_valid``)."""
     if type(document) is not dict:  # (a parsed message always is: this is the exception)
         if isinstance(document, _TEXT):
             try:
-                document = loads(document)
+                parsed, notes = parse_json(document)
             except InputProblem as problem:
                 return None, None, False, (problem.finding,)
+            if isinstance(parsed, dict):
+                # (What the text says that its value cannot: names written twice.)
+                type_name, mode, conforms, findings = _verdict(parsed)
+                return type_name, mode, conforms, findings + notes
+            document = parsed
         if not isinstance(document, dict):
             finding = Finding.of(
                 "not-object",
@@ -231,10 +239,10 @@ def _verdict(document: Any) -> Verdict:
     mode = mode if dt.modes and mode in _MODES else None
 
     try:
-        if _schema.is_clean(dt, document):
+        if not exact and _schema.is_clean(dt, document):
             # Conforms, and nothing is empty: only the consistency rules can have a word.
             return dt.name, mode, True, tuple(consistency_findings(dt, document, mode))
-        conforms, findings = _checked(dt, document, mode)
+        conforms, findings = _checked(dt, document, mode, exact)
     except RecursionError:
         # A value nested nearly as deep as the reader allows still reads, yet the engines
         # can run out of stack explaining it (python-jsonschema recurses once per level).
@@ -248,10 +256,12 @@ def _verdict(document: Any) -> Verdict:
     return dt.name, mode, conforms, findings
 
 
-def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[bool, tuple[Finding, ...]]:
+def _checked(
+    dt: DataType, document: dict[str, Any], mode: str | None, exact: bool = False
+) -> tuple[bool, tuple[Finding, ...]]:
     """The verdict and every finding, for a message that has something to be told."""
-    conforms = _schema.is_valid(dt, document)
-    findings = [] if conforms else _schema.schema_findings(dt, document, mode)
+    conforms = _schema.is_valid(dt, document, exact=exact)
+    findings = [] if conforms else _schema.schema_findings(dt, document, mode, exact=exact)
     consistency = consistency_findings(dt, document, mode)
     # Where a consistency rule already explains an empty value, "it is empty" adds nothing.
     explained = {f.path for f in consistency}
@@ -286,6 +296,26 @@ def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
         f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
         f"{_LIMIT_SPEC}; {_schema.spec_reference(dt, path)}",
     )
+
+
+def _has_long_integer(document: Any) -> bool:
+    """True when ``document`` holds an integer that Python will not write.
+
+    >>> _has_long_integer({"a": [1, {"b": 10**5000}]}), _has_long_integer({"a": 10**4000})
+    (True, False)
+    """
+    bits = sys.get_int_max_str_digits() * 3.32  # about as many bits as that many digits
+    pending = [document]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is dict:
+            pending.extend(value.values())
+        elif kind is list:
+            pending.extend(value)
+        elif isinstance(value, int) and value.bit_length() > bits:
+            return True
+    return False
 
 
 def _long_integer(document: Any) -> tuple[tuple[str | int, ...], Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -101,7 +102,27 @@ def _validator_class() -> type[Validator]:
         if validator.is_type(instance, "string") and not _ecma_regex(value).search(instance):
             yield ValidationError(f"{_shown(instance)} does not match {value!r}")
 
-    return validators.extend(Draft202012Validator, {"pattern": pattern})
+    def writing_safely(keyword: str) -> Any:
+        # These keywords put repr(instance) in their message, which raises for an int
+        # longer than Python writes (a dict built in Python may hold one): the verdict is
+        # still theirs, with a message that says the size instead.
+        check = Draft202012Validator.VALIDATORS[keyword]
+
+        def safely(validator: Validator, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+            try:
+                errors = list(check(validator, value, instance, schema))
+            except ValueError as exc:
+                if "integer string conversion" not in str(exc):
+                    raise
+                errors = [ValidationError(f"{written(instance)} fails {keyword} {value}")]
+            yield from errors
+
+        return safely
+
+    written_keywords = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+    return validators.extend(
+        Draft202012Validator, {"pattern": pattern} | {keyword: writing_safely(keyword) for keyword in written_keywords}
+    )
 
 
 @cache
@@ -158,9 +179,13 @@ def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
     return _py_validator_within(dt, properties, branches)
 
 
-def is_valid(dt: DataType, document: Any) -> bool:
+def is_valid(dt: DataType, document: Any, *, exact: bool = False) -> bool:
     """The verdict of the compiled validator (falls back to python-jsonschema for
-    values it cannot take, such as strings with lone surrogates)."""
+    values it cannot take, such as strings with lone surrogates). With ``exact``, the
+    verdict of python-jsonschema: jsonschema-rs takes an int longer than Python writes
+    (more than 4,300 digits) for something that passes any ``minimum`` and ``maximum``."""
+    if exact:
+        return _py_validator(dt).is_valid(document)
     try:
         return _rs_validator(dt).is_valid(document)
     except (ValueError, TypeError, OverflowError):
@@ -188,10 +213,8 @@ def _shown(value: Any) -> str:
         text = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
         return f'the string "{text}"'
     if isinstance(value, int | float):
-        try:
-            return f"the number {clip(repr(value))}"
-        except ValueError:  # an int too long for Python to write
-            return written(value)
+        text = written(value)
+        return text if text.startswith(("an ", "about ")) else f"the number {text}"
     if isinstance(value, list):
         return f"an array of {len(value)} item{'s' if len(value) != 1 else ''}"
     if isinstance(value, dict):
@@ -392,7 +415,9 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 "unknown-property",
                 where,
                 f"{clip(extra)} is not a property of {_owner(path, dt)}.{_close(extra, declared)}",
-                f"{clause}: the properties the tables list (DECISIONS D3)" if path else f"{dt.name} Tables (DECISIONS D3)",
+                f"{clause}: the properties the tables list (DECISIONS D3)"
+                if path
+                else f"{dt.name} Tables (DECISIONS D3)",
             )
     elif keyword == "type":
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
@@ -466,11 +491,15 @@ def _branch(dt: DataType, schema_path: tuple[str | int, ...]) -> list[str] | Non
     return [prop for prop, sub in branch.items() if sub is False]
 
 
-def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> list[Finding]:
-    """Why ``document`` does not conform: one finding per real problem, in schema order."""
+def schema_findings(
+    dt: DataType, document: Mapping[str, Any], mode: str | None, *, exact: bool = False
+) -> list[Finding]:
+    """Why ``document`` does not conform: one finding per real problem, in schema order.
+    With ``exact``, python-jsonschema alone decides where to look (see :func:`is_valid`)."""
     findings: list[Finding] = []
     seen: set[tuple[str, tuple[str | int, ...]]] = set()
-    for error in _explainer(dt, document).iter_errors(document):
+    explainer = _py_validator(dt) if exact else _explainer(dt, document)
+    for error in explainer.iter_errors(document):
         for finding in _translate(dt, mode, error):
             # A forbidden property is only a problem when present; the branch lists them all.
             if finding.rule == "mode-forbidden" and finding.path[0] not in document:
@@ -550,6 +579,9 @@ def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
     types = types if isinstance(types, list) else [types]
     if "string" in types and "enum" not in node and "const" not in node:
         out["minLength"] = 1
+    if "number" in types or "integer" in types:
+        # Beyond a double's range, a number is read exactly but many readers lose it.
+        out["minimum"], out["maximum"] = -sys.float_info.max, sys.float_info.max
     if "array" in types:
         out["minItems"] = 1
         items = _advisory(node.get("items"), defs)
@@ -571,7 +603,8 @@ def _advisory_validator(dt: DataType) -> jsonschema_rs.Validator:
 
 
 def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
-    """``empty-value`` warnings: empty strings and lists where the spec expects content."""
+    """``empty-value`` warnings, empty strings and lists where the spec expects content, and
+    ``beyond-double`` warnings, numbers a double cannot hold."""
     validator = _advisory_validator(dt)
     try:
         if validator.is_valid(document):
@@ -582,7 +615,21 @@ def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
     findings = []
     for error in errors:
         path = tuple(error.instance_path)
-        what = "an empty string" if isinstance(error.instance, str) else "an empty list"
+        value = error.instance
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            findings.append(
+                Finding.of(
+                    "beyond-double",
+                    path,
+                    f"{_name(path, dt)} is {_shown(value)}, beyond the range of a double (about 1.8e308): "
+                    "pgm-explore reads the number written, but a reader that uses doubles (JavaScript, "
+                    "most JSON libraries) makes it infinite.",
+                    f"{spec_reference(dt, path)}; RFC 8259 section 6: numbers beyond IEEE 754 double "
+                    "precision may not be read alike",
+                )
+            )
+            continue
+        what = "an empty string" if isinstance(value, str) else "an empty list"
         rule: RuleCode = "empty-value"
         findings.append(
             Finding.of(
