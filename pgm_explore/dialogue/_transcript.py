@@ -171,16 +171,19 @@ class Transcript:
         return list(requests.values())
 
     def __str__(self) -> str:
-        head = f"{len(self.messages)} messages, {self.errors} errors, {self.warnings} warnings"
+        count = _display.count
+        head = (
+            f"{count(len(self.messages), 'message')}, {count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+        )
         lines = [head] + [f"  {f.source}: {f.severity} [{f.rule}] {f.message}" for f in self.findings]
         return "\n".join(lines)
 
     def _html(self) -> str:
         state = "ok" if not self.errors else "bad"
         head = (
-            f"<p>{len(self.messages)} messages in {len(self.dialogues())} dialogues "
-            f"{_display.badge(f'{self.errors} errors', state)} "
-            f"{_display.badge(f'{self.warnings} warnings', 'warn' if self.warnings else 'ok')}</p>"
+            f"<p>{_display.count(len(self.messages), 'message')} in {_display.count(len(self.dialogues()), 'dialogue')} "
+            f"{_display.badge(_display.count(self.errors, 'error'), state)} "
+            f"{_display.badge(_display.count(self.warnings, 'warning'), 'warn' if self.warnings else 'ok')}</p>"
         )
         rows = [[f.source, f.dialog or "", f.type or "", f.severity, f.rule, f.message] for f in self.findings]
         return head + (

@@ -20,12 +20,9 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
-from decimal import Decimal
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
-
-import msgspec
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation.findings import Finding, RuleCode, clip
@@ -87,6 +84,8 @@ def read_number(text: str) -> float | int:
     value = float(text)
     if math.isfinite(value):
         return value
+    from decimal import Decimal  # (only for numbers no double holds)
+
     number = Decimal(text)
     if number.adjusted() >= sys.get_int_max_str_digits():
         raise _LongNumber(text)  # (an int of a billion digits must not even be built)
@@ -194,7 +193,15 @@ def _number_at(text: str, number: str) -> int | None:
 # --- names that appear twice in one object ----------------------------------------------
 
 _DUPLICATE_SPEC = "RFC 8259 section 4: the names within an object SHOULD be unique"
-_encode_into = msgspec.json.Encoder().encode_into
+
+
+@cache
+def _encoder() -> Callable[[Any, bytearray], None]:
+    # Imported on first use: msgspec (with typing_extensions) would double the time
+    # `import pgm_explore` takes, and only reading JSON text needs it.
+    import msgspec
+
+    return msgspec.json.Encoder().encode_into
 
 
 def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
@@ -221,7 +228,7 @@ def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
     """
     buffer = bytearray()
     try:
-        _encode_into(value, buffer)
+        _encoder()(value, buffer)
     except (TypeError, ValueError, OverflowError):  # (a lone surrogate, which msgspec will not write)
         return _duplicates_slowly(raw)
     colon: Any = ":" if isinstance(raw, str) else b":"

@@ -105,7 +105,7 @@ class Report:
         state = "ok" if self.conforms else "bad"
         head = f"<p><b>{_display.esc(self.source or '')}</b> {_display.esc(kind)} {_display.badge(self.verdict, state)}"
         if self.warnings:
-            head += " " + _display.badge(f"{len(self.warnings)} warning(s)", "warn")
+            head += " " + _display.badge(_display.count(len(self.warnings), "warning"), "warn")
         head += "</p>"
         if not self.findings:
             return head

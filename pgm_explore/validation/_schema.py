@@ -40,6 +40,8 @@ _TYPE_WORDS = {
 }
 _SHOWN = CLIPPED
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_DATA_TYPE_PATTERN = r"^[A-Z]{3}-[A-Z]{3}-V[0-9]{1,2}\.[0-9]{1,2}$"
+"""Data Exchange Metadata's form of a data type or AI Module type (``$defs/Pattern``)."""
 _SUGGESTED = 60
 """Names and values longer than this get no "Did you mean" (difflib is quadratic in them)."""
 
@@ -456,17 +458,18 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         yield Finding.of(
             "max-length",
             path,
-            f"{name} has {len(error.instance)} characters; at most {error.validator_value} are allowed.",
+            f"{name} has {len(error.instance):,} characters; at most {error.validator_value:,} are allowed.",
             spec,
         )
     elif keyword == "pattern":
-        yield Finding.of(
-            "pattern",
-            path,
-            f"{name} must match the pattern {error.validator_value} (for example PGM-KDA-V1.0); "
-            f"{_shown(error.instance)} does not.",
-            spec,
+        # The one pattern of the bundled schemas, in words; any other as it is written.
+        form = (
+            "have the form AAA-BBB-Vx.y (three capital letters, a hyphen, three capital letters, "
+            "a hyphen, V and a version), for example PGM-KDA-V1.0"
+            if error.validator_value == _DATA_TYPE_PATTERN
+            else f"match the pattern {error.validator_value}"
         )
+        yield Finding.of("pattern", path, f"{name} must {form}; {_shown(error.instance)} does not.", spec)
     elif keyword == "minItems":
         count = error.validator_value
         yield Finding.of("min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec)

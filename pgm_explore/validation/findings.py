@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Literal
 
 __all__ = ["RULES", "Finding", "Rule", "RuleCode", "Severity", "json_path"]
@@ -253,6 +252,8 @@ def written(value: Any) -> str:
         return f"an integer of about {int(abs(value).bit_length() * 0.30103):,} digits"
     if len(text) <= CLIPPED or not isinstance(value, int) or isinstance(value, bool):
         return clip(text)
+    from decimal import Decimal  # (only for integers too long to quote)
+
     short = f"{Decimal(text):.5e}"  # (rounded to six significant digits)
     exact = Decimal(short) == Decimal(text)
     mantissa, _, exponent = short.partition("e")
