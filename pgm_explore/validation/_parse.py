@@ -64,7 +64,7 @@ def _reject_constant(name: str) -> Any:
     raise _NonJsonConstant(name)
 
 
-class _LongNumber(ValueError):
+class _LongNumber(PgmExploreError, ValueError):
     """Raised by :func:`read_number` for a number whose integer would have more digits
     than Python writes: the ``too-large`` of a long integer, written with an exponent."""
 
