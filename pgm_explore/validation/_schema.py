@@ -424,7 +424,14 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
     elif keyword == "type":
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
-        bundled = _BUNDLED_TYPES.get((error.schema or {}).get("$id", "")) if isinstance(error.schema, dict) else None
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        bundled = _BUNDLED_TYPES.get(schema.get("$id", ""))
+        # The type is the one problem reported (see _one_per_problem); what else the schema
+        # asks of the value is said with it, so that the message says what to write.
+        if isinstance(schema.get("const"), str):
+            words = f'the string "{schema["const"]}"'
+        elif schema.get("enum") and expected == ["string"]:
+            words = f"{words}, one of {', '.join(str(option) for option in schema['enum'])}"
         if bundled and expected == ["object"]:
             # The value must be a whole type of another MPAI standard, which the row names.
             words = f"{bundled} object"
