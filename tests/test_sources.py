@@ -74,6 +74,7 @@ def test_json_values_read_alike(value: Any, ascii_only: bool) -> None:
 @example(b'{"a": {"b": ":", "b": 2}, "c": [{"d" : 1, "d":1}]}')  # at any depth, spaced or not
 @example(b'{"a": "\\u003a", "a": 1}')  # a colon written as an escape
 @example(b'{"a": "\\u003a", "b": 1}')
+@example(b'{"\\u003a": 1, "\\u003a": 2, "b": "\\u003b"}')  # a name that is a colon, written twice
 @example(b"[1e400]")  # beyond a double: the integer it is, from both
 @example(b"[123456789012345678901234567890]")  # beyond 64 bits: still an int
 @example(b"[" + b"9" * 5000 + b"]")  # beyond Python's digit limit: too-large
