@@ -38,7 +38,7 @@ import msgspec
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation import Finding, InputProblem, Report, parse_json
 from pgm_explore.validation._parse import duplicate_keys, read_number
-from pgm_explore.validation._report import Verdict, _new_report, _verdict
+from pgm_explore.validation._report import Verdict, _has_long_integer, _new_report, _verdict
 
 __all__ = [
     "InputKind",
@@ -376,6 +376,17 @@ def _chain(head: tuple[int, bytes], rest: Iterator[tuple[int, bytes]]) -> Iterat
 def report(item: Item) -> Report:
     """The validation report on one item; a reading problem is the report's only finding."""
     return _new_report(*verdict(item), item.source)
+
+
+def report_built(item: Item) -> Report:
+    """:func:`report` on a message built in Python rather than read from text: such a dict
+    may hold an int longer than Python writes (the readers refuse them), which the compiled
+    engine misjudges, so python-jsonschema judges it (as ``validate()`` does)."""
+    document = item.document
+    if item.problem is None and type(document) is dict and _has_long_integer(document):
+        type_name, mode, conforms, findings = _verdict(document, exact=True)
+        return _new_report(type_name, mode, conforms, findings + item.notes, item.source)
+    return report(item)
 
 
 def verdict(item: Item) -> Verdict:

@@ -7,13 +7,13 @@ every message, which is what tables and plots need.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._bulk import iter_worked
-from pgm_explore._sources import Item, iter_documents
+from pgm_explore._sources import Item, iter_documents, report_built
 from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
@@ -107,7 +107,9 @@ class Transcript:
     @classmethod
     def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
         """A transcript from parsed messages (sources ``NAME#INDEX``)."""
-        return cls._build(Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents))
+        return cls._build(
+            (Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), report_built
+        )
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
@@ -115,7 +117,7 @@ class Transcript:
         return cls._build(item for path in paths for item in iter_documents(path))
 
     @classmethod
-    def _build(cls, items: Iterable[Item]) -> Transcript:
+    def _build(cls, items: Iterable[Item], reporting: Callable[[Item], Report] = _report) -> Transcript:
         transcript = cls()
         checker = TranscriptChecker()
         for position, item in enumerate(items):
@@ -124,7 +126,7 @@ class Transcript:
                 context = checker.action_context_for(document)
                 if context is not None:
                     transcript.action_contexts[position] = context
-            report = _report(item)  # (with what the reader noted: names written twice)
+            report = reporting(item)  # (with what the reader noted: names written twice)
             transcript.findings += checker.feed_report(source, document, report)
             transcript.messages.append(Message(position, source, document, report))
         transcript.findings += checker.finish()
