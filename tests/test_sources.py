@@ -101,3 +101,25 @@ def test_a_name_written_twice_is_noted_by_every_path(value: dict[str, Any], data
     twice = text[:-1] + ", " + json.dumps(name) + ": " + json.dumps(value[name]) + "}"
     _same(twice.encode())
     assert [(f.rule, f.path) for f in _parse(twice.encode(), 1)[2]] == [("duplicate-key", ())]
+
+
+def test_every_reader_notes_a_name_written_twice() -> None:
+    # issue #12: JSON Lines (read now or later), a .json file, an array, and sniffed input.
+    import io
+
+    from pgm_explore._sources import iter_stream, read, report
+
+    twice = b'{"a": 1, "b": {"c": 1, "c": 2}}'
+    once = b'{"a": 1, "b": {"c": 2}}'
+    jsonl = once + b"\n" + twice + b"\n"
+    for kind, data, unread in (
+        ("jsonl", jsonl, False),
+        ("jsonl", jsonl, True),
+        ("auto", jsonl, False),
+        ("json", b"[" + once + b", " + twice + b"]", False),
+    ):
+        items = [read(item) for item in iter_stream(io.BytesIO(data), "t", kind, unread=unread)]  # type: ignore[arg-type]
+        assert [[(f.rule, f.path) for f in item.notes] for item in items] == [[], [("duplicate-key", ("b",))]], kind
+        assert [f.rule for f in report(items[1]).findings][-1] == "duplicate-key"
+    [item] = iter_stream(io.BytesIO(twice), "t", "json")
+    assert [(f.rule, f.path) for f in item.notes] == [("duplicate-key", ("b",))]
