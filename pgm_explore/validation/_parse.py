@@ -224,12 +224,12 @@ def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Fi
 def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
     """The ``duplicate-key`` warnings of the JSON text ``raw``, which reads as ``value``.
 
-    Cheap when there are none (one more encode and two counts of a byte, about 0.7 of
-    what decoding takes: benchmarks/bench_reading.py): each name in the text is followed by a colon, and every other
-    colon is inside a string, where the value keeps it; so the text has more colons than
-    ``value`` written out again exactly when a name was dropped. Only then, or when a
-    colon may be written as the escape ``\\u003a``, is the text read again, noting the
-    names of each object.
+    Cheap when there are none (one more encode and two counts of a byte; the bulk reader
+    inlines it, and benchmarks/bench_reading.py measures it): each name in the text is
+    followed by a colon, and every other colon is inside a string, where the value keeps
+    it; so the text has more colons than ``value`` written out again exactly when a name
+    was dropped. Only then, or when a colon may be written as the escape ``\\u003a``, is
+    the text read again, noting the names of each object.
     """
     try:
         written = (_ENCODE[0] if _ENCODE else _encode)(value)
