@@ -538,10 +538,10 @@ def test_a_name_typed_twice_in_the_json_view_is_a_warning_beside_it() -> None:
     one(c, "pgmx-json").value = '{"TurnIndex": 7, ' + text[1:]
     assert c.value["TurnIndex"] == 0
     note = one(c, "pgmx-parse-error")
-    assert note.layout.display != "none"
+    assert "pgmx-hidden" not in note._dom_classes
     assert "$: The name &quot;TurnIndex&quot; is written twice" in note.value and "Warning" in note.value
     c.set(("TurnIndex",), 1)  # the next edit redraws the view, and the note has been read
-    assert note.layout.display == "none"
+    assert "pgmx-hidden" in note._dom_classes
 
 
 def test_the_json_view_can_change_the_type() -> None:

@@ -278,7 +278,7 @@ class JsonEditor:
             # the value, so say what was dropped (after _on_value, whose redraw clears this).
             words = " ".join(f"{n.json_path}: {n.message}" for n in notes)
             self.error.value = f'<span style="color:#ef6c00">Warning: {esc(words)}</span>'
-            self.error.layout.display = ""
+            hide(self.error, False)
 
     def reject(self, message: str) -> None:
         """Valid JSON that the place cannot take (an array where an object must be): kept as typed."""
