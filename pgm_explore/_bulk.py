@@ -193,7 +193,7 @@ def _messages(data: bytes, first: int, prefix: str) -> list[Item]:
     named ``prefix`` + their line, unread. The one way both processes split a batch: a
     BytesIO splits lines as iterating over the file does, and blank ones are skipped alike."""
     return [
-        _item((f"{prefix}{number}", number, None, UNREAD, None, raw, None))
+        _item((f"{prefix}{number}", number, None, UNREAD, None, raw, None, ()))
         for number, raw in enumerate(io.BytesIO(data), first)
         if not raw.isspace()
     ]

@@ -11,7 +11,7 @@ import html
 from collections.abc import Callable, Container
 from typing import Any
 
-__all__ = ["badge", "esc", "mimebundle", "table"]
+__all__ = ["badge", "count", "esc", "mimebundle", "table"]
 
 STYLE = (
     "<style>"
@@ -27,6 +27,15 @@ def esc(value: Any) -> str:
     """HTML-escape any value (also lone surrogates, which cannot be encoded)."""
     text = value if isinstance(value, str) else str(value)
     return html.escape(text.encode("utf-8", "backslashreplace").decode("utf-8"), quote=True)
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: what every summary line says.
+
+    >>> count(1, "warning"), count(0, "error"), count(3, "message")
+    ('1 warning', '0 errors', '3 messages')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def badge(text: str, kind: str) -> str:

@@ -30,13 +30,15 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import IO, Any, Literal, NamedTuple
 
 import msgspec
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation import Finding, InputProblem, Report, loads
-from pgm_explore.validation._report import Verdict, _new_report, _verdict
+from pgm_explore.validation import Finding, InputProblem, Report, parse_json
+from pgm_explore.validation._parse import duplicate_keys, read_number
+from pgm_explore.validation._report import Verdict, _has_long_integer, _new_report, _verdict
 
 __all__ = [
     "InputKind",
@@ -70,7 +72,9 @@ class Item(NamedTuple):
     for a line reading ``null``. ``line`` is the physical line of a JSON Lines message,
     ``index`` the position of a message in a top-level array. For JSON Lines, ``raw`` is
     the line as read and ``offset`` where it starts in its file, in bytes (with them
-    ``pgm_explore._bulk`` has a helper process validate the same bytes).
+    ``pgm_explore._bulk`` has a helper process validate the same bytes). ``notes`` are
+    what the text says that the value cannot show (``duplicate-key`` warnings): the
+    report on the item adds them to its findings.
     """
 
     # A NamedTuple rather than a frozen dataclass: it is built once per message in
@@ -82,6 +86,7 @@ class Item(NamedTuple):
     problem: Finding | None
     raw: bytes | None = None
     offset: int | None = None
+    notes: tuple[Finding, ...] = ()
 
 
 def _item(fields: tuple[Any, ...]) -> Item:
@@ -209,45 +214,62 @@ def read(item: Item) -> Item:
     >>> item.document, read(item).document
     (UNREAD, {'a': 1})
     """
-    source, line, index, document, _, raw, offset = item
+    source, line, index, document, _, raw, offset, _ = item
     if document is not UNREAD:
         return item
     # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
     try:
-        return _item((source, line, index, _decode_fast(raw), None, raw, offset))
+        document = _decode_fast(raw)
     except (ValueError, RecursionError):
-        document, problem = _parse_slowly(raw, line)  # type: ignore[arg-type]
-        return _item((source, line, index, document, problem, raw, offset))
+        document, problem, notes = _parse_slowly(raw, line)  # type: ignore[arg-type]
+        return _item((source, line, index, document, problem, raw, offset, notes))
+    return _item((source, line, index, document, None, raw, offset, _noted(raw, document)))
 
 
 # One decoder for the whole run: json.loads(text, parse_constant=...) would build a new
 # decoder for every line, which costs as much as validating a short message.
-_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
+_decode = json.JSONDecoder(parse_constant=_reject_constant, parse_float=read_number).decode
 
 # The fast path: msgspec reads UTF-8 bytes three times as fast as the json module and gives
 # the same values, integers of any length included (orjson turns those beyond 64 bits into
 # floats). What it refuses -- bad JSON, bad UTF-8, lone surrogates, NaN, numbers out of a
 # double's range, deep nesting -- goes to the json module's path, so the values and the
 # findings stay exactly those of the json module (tests/test_sources.py holds the two equal).
+# Neither tells a name written twice in one object: duplicate_keys() does, cheaply.
+_encode_fast = msgspec.json.Encoder().encode
+
+
+def _noted(raw: bytes, document: Any) -> tuple[Finding, ...]:
+    """``duplicate_keys(raw, document)``, with its common case first: a text without a
+    backslash (no escaped colon, nothing msgspec cannot write) that has exactly as many
+    colons as the value written out again has no name written twice."""
+    if b"\\" not in raw and raw.count(b":") == _encode_fast(document).count(b":"):
+        return ()
+    return duplicate_keys(raw, document)
+
+
 _decode_fast = msgspec.json.Decoder().decode
 
 
-def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None]:
-    """(value, None) or (None, finding). The fast path takes well-formed UTF-8 JSON; all
-    else goes through :func:`pgm_explore.validation.loads`, which words the finding."""
+def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
+    """(value, None, notes) or (None, finding, ()). The fast path takes well-formed UTF-8
+    JSON; all else goes through :func:`pgm_explore.validation.parse_json`, which words the
+    finding."""
     try:
-        return _decode_fast(raw), None
+        document = _decode_fast(raw)
     except (ValueError, RecursionError):
         return _parse_slowly(raw, line)
+    return document, None, _noted(raw, document)
 
 
-def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None]:
+def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
     try:
         # Succeeds for what the json module reads and msgspec does not: a UTF-8 BOM, a number
         # beyond a double's range. (A lone surrogate escape is read, then refused: encoding.)
-        return loads(raw, first_line=line), None
+        document, notes = parse_json(raw, first_line=line)
     except InputProblem as problem:
-        return None, problem.finding
+        return None, problem.finding, ()
+    return document, None, notes
 
 
 def _incomplete(raw: bytes) -> bool:
@@ -278,17 +300,23 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
         yield _too_long(source)
         return
     try:
-        value = loads(data, first_line=first_line)
+        value, notes = parse_json(data, first_line=first_line)
     except InputProblem as problem:
         yield Item(source, None, None, None, problem.finding)
         return
     if not isinstance(value, list):
-        yield Item(source, None, None, value, None)
+        yield Item(source, None, None, value, None, notes=notes)
     elif not value:
         yield _empty(source, "The array holds no messages: there is nothing to validate.")
     else:
+        # A note about the array's items goes to its item, at a path within it.
+        per_item: dict[int, list[Finding]] = {}
+        for note in notes:
+            if note.path:
+                per_item.setdefault(note.path[0], []).append(note)  # type: ignore[arg-type]
         for index, document in enumerate(value):
-            yield Item(f"{source}#{index}", None, index, document, None)
+            mine = tuple(replace(note, path=note.path[1:]) for note in per_item.get(index, ()))
+            yield Item(f"{source}#{index}", None, index, document, None, notes=mine)
 
 
 def _lines(
@@ -298,7 +326,7 @@ def _lines(
     seen = first is not None
     if first is not None:
         yield first
-    decode = _decode_fast
+    decode, encode, noted = _decode_fast, _encode_fast, duplicate_keys
     for number, start, raw in numbered:
         if raw is _LONG:
             seen = True
@@ -308,14 +336,18 @@ def _lines(
             continue
         seen = True
         if unread:
-            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start))
+            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start, ()))
             continue
         # _parse() inlined: this loop runs once per message of a transcript.
         try:
-            document, problem = decode(raw), None
+            document = decode(raw)
         except (ValueError, RecursionError):
-            document, problem = _parse_slowly(raw, number)
-        yield _item((f"{source}:{number}", number, None, document, problem, raw, start))
+            document, problem, notes = _parse_slowly(raw, number)
+        else:
+            problem = None
+            # _noted() inlined, for the same reason.
+            notes = () if b"\\" not in raw and raw.count(b":") == encode(document).count(b":") else noted(raw, document)
+        yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
@@ -338,8 +370,8 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
         if second is None:
             yield from _whole(source, first_raw, first_number)
             return
-        document, problem = _parse(first_raw, first_number)
-        lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset)
+        document, problem, notes = _parse(first_raw, first_number)
+        lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset, notes)
         yield from _lines(source, _chain(second, numbered), lead, unread)
         return
     # A value that goes on over several lines: read it all, like a .json file.
@@ -418,7 +450,7 @@ def _long_line(source: str, number: int, offset: int) -> Item:
         line=number,
         column=1,
     )
-    return _item((f"{source}:{number}", number, None, None, finding, None, offset))
+    return _item((f"{source}:{number}", number, None, None, finding, None, offset, ()))
 
 
 def _too_long(source: str) -> Item:
@@ -442,6 +474,18 @@ def report(item: Item, *, python_values: bool = False) -> Report:
     return _new_report(*verdict(item, python_values=python_values), item.source)
 
 
+def report_built(item: Item) -> Report:
+    """:func:`report` on a message built in Python rather than read from text: such a dict
+    may hold values JSON cannot hold (looked for first, as ``validate()`` does) and an int
+    longer than Python writes (the readers refuse them), which the compiled engine
+    misjudges, so python-jsonschema judges it (as ``validate()`` does)."""
+    document = item.document
+    if item.problem is None and type(document) is dict and _has_long_integer(document):
+        type_name, mode, conforms, findings = _verdict(document, exact=True, python_values=True)
+        return _new_report(type_name, mode, conforms, findings + item.notes, item.source)
+    return report(item, python_values=True)
+
+
 def verdict(item: Item, *, python_values: bool = False) -> Verdict:
     """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths.
 
@@ -456,6 +500,9 @@ def verdict(item: Item, *, python_values: bool = False) -> Verdict:
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
+        if item.notes:
+            type_name, mode, conforms, findings = _verdict(document, python_values=python_values)
+            return type_name, mode, conforms, findings + item.notes
         return _verdict(document, python_values=python_values)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the

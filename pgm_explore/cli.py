@@ -331,8 +331,9 @@ output:
   json               one JSON object per finding and line, in transcript order, nothing
                      else (no output when nothing is found), keys in this order:
                      {"source": ..., "dialog": ..., "type": ..., "rule": ...,
-                      "severity": ..., "message": ..., "spec": ...}
-                     dialog and type are null when the message has none.
+                      "severity": ..., "message": ..., "spec": ..., "path": ...}
+                     dialog and type are null when the message has none; path is
+                     the JSON path of the finding in its message ($ for the whole).
 
 exit status:
   0    no error-level finding (warnings allowed)

@@ -31,7 +31,7 @@ FILES = sorted(
 VALID = [p for p in FILES if p.parent == TRANSCRIPTS]
 DEFECTIVE = [p for p in FILES if p.parent == TRANSCRIPTS / "defective"]
 MARKET = TRANSCRIPTS / "market-wallet-limit.jsonl"
-KEYS = ["source", "dialog", "type", "rule", "severity", "message", "spec"]
+KEYS = ["source", "dialog", "type", "rule", "severity", "message", "spec", "path"]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # A Response to a Request nobody sent: an error (request-unknown) wherever it appears.
@@ -67,6 +67,16 @@ def lines_of(path: Path) -> list[str]:
 
 
 # --- the JSON lines --------------------------------------------------------------------------
+
+
+def test_every_json_finding_has_the_path_the_text_output_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue #12: the text output had the JSON path and the JSON output dropped it.
+    path = str(TRANSCRIPTS / "defective" / "turn-gap.jsonl")
+    _, out, _ = run(capsys, "check", "--format", "json", path)
+    found = objects(out)
+    assert [(f["rule"], f["path"]) for f in found] == [("turn-gap", "$.TurnIndex")]
+    _, text, _ = run(capsys, "check", path)
+    assert "[turn-gap] $.TurnIndex:" in text
 
 
 @pytest.mark.parametrize("path", FILES, ids=_id)

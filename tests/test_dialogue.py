@@ -7,7 +7,8 @@ from typing import Any
 
 from conftest import minimal_message
 
-from pgm_explore.dialogue import Transcript
+from pgm_explore.dialogue import Transcript, TranscriptChecker
+from pgm_explore.validation import validate
 
 SESSION = "s-1"
 
@@ -223,3 +224,23 @@ def test_paths_may_be_path_objects(tmp_path: Any) -> None:
 def test_a_message_that_is_a_json_string_is_not_an_object() -> None:
     t = Transcript.from_documents(["hello"])
     assert [f.rule for f in t.findings] == ["not-object"]
+
+
+def test_counts_read_as_english_one_warning_not_one_warnings() -> None:
+    # issue #12: "1 warnings" in the transcript summary and its notebook badge.
+    doc = minimal_message("PC Prompt") | {"Prompt": ""}
+    transcript = Transcript.from_documents([doc])
+    assert str(transcript).splitlines()[0] == "1 message, 0 errors, 1 warning"
+    html = transcript._repr_mimebundle_()["text/html"]
+    assert "1 message in 1 dialogue" in html and ">1 warning<" in html and ">0 errors<" in html
+    report = validate(doc)
+    assert ">1 warning<" in report._repr_mimebundle_()["text/html"]
+
+
+def test_a_transcript_built_in_python_judges_integers_longer_than_python_writes() -> None:
+    # issue #11: the compiled engine took 10**5000 for a FlagsByte of at most 255.
+    doc = minimal_message("BKN-PAL", "RQ")
+    doc["QueryTime"]["SimpleTimeData"][0]["FlagsByte"] = 10**5000
+    where = ("range", "$.QueryTime.SimpleTimeData[0].FlagsByte")
+    assert where in [(f.rule, f.path) for f in Transcript.from_documents([doc]).findings]
+    assert [(f.rule, f.path) for f in TranscriptChecker().feed("x", doc)] == [where]

@@ -36,6 +36,11 @@ def test_invalid_example_breaks_exactly_its_rule(path: Path) -> None:
     assert sorted(f.rule for f in report.findings) == sorted(expected["rules"]), str(report)
     assert sorted(f.json_path for f in report.findings) == sorted(expected["paths"]), str(report)
     assert report.conforms is expected["conforms"]
+    # What a person reads, where the sidecar says it (issue #12: the right words, the right clause).
+    if "messages" in expected:
+        assert sorted(f.message for f in report.findings) == sorted(expected["messages"]), str(report)
+    if "specs" in expected:
+        assert sorted(f.spec for f in report.findings) == sorted(expected["specs"]), str(report)
     if "line" in expected:
         assert (report.findings[0].line, report.findings[0].column) == (expected["line"], expected["column"])
 

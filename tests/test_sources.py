@@ -16,19 +16,22 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pgm_explore._sources import _decode, _parse, _parse_slowly
+from pgm_explore.validation._parse import _duplicates_slowly
 from pgm_explore.validation._values import json_value_problems
 
 
-def _reference(raw: bytes) -> tuple[Any, Any]:
+def _reference(raw: bytes) -> tuple[Any, Any, Any]:
     """The reader as it was before the fast path: the json module, then the wording path
-    (for what the json module refuses, and for a lone surrogate, which it lets through)."""
+    (for what the json module refuses, and for a lone surrogate, which it lets through);
+    every object's names noted as it is read (the fast path only reads again when a cheap
+    count says a name was dropped)."""
     try:
         value = _decode(raw.decode())
     except (ValueError, RecursionError):
         return _parse_slowly(raw, 1)
     if json_value_problems(value):
         return _parse_slowly(raw, 1)
-    return value, None
+    return value, None, _duplicates_slowly(raw)
 
 
 def _typed(value: Any) -> Any:
@@ -43,10 +46,11 @@ def _typed(value: Any) -> Any:
 
 
 def _same(raw: bytes) -> None:
-    fast_value, fast_problem = _parse(raw, 1)
-    slow_value, slow_problem = _reference(raw)
+    fast_value, fast_problem, fast_notes = _parse(raw, 1)
+    slow_value, slow_problem, slow_notes = _reference(raw)
     assert _typed(fast_value) == _typed(slow_value)
     assert (fast_problem and fast_problem.to_dict()) == (slow_problem and slow_problem.to_dict())
+    assert fast_notes == slow_notes
 
 
 _SCALARS = (
@@ -57,6 +61,7 @@ _SCALARS = (
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text()
 )
+_SCALARS_FOR_NAMES = st.none() | st.integers() | st.text(alphabet=':"\\ab', max_size=5)
 _VALUES = st.recursive(
     _SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -70,8 +75,12 @@ def test_json_values_read_alike(value: Any, ascii_only: bool) -> None:
 
 
 @given(st.binary(max_size=40))
-@example(b'{"a": 1, "a": 2}')  # the last of duplicate keys wins in both
-@example(b"[1e400]")  # beyond a double: inf from the json module, refused by msgspec
+@example(b'{"a": 1, "a": 2}')  # the last of duplicate keys wins in both, and both say so
+@example(b'{"a": {"b": ":", "b": 2}, "c": [{"d" : 1, "d":1}]}')  # at any depth, spaced or not
+@example(b'{"a": "\\u003a", "a": 1}')  # a colon written as an escape
+@example(b'{"a": "\\u003a", "b": 1}')
+@example(b'{"\\u003a": 1, "\\u003a": 2, "b": "\\u003b"}')  # a name that is a colon, written twice
+@example(b"[1e400]")  # beyond a double: the integer it is, from both
 @example(b"[123456789012345678901234567890]")  # beyond 64 bits: still an int
 @example(b"[" + b"9" * 5000 + b"]")  # beyond Python's digit limit: too-large
 @example(b'["\\ud800"]')  # a lone surrogate escape: an encoding finding on both paths
@@ -89,3 +98,34 @@ def test_any_bytes_read_alike(raw: bytes) -> None:
 @given(st.text(alphabet='{}[]":,0123456789.eE+- \\utrfalsn\t\n', max_size=30))
 def test_json_like_text_reads_alike(text: str) -> None:
     _same(text.encode())
+
+
+@given(st.dictionaries(st.text(max_size=3), _SCALARS_FOR_NAMES, min_size=1, max_size=4), st.data())
+def test_a_name_written_twice_is_noted_by_every_path(value: dict[str, Any], data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(sorted(value)))
+    text = json.dumps(value)
+    twice = text[:-1] + ", " + json.dumps(name) + ": " + json.dumps(value[name]) + "}"
+    _same(twice.encode())
+    assert [(f.rule, f.path) for f in _parse(twice.encode(), 1)[2]] == [("duplicate-key", ())]
+
+
+def test_every_reader_notes_a_name_written_twice() -> None:
+    # issue #12: JSON Lines (read now or later), a .json file, an array, and sniffed input.
+    import io
+
+    from pgm_explore._sources import iter_stream, read, report
+
+    twice = b'{"a": 1, "b": {"c": 1, "c": 2}}'
+    once = b'{"a": 1, "b": {"c": 2}}'
+    jsonl = once + b"\n" + twice + b"\n"
+    for kind, data, unread in (
+        ("jsonl", jsonl, False),
+        ("jsonl", jsonl, True),
+        ("auto", jsonl, False),
+        ("json", b"[" + once + b", " + twice + b"]", False),
+    ):
+        items = [read(item) for item in iter_stream(io.BytesIO(data), "t", kind, unread=unread)]  # type: ignore[arg-type]
+        assert [[(f.rule, f.path) for f in item.notes] for item in items] == [[], [("duplicate-key", ("b",))]], kind
+        assert [f.rule for f in report(items[1]).findings][-1] == "duplicate-key"
+    [item] = iter_stream(io.BytesIO(twice), "t", "json")
+    assert [(f.rule, f.path) for f in item.notes] == [("duplicate-key", ("b",))]

@@ -362,11 +362,12 @@ def test_a_final_newline_does_not_match_a_dollar_anchor() -> None:
 @pytest.mark.parametrize("status", [[], {}, 1, None])
 def test_a_pa_status_of_any_json_type_is_a_finding(status: Any) -> None:
     # A list or an object is unhashable: the consistency rules once raised TypeError on it.
+    # A value of the wrong type is one problem: its type, not also its enum (issue #12).
     doc = minimal_message("BKN-DAC", "RS") | {
         "Feasibility": {"Steps": [{"Step": 0, "PAStatus": status}], "Overall": "feasible"}
     }
     report = validate(doc)
-    assert _rules(report) == [("type", "$.Feasibility.Steps[0].PAStatus"), ("enum", "$.Feasibility.Steps[0].PAStatus")]
+    assert _rules(report) == [("type", "$.Feasibility.Steps[0].PAStatus")]
 
 
 def test_statement_verdicts_are_per_text_and_findings_per_step() -> None:
@@ -409,9 +410,14 @@ def test_an_integer_too_long_to_read_is_too_large_not_nan() -> None:
     assert (finding.line, finding.column) == (2, text.split("\n")[1].rindex(digits) + 1)
     assert "4,301 digits" in finding.message and "NaN" not in finding.message
     assert validate('{"TurnIndex": -' + digits + "}").findings[0].column == 15
-    # 4,300 digits are read; a fraction or an exponent makes a float, which has no such limit.
-    for number in (digits[:-1], digits + ".5", digits + "e3", "1." + digits, "1e-" + digits):
+    # 4,300 digits are read, and so is a number a double holds, however it is written.
+    for number in (digits[:-1], "1." + digits, "1e-" + digits, "1e300"):
         assert [f.rule for f in validate('{"TurnIndex": ' + number + "}").findings] == ["header-missing"], number
+    # Beyond a double, a number is read as the integer it is (issue #12: not as infinity), so
+    # the same limit holds whether its digits are written out or stand behind an exponent.
+    for number in (digits + ".5", digits + "e3", "1e4301", "-1e9999999999"):
+        found = validate('{"TurnIndex": ' + number + "}").findings
+        assert [(f.rule, f.line, f.column) for f in found] == [("too-large", 1, 15)], number
     # Only the reader's NaN hook raises what is reported as NaN.
     assert not issubclass(_parse._NonJsonConstant, ValueError)
 
@@ -452,10 +458,79 @@ def test_echoed_values_are_clipped(document: dict[str, Any]) -> None:
 
 def test_an_integer_python_will_not_write_is_a_finding_not_an_exception() -> None:
     # The reader refuses them, but a dict built in Python can hold one; python-jsonschema
-    # then raises ValueError writing its own message about the value.
+    # raised ValueError writing its own message about the value. It is judged like any
+    # other value (issue #11), and the message gives its size.
     report = validate(minimal_message("BKN-DAC", "RQ") | {"Question": 10**5000})
-    assert (report.type, report.conforms, _rules(report)) == ("BKN-DAC", False, [("too-large", "$.Question")])
+    assert (report.type, report.conforms, _rules(report)) == ("BKN-DAC", False, [("type", "$.Question")])
     assert "an integer of about 5,000 digits" in report.findings[0].message
     assert "about 5,000 digits" in validate({"Header": 10**5000}).findings[0].message
     doc = minimal_message("BKN-DAC", "RS") | {"CommitmentStatus": [{"CommitmentID": 10**5000, "Status": "x"}] * 2}
-    assert _rules(validate(doc)) == [("too-large", "$.CommitmentStatus[0].CommitmentID")]
+    assert _rules(validate(doc)) == [
+        ("type", "$.CommitmentStatus[0].CommitmentID"),
+        ("enum", "$.CommitmentStatus[0].Status"),
+        ("type", "$.CommitmentStatus[1].CommitmentID"),
+        ("enum", "$.CommitmentStatus[1].Status"),
+    ]
+
+
+# --- numbers beyond a double, integers beyond Python's digit limit (issues #11, #12) ----------
+
+
+def test_a_number_beyond_a_double_gets_the_schemas_verdict_in_validate_check_and_the_models(tmp_path: Any) -> None:
+    from conftest import EXAMPLES
+
+    from pgm_explore.dialogue import check_paths
+    from pgm_explore.models import parse_message
+    from pgm_explore.validation import loads
+
+    raw = (EXAMPLES / "pc-prompt" / "invalid" / "walletlimit-beyond-double.json").read_bytes()
+    report = validate(raw)
+    assert report.conforms
+    assert [(f.rule, f.json_path) for f in report.findings] == [("beyond-double", "$.ActionContext.WalletLimit")]
+    message = parse_message(loads(raw))
+    assert message.ActionContext.WalletLimit == 10**400
+    line = tmp_path / "t.jsonl"
+    line.write_bytes(raw.replace(b"\n", b"") + b"\n")
+    assert [(f.rule, f.path) for f in check_paths([str(line)])] == [("beyond-double", "$.ActionContext.WalletLimit")]
+    # Below the bound, the number is a range error and nothing else, in the models too.
+    negative = loads(raw.replace(b'"WalletLimit": 1e400', b'"WalletLimit": -1e400'))
+    assert [f.rule for f in validate(negative).findings] == ["range"]
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        parse_message(negative)
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "expected"),
+    [
+        (("TurnIndex",), -(10**4400), [("range", "$.TurnIndex")]),
+        (("TurnIndex",), 10**5000, []),
+        (
+            ("QueryTime", "SimpleTimeData", 0, "FlagsByte"),
+            10**5000,
+            [("range", "$.QueryTime.SimpleTimeData[0].FlagsByte")],
+        ),
+        (
+            ("QueryTime", "SimpleTimeData", 0, "TimeUnit"),
+            10**5000,
+            [("type", "$.QueryTime.SimpleTimeData[0].TimeUnit")],
+        ),
+    ],
+    ids=["minus-10e4400-turnindex", "10e5000-turnindex", "10e5000-flagsbyte", "10e5000-timeunit"],
+)
+def test_an_integer_longer_than_python_writes_gets_the_schemas_verdict(
+    where: tuple[Any, ...], value: int, expected: list[tuple[str, str]]
+) -> None:
+    # Only a dict built in Python holds one (the readers refuse them as too-large), and the
+    # compiled engine took -10**4400 for a TurnIndex of at least 0.
+    doc = minimal_message("BKN-PAL", "RQ")
+    doc["QueryTime"]["SimpleTimeData"] = [{"FlagsByte": 3, "StartTime": 0, "EndTime": 0, "AccuracyMode": "single",
+                                           "AccuracyPlusMinus": 5}]  # fmt: skip
+    target = doc
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    report = validate(doc)
+    assert [(f.rule, f.json_path) for f in report.findings] == expected
+    assert report.conforms is (not expected)
+    for finding in report.findings:
+        assert "digits" in finding.message

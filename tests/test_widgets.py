@@ -530,6 +530,20 @@ def test_json_that_does_not_parse_stays_in_the_view_until_fixed_or_reverted() ->
     assert json.loads(view.value) == c.value and "pgmx-hidden" in error._dom_classes
 
 
+def test_a_name_typed_twice_in_the_json_view_is_a_warning_beside_it() -> None:
+    # issue #12: the last value silently won; the view is rewritten from the value, so the
+    # first value would vanish without a word.
+    c = composer("BKN-PAL", "RQ")
+    text = json.dumps(c.value)
+    one(c, "pgmx-json").value = '{"TurnIndex": 7, ' + text[1:]
+    assert c.value["TurnIndex"] == 0
+    note = one(c, "pgmx-parse-error")
+    assert "pgmx-hidden" not in note._dom_classes
+    assert "$: The name &quot;TurnIndex&quot; is written twice" in note.value and "Warning" in note.value
+    c.set(("TurnIndex",), 1)  # the next edit redraws the view, and the note has been read
+    assert "pgmx-hidden" in note._dom_classes
+
+
 def test_the_json_view_can_change_the_type() -> None:
     c = composer("BKN-PAL", "RQ")
     one(c, "pgmx-json").value = json.dumps(minimal_message("BKN-DAC", "RS"))

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from pgm_explore._sources import Item
-from pgm_explore._sources import report as _report
+from pgm_explore._sources import report_built as _report
 from pgm_explore.dialogue._facts import Facts, facts_of, simple_time_seconds
 from pgm_explore.dialogue.precheck import Prediction, compare, predict
 from pgm_explore.validation import Finding, Report, RuleCode
@@ -96,6 +96,7 @@ class TranscriptFinding:
             "severity": self.finding.severity,
             "message": self.finding.message,
             "spec": self.finding.spec,
+            "path": self.finding.json_path,
         }
 
 

@@ -7,13 +7,13 @@ every message, which is what tables and plots need.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._bulk import iter_worked
-from pgm_explore._sources import Item, iter_documents
+from pgm_explore._sources import Item, iter_documents, report_built
 from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
@@ -109,23 +109,26 @@ class Transcript:
         """A transcript from parsed messages (sources ``NAME#INDEX``). Built in Python, they are
         looked through for values JSON cannot hold (a set, NaN, a lone surrogate), as
         ``validate()`` looks: such a message is reported, never passed on to the tables."""
-        return cls._build(((f"{source}#{i}", doc, None) for i, doc in enumerate(documents)), python_values=True)
+        return cls._build(
+            (Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), report_built
+        )
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
         """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
-        return cls._build((item.source, item.document, item.problem) for path in paths for item in iter_documents(path))
+        return cls._build(item for path in paths for item in iter_documents(path))
 
     @classmethod
-    def _build(cls, items: Iterable[tuple[str, Any, Any]], *, python_values: bool = False) -> Transcript:
+    def _build(cls, items: Iterable[Item], reporting: Callable[[Item], Report] = _report) -> Transcript:
         transcript = cls()
         checker = TranscriptChecker()
-        for position, (source, document, problem) in enumerate(items):
+        for position, item in enumerate(items):
+            source, document = item.source, item.document
             if isinstance(document, dict) and document.get("Header") == "PGM-KDA-V1.0" and document.get("Mode") == "RQ":
                 context = checker.action_context_for(document)
                 if context is not None:
                     transcript.action_contexts[position] = context
-            report = _report(Item(source, None, None, document, problem), python_values=python_values)
+            report = reporting(item)  # (with what the reader noted: names written twice)
             transcript.findings += checker.feed_report(source, document, report)
             transcript.messages.append(Message(position, source, document, report))
         transcript.findings += checker.finish()
@@ -172,16 +175,19 @@ class Transcript:
         return list(requests.values())
 
     def __str__(self) -> str:
-        head = f"{len(self.messages)} messages, {self.errors} errors, {self.warnings} warnings"
+        count = _display.count
+        head = (
+            f"{count(len(self.messages), 'message')}, {count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+        )
         lines = [head] + [f"  {f.source}: {f.severity} [{f.rule}] {f.message}" for f in self.findings]
         return "\n".join(lines)
 
     def _html(self) -> str:
         state = "ok" if not self.errors else "bad"
         head = (
-            f"<p>{len(self.messages)} messages in {len(self.dialogues())} dialogues "
-            f"{_display.badge(f'{self.errors} errors', state)} "
-            f"{_display.badge(f'{self.warnings} warnings', 'warn' if self.warnings else 'ok')}</p>"
+            f"<p>{_display.count(len(self.messages), 'message')} in {_display.count(len(self.dialogues()), 'dialogue')} "
+            f"{_display.badge(_display.count(self.errors, 'error'), state)} "
+            f"{_display.badge(_display.count(self.warnings, 'warning'), 'warn' if self.warnings else 'ok')}</p>"
         )
         rows = [[f.source, f.dialog or "", f.type or "", f.severity, f.rule, f.message] for f in self.findings]
         return head + (

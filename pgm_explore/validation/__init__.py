@@ -7,7 +7,7 @@
 ['required', 'required', 'required']
 """
 
-from pgm_explore.validation._parse import InputProblem, loads
+from pgm_explore.validation._parse import InputProblem, loads, parse_json
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, validate
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
@@ -22,9 +22,10 @@ __all__ = [
     "Severity",
     "json_path",
     "loads",
+    "parse_json",
     "validate",
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in ("InputProblem", "Report", "loads", "validate"):
+for _name in ("InputProblem", "Report", "loads", "parse_json", "validate"):
     globals()[_name].__module__ = __name__

@@ -2,24 +2,33 @@
 
 Python's reader accepts NaN and Infinity (not JSON) and lone surrogate escapes (no
 character UTF-8 can encode), raises RecursionError on deep nesting, ValueError on
-integers longer than its digit limit and UnicodeDecodeError on bad bytes; each of these is turned into a :class:`InputProblem` carrying a finding with
-the line and column, so that callers can report it like any other problem and go on with
+integers longer than its digit limit and UnicodeDecodeError on bad bytes; each of these
+is turned into a :class:`InputProblem` carrying a finding with the line and column, so that callers can report it like any other problem and go on with
 the next message.
+
+Two things JSON allows are read with care. A number beyond the range of a double
+(``1e400``: RFC 8259 sets no range) would become ``inf``, which no schema takes for a
+number; it is read as the integer it is (a double that large has no fraction either), so
+that the schema judges the number that was written. And a name that appears twice in one
+object (RFC 8259: names SHOULD be unique) is kept as every reader keeps it, the last value
+winning, but :func:`parse_json` says so, with a ``duplicate-key`` warning at the object.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation._values import lone_surrogate, surrogate_finding
-from pgm_explore.validation.findings import Finding, RuleCode
+from pgm_explore.validation.findings import Finding, RuleCode, clip
 
-__all__ = ["InputProblem", "loads", "position"]
+__all__ = ["InputProblem", "duplicate_keys", "loads", "parse_json", "position", "read_number"]
 
 _SPEC = "RFC 8259 (JSON), as the spec texts' Syntax sections require"
 _LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
@@ -54,6 +63,34 @@ class _NonJsonConstant(Exception):
 
 def _reject_constant(name: str) -> Any:
     raise _NonJsonConstant(name)
+
+
+class _LongNumber(PgmExploreError, ValueError):
+    """Raised by :func:`read_number` for a number whose integer would have more digits
+    than Python writes: the ``too-large`` of a long integer, written with an exponent."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def read_number(text: str) -> float | int:
+    """The value of a JSON number with a fraction or an exponent: a float, or, beyond the
+    range of a double, the integer it stands for (no double that large has a fraction:
+    the fraction of a longer number is dropped as a double would drop it).
+
+    >>> read_number("2.5"), read_number("1e400") == 10**400, read_number("-1.5e309") == -15 * 10**308
+    (2.5, True, True)
+    """
+    value = float(text)
+    if math.isfinite(value):
+        return value
+    from decimal import Decimal  # (only for numbers no double holds)
+
+    number = Decimal(text)
+    if number.adjusted() >= sys.get_int_max_str_digits():
+        raise _LongNumber(text)  # (an int of a billion digits must not even be built)
+    return int(number)
 
 
 @cache
@@ -94,7 +131,21 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
     if not text.strip():
         raise _problem("empty", "There is no JSON here: the text is empty.")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number)
+    except _LongNumber as exc:
+        start = _number_at(text, exc.text)
+        line, column = position(text, start) if start is not None else (1, 1)
+        raise InputProblem(
+            Finding.of(
+                "too-large",
+                (),
+                f"The number {clip(exc.text)} is too large to read: its integer would have more than "
+                f"{sys.get_int_max_str_digits():,} digits (Python's limit), and no PGM-AUA value needs more.",
+                _LIMIT_SPEC,
+                line=line + first_line - 1,
+                column=column,
+            )
+        ) from None
     except json.JSONDecodeError as exc:
         raise _problem("syntax", f"Not valid JSON: {exc.msg}.", exc.lineno + first_line - 1, exc.colno) from None
     except RecursionError:
@@ -140,3 +191,114 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
         where = {"line": line + first_line - 1, "column": column} if column is not None else {}
         raise InputProblem(surrogate_finding(path, code_point, key=key, **where))
     return value
+
+
+def _number_at(text: str, number: str) -> int | None:
+    """Where the JSON number ``number`` is written in ``text``, outside strings."""
+    pattern = re.compile(_STRING + r"|(?<![0-9.eE+\-])(" + re.escape(number) + r")(?![0-9.eE+\-])", re.DOTALL)
+    span = _outside_strings(pattern, text)
+    return span[0] if span is not None else None
+
+
+# --- names that appear twice in one object ----------------------------------------------
+
+_DUPLICATE_SPEC = "RFC 8259 section 4: the names within an object SHOULD be unique"
+
+
+_ENCODE: list[Callable[[Any], bytes]] = []
+"""msgspec's JSON encoder, once it is needed: msgspec (with typing_extensions) would double
+the time ``import pgm_explore`` takes, and only reading JSON text needs it."""
+
+
+def _encode(value: Any) -> bytes:
+    if not _ENCODE:
+        import msgspec
+
+        _ENCODE.append(msgspec.json.Encoder().encode)
+    return _ENCODE[0](value)
+
+
+def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
+    """Parse one JSON value like :func:`loads`, and say what the value cannot show: the
+    names that appear more than once in one object (``duplicate-key`` warnings, one per
+    object and name, at the object's path). Raises :class:`InputProblem` like ``loads``.
+
+    >>> value, notes = parse_json('{"Header": "PGM-KDA-V1.0", "Header": "PGM-KPA-V1.0"}')
+    >>> value, [(f.rule, f.json_path) for f in notes]
+    ({'Header': 'PGM-KPA-V1.0'}, [('duplicate-key', '$')])
+    """
+    value = loads(data, first_line=first_line)
+    return value, duplicate_keys(data, value)
+
+
+def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
+    """The ``duplicate-key`` warnings of the JSON text ``raw``, which reads as ``value``.
+
+    Cheap when there are none (one more encode and two counts of a byte; the bulk reader
+    inlines it, and benchmarks/bench_reading.py measures it): each name in the text is
+    followed by a colon, and every other colon is inside a string, where the value keeps
+    it; so the text has more colons than ``value`` written out again exactly when a name
+    was dropped. Only then, or when a colon may be written as the escape ``\\u003a``, is
+    the text read again, noting the names of each object.
+    """
+    try:
+        written = (_ENCODE[0] if _ENCODE else _encode)(value)
+    except (TypeError, ValueError, OverflowError):  # (a lone surrogate, which msgspec will not write)
+        return _duplicates_slowly(raw)
+    if isinstance(raw, str):
+        colons = raw.count(":")
+        escaped = "\\" in raw and "\\u003" in raw
+    else:
+        colons = raw.count(b":")
+        escaped = b"\\" in raw and b"\\u003" in raw  # (most texts have no backslash: one memchr)
+    if colons > written.count(b":") or escaped:
+        return _duplicates_slowly(raw)
+    return ()
+
+
+def _duplicates_slowly(raw: str | bytes) -> tuple[Finding, ...]:
+    repeated: dict[int, tuple[dict[str, Any], dict[str, int]]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items):
+            counts: dict[str, int] = {}
+            for name, _ in items:
+                counts[name] = counts.get(name, 0) + 1
+            repeated[id(obj)] = (obj, {name: n for name, n in counts.items() if n > 1})
+        return obj
+
+    text = raw.decode("utf-8-sig") if isinstance(raw, bytes | bytearray) else raw
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return ()
+    if not repeated:
+        return ()
+    findings = []
+    for path, obj in _objects(value):
+        if id(obj) in repeated and repeated[id(obj)][0] is obj:
+            for name, count in repeated[id(obj)][1].items():
+                times = "twice" if count == 2 else f"{count} times"
+                findings.append(
+                    Finding.of(
+                        "duplicate-key",
+                        path,
+                        f'The name "{clip(name)}" is written {times} in one object: only its last value is read, '
+                        "and another reader may keep another one. Write each name once.",
+                        _DUPLICATE_SPEC,
+                    )
+                )
+    return tuple(findings)
+
+
+def _objects(value: Any) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """Every object in ``value`` with its path, in document order (without recursion)."""
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, dict):
+            yield path, item
+            pending.extend(((*path, key), sub) for key, sub in reversed(item.items()))
+        elif isinstance(item, list):
+            pending.extend(((*path, index), sub) for index, sub in reversed(list(enumerate(item))))

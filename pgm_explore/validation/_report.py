@@ -13,7 +13,7 @@ from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _schema
 from pgm_explore.validation._consistency import consistency_findings
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
-from pgm_explore.validation._parse import InputProblem, loads
+from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
 from pgm_explore.validation.findings import Finding, clip, written
 
@@ -108,7 +108,7 @@ class Report:
         state = "ok" if self.conforms else "bad"
         head = f"<p><b>{_display.esc(self.source or '')}</b> {_display.esc(kind)} {_display.badge(self.verdict, state)}"
         if self.warnings:
-            head += " " + _display.badge(f"{len(self.warnings)} warning(s)", "warn")
+            head += " " + _display.badge(_display.count(len(self.warnings), "warning"), "warn")
         head += "</p>"
         if not self.findings:
             return head
@@ -167,19 +167,24 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     header = document["Header"]
-    dt = HEADERS.get(header) if isinstance(header, str) else None
+    if not isinstance(header, str):
+        return None, Finding.of(
+            "header-unknown",
+            ("Header",),
+            f"Header must be a string such as PGM-KDA-V1.0, not {_schema._shown(header)}; "
+            f"the Headers are {', '.join(HEADERS)}.",
+            'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
+        )
+    dt = HEADERS.get(header)
     if dt is None:
         # (A very long "Header" is no typo of one, and difflib is quadratic in its length.)
-        close = (
-            _schema.closest(header, tuple(HEADERS))
-            if isinstance(header, str) and len(header) <= _schema._SUGGESTED
-            else None
-        )
+        close = _schema.closest(header, tuple(HEADERS)) if len(header) <= _schema._SUGGESTED else None
         hint = f' Did you mean "{close}" ({HEADERS[close].name})?' if close else ""
         return None, Finding.of(
             "header-unknown",
             ("Header",),
-            f"Header {_quoted(header)} is not a PGM-AUA V1.0 data type; the Headers are {', '.join(HEADERS)}.{hint}",
+            f'Header "{clip(header)}" is not the Header of a PGM-AUA V1.0 data type; the Headers are '
+            f"{', '.join(HEADERS)}.{hint}",
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     return dt, None
@@ -204,21 +209,29 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     >>> [(f.rule, f.json_path) for f in validate({"Header": "PGM-KDA-V1.0", "Tags": {"a"}}).findings]
     [('not-json', '$.Tags')]
     """
-    return _new_report(*_verdict(document, python_values=True), source)
+    # Only a dict built in Python can hold an int longer than Python writes (the readers
+    # refuse them): the compiled engine misjudges those, so python-jsonschema judges.
+    exact = type(document) is dict and _has_long_integer(document)
+    return _new_report(*_verdict(document, python_values=True, exact=exact), source)
 
 
-def _verdict(document: Any, *, python_values: bool = False) -> Verdict:
+def _verdict(document: Any, *, python_values: bool = False, exact: bool = False) -> Verdict:
     """What :func:`validate` reports, as a tuple: the bulk paths need no Report object.
 
     ``python_values``: the document was built in Python rather than read by the JSON
-    reader, so it is first looked through for values that JSON cannot hold."""
+    reader, so it is first looked through for values that JSON cannot hold. ``exact`` has
+    python-jsonschema judge (see ``_schema.is_valid``)."""
     if type(document) is not dict:  # (a parsed message always is: this is the exception)
         if isinstance(document, _TEXT):
             try:
-                document = loads(document)
+                parsed, notes = parse_json(document)
             except InputProblem as problem:
                 return None, None, False, (problem.finding,)
-            python_values = False  # the reader made it
+            if isinstance(parsed, dict):
+                # (What the text says that its value cannot: names written twice.)
+                type_name, mode, conforms, findings = _verdict(parsed)
+                return type_name, mode, conforms, findings + notes
+            document = parsed
         if not isinstance(document, dict):
             finding = Finding.of(
                 "not-object",
@@ -240,10 +253,10 @@ def _verdict(document: Any, *, python_values: bool = False) -> Verdict:
     mode = mode if dt.modes and mode in _MODES else None
 
     try:
-        if _schema.is_clean(dt, document):
+        if not exact and _schema.is_clean(dt, document):
             # Conforms, and nothing is empty: only the consistency rules can have a word.
             return dt.name, mode, True, _capped(consistency_findings(dt, document, mode))
-        conforms, findings = _checked(dt, document, mode)
+        conforms, findings = _checked(dt, document, mode, exact)
     except RecursionError:
         # A value nested nearly as deep as the reader allows still reads, yet the engines
         # can run out of stack explaining it (python-jsonschema recurses once per level).
@@ -257,12 +270,14 @@ def _verdict(document: Any, *, python_values: bool = False) -> Verdict:
     return dt.name, mode, conforms, findings
 
 
-def _checked(dt: DataType, document: dict[str, Any], mode: str | None) -> tuple[bool, tuple[Finding, ...]]:
+def _checked(
+    dt: DataType, document: dict[str, Any], mode: str | None, exact: bool = False
+) -> tuple[bool, tuple[Finding, ...]]:
     """The verdict and every finding (at most :data:`MAX_FINDINGS`, see ``_limits``), for a
     message that has something to be told."""
-    conforms = _schema.is_valid(dt, document)
+    conforms = _schema.is_valid(dt, document, exact=exact)
     tally = Tally()
-    if not conforms and not tally.extend(_schema.iter_schema_findings(dt, document, mode)):
+    if not conforms and not tally.extend(_schema.iter_schema_findings(dt, document, mode, exact=exact)):
         return conforms, tuple(tally.findings())
     consistency = consistency_findings(dt, document, mode)
     # Where a consistency rule already explains an empty value, "it is empty" adds nothing.
@@ -308,6 +323,26 @@ def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
         f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
         f"{_LIMIT_SPEC}; {_schema.spec_reference(dt, path)}",
     )
+
+
+def _has_long_integer(document: Any) -> bool:
+    """True when ``document`` holds an integer that Python will not write.
+
+    >>> _has_long_integer({"a": [1, {"b": 10**5000}]}), _has_long_integer({"a": 10**4000})
+    (True, False)
+    """
+    bits = sys.get_int_max_str_digits() * 3.32  # about as many bits as that many digits
+    pending = [document]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is dict:
+            pending.extend(value.values())
+        elif kind is list:
+            pending.extend(value)
+        elif isinstance(value, int) and value.bit_length() > bits:
+            return True
+    return False
 
 
 def _long_integer(document: Any) -> tuple[tuple[str | int, ...], Any]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache, lru_cache
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -46,6 +48,8 @@ _TYPE_WORDS = {
 }
 _SHOWN = CLIPPED
 _DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_DATA_TYPE_PATTERN = r"^[A-Z]{3}-[A-Z]{3}-V[0-9]{1,2}\.[0-9]{1,2}$"
+"""Data Exchange Metadata's form of a data type or AI Module type (``$defs/Pattern``)."""
 _SUGGESTED = 60
 """Names and values longer than this get no "Did you mean" (difflib is quadratic in them)."""
 
@@ -108,7 +112,27 @@ def _validator_class() -> type[Validator]:
         if validator.is_type(instance, "string") and not _ecma_regex(value).search(instance):
             yield ValidationError(f"{_shown(instance)} does not match {value!r}")
 
-    return validators.extend(Draft202012Validator, {"pattern": pattern})
+    def writing_safely(keyword: str) -> Any:
+        # These keywords put repr(instance) in their message, which raises for an int
+        # longer than Python writes (a dict built in Python may hold one): the verdict is
+        # still theirs, with a message that says the size instead.
+        check = Draft202012Validator.VALIDATORS[keyword]
+
+        def safely(validator: Validator, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+            try:
+                errors = list(check(validator, value, instance, schema))
+            except ValueError as exc:
+                if "integer string conversion" not in str(exc):
+                    raise
+                errors = [ValidationError(f"{written(instance)} fails {keyword} {value}")]
+            yield from errors
+
+        return safely
+
+    written_keywords = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+    return validators.extend(
+        Draft202012Validator, {"pattern": pattern} | {keyword: writing_safely(keyword) for keyword in written_keywords}
+    )
 
 
 @cache
@@ -182,9 +206,13 @@ def _rs_part(dt: DataType, keyword: str, name: str | int) -> jsonschema_rs.Valid
     return jsonschema_rs.validator_for(reference, registry=_rs_registry(), offline=True)
 
 
-def is_valid(dt: DataType, document: Any) -> bool:
+def is_valid(dt: DataType, document: Any, *, exact: bool = False) -> bool:
     """The verdict of the compiled validator (falls back to python-jsonschema for
-    values it cannot take, such as strings with lone surrogates)."""
+    values it cannot take, such as strings with lone surrogates). With ``exact``, the
+    verdict of python-jsonschema: jsonschema-rs takes an int longer than Python writes
+    (more than 4,300 digits) for something that passes any ``minimum`` and ``maximum``."""
+    if exact:
+        return _py_validator(dt).is_valid(document)
     try:
         return _rs_validator(dt).is_valid(document)
     except (ValueError, TypeError, OverflowError):
@@ -212,10 +240,8 @@ def _shown(value: Any) -> str:
         text = value if len(value) <= _SHOWN else value[:_SHOWN] + "…"
         return f'the string "{text}"'
     if isinstance(value, int | float):
-        try:
-            return f"the number {clip(repr(value))}"
-        except ValueError:  # an int too long for Python to write
-            return written(value)
+        text = written(value)
+        return text if text.startswith(("an ", "about ")) else f"the number {text}"
     if isinstance(value, list):
         return f"an array of {len(value)} item{'s' if len(value) != 1 else ''}"
     if isinstance(value, dict):
@@ -224,7 +250,12 @@ def _shown(value: Any) -> str:
 
 
 def _name(path: tuple[str | int, ...], dt: DataType) -> str:
-    """How a message names the value at ``path``: its property, or an item of it."""
+    """How a sentence about the value at ``path`` starts: its property, or an item of it.
+
+    >>> from pgm_explore.spec import data_type
+    >>> _name(("Commitments", 0), data_type("BKN-DAC")), _name((), data_type("BKN-DAC"))
+    ('Each item of Commitments', 'A BKN-DAC message')
+    """
     if not path:
         return f"A {dt.name} message"
     last = path[-1]
@@ -234,17 +265,53 @@ def _name(path: tuple[str | int, ...], dt: DataType) -> str:
     return clip(str(last))
 
 
+def _owner(path: tuple[str | int, ...], dt: DataType) -> str:
+    """How a sentence names, after its start, the object at ``path`` that holds a property.
+
+    >>> from pgm_explore.spec import data_type
+    >>> _owner(("Commitments", 0), data_type("BKN-DAC")), _owner((), data_type("BKN-DAC"))
+    ('an item of Commitments', 'a BKN-DAC message')
+    >>> _owner(("Failure",), data_type("BKN-DAC"))
+    'Failure'
+    """
+    if not path:
+        return f"a {dt.name} message"
+    last = path[-1]
+    if isinstance(last, int):
+        parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
+        return f"an item of {clip(parent)}"
+    return clip(str(last))
+
+
 def _labels(path: tuple[str | int, ...]) -> tuple[str, ...]:
     return tuple(p for p in path if isinstance(p, str))
 
 
+# The properties whose value is a type of another MPAI standard, bundled as published:
+# what is inside them is that standard's, not the data type's tables'.
+_BUNDLED = {
+    "DataXMData": ("PTF V1.0 Data Exchange Metadata", "D6"),
+    "QueryTime": ("OSD V1.5 Simple Time", "D5"),
+    "PCPromptTime": ("OSD V1.5 Simple Time", "D5"),
+}
+# The bundled schemas by $id: what a value that must be one of them is called.
+_BUNDLED_TYPES = {
+    "https://schemas.mpai.community/PTF/V1.0/data/DataExchangeMetadata.json": "a PTF V1.0 Data Exchange Metadata",
+    "https://schemas.mpai.community/OSD/V1.5/data/SimpleTime.json": "an OSD V1.5 Simple Time",
+}
+
+
 def spec_reference(dt: DataType, path: tuple[str | int, ...]) -> str:
-    """The spec clause behind the value at ``path``, through the bundled schemas."""
+    """The spec clause behind the value at ``path``, through the bundled schemas.
+
+    >>> from pgm_explore.spec import data_type
+    >>> spec_reference(data_type("BKN-PAL"), ("DataXMData", "Owner"))
+    'PTF V1.0 Data Exchange Metadata (DECISIONS D6), via BKN-PAL Table 1, DataXMData'
+    """
     labels = _labels(path)
-    if len(labels) > 1 and labels[0] == "DataXMData":
-        return f"PTF V1.0 Data Exchange Metadata (DECISIONS D6), via {dt.clause(labels[:1])}"
-    if len(labels) > 1 and labels[0] in ("QueryTime", "PCPromptTime"):
-        return f"OSD V1.5 Simple Time (DECISIONS D5), via {dt.clause(labels[:1])}"
+    if len(labels) > 1 and labels[0] in _BUNDLED:
+        standard, decision = _BUNDLED[labels[0]]
+        return f"{standard} (DECISIONS {decision}), via {dt.clause(labels[:1])}"
     return dt.clause(labels)
 
 
@@ -256,9 +323,34 @@ def _one_of(error: ValidationError) -> str:
         if not required:
             return "matches none of the allowed forms"
         forms.append("{" + ", ".join(required) + "}")
-    if error.validator == "oneOf" and isinstance(error.instance, dict):
+    if not isinstance(error.instance, dict):
+        return f"must be an object of one of the forms {' or '.join(forms)}, not {_shown(error.instance)}"
+    if error.validator == "oneOf":
         return "must be an object with exactly one of the forms " + " or ".join(forms)
     return "must have one of the forms " + " or ".join(forms)
+
+
+def _shaped_branch(error: ValidationError) -> int | None:
+    """The one alternative of a failed oneOf/anyOf whose shape the value has (an object
+    holding every property that alternative requires), or None when no single one does.
+
+    Then the value was meant as that alternative, and what is wrong is inside it: an
+    ``{"AIMID": 5}`` is an ``{AIMID}`` whose AIMID is not a string, not a value of
+    neither form. (python-jsonschema's ``best_match`` guesses by the depth and the
+    keyword of the errors; the required properties say what the sender meant.)
+    """
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    shaped = [
+        index
+        for index, alternative in enumerate(error.validator_value)
+        if isinstance(alternative, dict)
+        and alternative.get("type", "object") == "object"
+        and alternative.get("required")
+        and all(name in instance for name in alternative["required"])
+    ]
+    return shaped[0] if len(shaped) == 1 else None
 
 
 def _close(word: str, options: list[str]) -> str:
@@ -317,11 +409,10 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 )
                 yield Finding.of("required", where, f"{prop} is missing: {why}.", spec)
             else:
-                parent = f"a {dt.name} message" if not path else name
                 yield Finding.of(
                     "required",
                     where,
-                    f"{prop} is missing: it is required in {parent}.",
+                    f"{prop} is missing: it is required in {_owner(path, dt)}.",
                     spec_reference(dt, where),
                 )
     elif keyword is None:
@@ -345,18 +436,32 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             if extra in declared:
                 continue
             where = (*path, extra)
-            owner = f"a {dt.name} message" if not path else name
+            # Directly inside a bundled type, the clause is that type's, not the row holding it.
+            clause = spec_reference(dt, where) if _labels(path)[:1] and _labels(path)[0] in _BUNDLED else spec
             yield Finding.of(
                 "unknown-property",
                 where,
-                f"{clip(extra)} is not a property of {owner}.{_close(extra, declared)}",
-                f"{spec}: the properties the tables list (DECISIONS D3)"
+                f"{clip(extra)} is not a property of {_owner(path, dt)}.{_close(extra, declared)}",
+                f"{clause}: the properties the tables list (DECISIONS D3)"
                 if path
                 else f"{dt.name} Tables (DECISIONS D3)",
             )
     elif keyword == "type":
         expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        bundled = _BUNDLED_TYPES.get(schema.get("$id", ""))
+        # The type is the one problem reported (see _one_per_problem); what else the schema
+        # asks of the value is said with it, so that the message says what to write.
+        if isinstance(schema.get("const"), str):
+            words = f'the string "{schema["const"]}"'
+        elif schema.get("enum") and expected == ["string"]:
+            words = f"{words}, one of {', '.join(str(option) for option in schema['enum'])}"
+        if bundled and expected == ["object"]:
+            # The value must be a whole type of another MPAI standard, which the row names.
+            words = f"{bundled} object"
+            if len(path) == 1 and path[0] in _BUNDLED:
+                spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
         yield Finding.of("type", path, f"{name} must be {words}, not {_shown(error.instance)}.", spec)
     elif keyword == "enum":
         options = [str(o) for o in error.validator_value]
@@ -385,22 +490,30 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         yield Finding.of(
             "max-length",
             path,
-            f"{name} has {len(error.instance)} characters; at most {error.validator_value} are allowed.",
+            f"{name} has {len(error.instance):,} characters; at most {error.validator_value:,} are allowed.",
             spec,
         )
     elif keyword == "pattern":
-        yield Finding.of(
-            "pattern",
-            path,
-            f"{name} must match the pattern {error.validator_value} (for example PGM-KDA-V1.0); "
-            f"{_shown(error.instance)} does not.",
-            spec,
+        # The one pattern of the bundled schemas, in words; any other as it is written.
+        form = (
+            "have the form AAA-BBB-Vx.y (three capital letters, a hyphen, three capital letters, "
+            "a hyphen, V and a version), for example PGM-KDA-V1.0"
+            if error.validator_value == _DATA_TYPE_PATTERN
+            else f"match the pattern {error.validator_value}"
         )
+        yield Finding.of("pattern", path, f"{name} must {form}; {_shown(error.instance)} does not.", spec)
     elif keyword == "minItems":
         count = error.validator_value
         yield Finding.of("min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec)
     elif keyword in ("oneOf", "anyOf"):
-        yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
+        branch = _shaped_branch(error)
+        if branch is None:
+            yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
+            return
+        # The value has the shape of one alternative: its own errors, each at its own place.
+        for sub in error.context or ():
+            if sub.relative_schema_path and sub.relative_schema_path[0] == branch:
+                yield from _translate(dt, mode, sub)
     else:
         yield Finding.of("schema", path, f"{name}: {error.message[:200]}", spec)
 
@@ -413,15 +526,25 @@ def _branch(dt: DataType, schema_path: tuple[str | int, ...]) -> list[str] | Non
     return [prop for prop, sub in branch.items() if sub is False]
 
 
-def schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> list[Finding]:
-    """Why ``document`` does not conform: one finding per real problem, in schema order."""
-    return list(iter_schema_findings(dt, document, mode))
+def schema_findings(
+    dt: DataType, document: Mapping[str, Any], mode: str | None, *, exact: bool = False
+) -> list[Finding]:
+    """Why ``document`` does not conform: one finding per real problem, in schema order.
+    With ``exact``, python-jsonschema alone decides where to look (see :func:`is_valid`)."""
+    return list(iter_schema_findings(dt, document, mode, exact=exact))
 
 
-def iter_schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None) -> Iterator[Finding]:
+def iter_schema_findings(
+    dt: DataType, document: Mapping[str, Any], mode: str | None, *, exact: bool = False
+) -> Iterator[Finding]:
     """:func:`schema_findings` one at a time, worked out only as they are asked for."""
+    return _one_per_problem(_schema_findings(dt, document, mode, exact))
+
+
+def _schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | None, exact: bool) -> Iterator[Finding]:
     seen: set[tuple[str, tuple[str | int, ...]]] = set()
-    for error in _explainer(dt, document).iter_errors(document):
+    explainer = _py_validator(dt) if exact else _explainer(dt, document)
+    for error in explainer.iter_errors(document):
         for finding in _translate(dt, mode, error):
             # A forbidden property is only a problem when present; the branch lists them all.
             if finding.rule == "mode-forbidden" and finding.path[0] not in document:
@@ -432,6 +555,61 @@ def iter_schema_findings(dt: DataType, document: Mapping[str, Any], mode: str | 
                 yield finding
     if not seen:
         yield from _rs_findings(dt, document)
+
+
+# A value that may not be there at all, or is not even of its type: what else its schema
+# says of it (its enum, its bounds, the properties inside it) is no second problem.
+_COVERS = {"mode-forbidden": 0, "type": 1}
+
+
+def _one_per_problem(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """``findings`` less those about a value another finding already rejects whole: inside
+    a forbidden property, or at or inside a value of the wrong type.
+
+    A finding may come before the one that covers it, so the first :data:`_JUDGED_WHOLE`
+    are looked at together; past them (a report keeps far fewer, and only counts the rest
+    up to a bound) the findings stream, each judged by the coverings seen so far: a million
+    wrong items must not be held at once.
+
+    >>> from pgm_explore.validation.findings import Finding
+    >>> found = [Finding.of(r, p, "", "") for r, p in
+    ...          [("type", ("Mode",)), ("enum", ("Mode",)), ("required", ("Failure", "Nature")),
+    ...           ("mode-forbidden", ("Failure",)), ("type", ("Failure",)), ("range", ("TurnIndex",))]]
+    >>> [(f.rule, f.json_path) for f in _one_per_problem(found)]
+    [('type', '$.Mode'), ('mode-forbidden', '$.Failure'), ('range', '$.TurnIndex')]
+    """
+    stream = iter(findings)
+    first = list(islice(stream, _JUDGED_WHOLE))
+    covering: dict[tuple[str | int, ...], int] = {}
+    for finding in first:
+        _cover(covering, finding)
+    for finding in first:
+        if not _covered(covering, finding):
+            yield finding
+    for finding in stream:
+        _cover(covering, finding)
+        if not _covered(covering, finding):
+            yield finding
+
+
+_JUDGED_WHOLE = 4096
+
+
+def _cover(covering: dict[tuple[str | int, ...], int], finding: Finding) -> None:
+    rank = _COVERS.get(finding.rule)
+    if rank is not None and rank < covering.get(finding.path, len(_COVERS)):
+        covering[finding.path] = rank
+
+
+def _covered(covering: dict[tuple[str | int, ...], int], finding: Finding) -> bool:
+    if not covering:
+        return False
+    path = finding.path
+    rank = _COVERS.get(finding.rule, len(_COVERS))
+    return any(
+        (cover := covering.get(path[:depth])) is not None and (depth < len(path) or cover < rank)
+        for depth in range(len(path) + 1)
+    )
 
 
 def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
@@ -464,6 +642,9 @@ def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
     types = types if isinstance(types, list) else [types]
     if "string" in types and "enum" not in node and "const" not in node:
         out["minLength"] = 1
+    if "number" in types or "integer" in types:
+        # Beyond a double's range, a number is read exactly but many readers lose it.
+        out["minimum"], out["maximum"] = -sys.float_info.max, sys.float_info.max
     if "array" in types:
         out["minItems"] = 1
         items = _advisory(node.get("items"), defs)
@@ -490,7 +671,8 @@ def _advisory_validator(dt: DataType) -> jsonschema_rs.Validator:
 
 
 def advisory_findings(dt: DataType, document: Any) -> list[Finding]:
-    """``empty-value`` warnings: empty strings and lists where the spec expects content."""
+    """``empty-value`` warnings, empty strings and lists where the spec expects content, and
+    ``beyond-double`` warnings, numbers a double cannot hold."""
     return list(iter_advisory_findings(dt, document))
 
 
@@ -505,6 +687,17 @@ def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
     except (ValueError, TypeError, OverflowError):
         return
     for path, value in _empty(_advisory_schema(dt), document, ()):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield Finding.of(
+                "beyond-double",
+                path,
+                f"{_name(path, dt)} is {_shown(value)}, beyond the range of a double (about 1.8e308): "
+                "pgm-explore reads the number written, but a reader that uses doubles (JavaScript, "
+                "most JSON libraries) makes it infinite.",
+                f"{spec_reference(dt, path)}; RFC 8259 section 6: numbers beyond IEEE 754 double "
+                "precision may not be read alike",
+            )
+            continue
         what = "an empty string" if isinstance(value, str) else "an empty list"
         rule: RuleCode = "empty-value"
         yield Finding.of(
@@ -518,8 +711,12 @@ def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
 def _empty(
     node: Mapping[str, Any], value: Any, path: tuple[str | int, ...]
 ) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """(path, value) of each value that an advisory schema ``node`` (:func:`_advisory`) finds empty."""
-    if isinstance(value, str):
+    """(path, value) of each value that an advisory schema ``node`` (:func:`_advisory`) finds
+    empty, or beyond a double's range."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "maximum" in node and not -sys.float_info.max <= value <= sys.float_info.max:
+            yield path, value
+    elif isinstance(value, str):
         if not value and "minLength" in node:
             yield path, value
     elif isinstance(value, list):

@@ -24,6 +24,9 @@ RuleCode = Literal[
     "too-large",
     "not-object",
     "not-json",
+    # Read, yet worth a word (never changes the verdict).
+    "duplicate-key",
+    "beyond-double",
     # Telling the data type and mode.
     "header-missing",
     "header-unknown",
@@ -126,6 +129,10 @@ RULES: Mapping[str, Rule] = _rules(
         "error",
         True,
         "A value built in Python that JSON cannot hold (a set, NaN, a key that is no string).",
+    ),
+    Rule("duplicate-key", "warning", False, "A name appears twice in one object: only its last value is read."),
+    Rule(
+        "beyond-double", "warning", False, "A number beyond the range of a double (1.8e308), which many readers lose."
     ),
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
@@ -249,16 +256,26 @@ def clip(text: str, limit: int = CLIPPED) -> str:
 
 
 def written(value: Any) -> str:
-    """``repr(value)`` clipped, or the size of an integer that Python will not write (more
-    than 4,300 digits: the reader refuses them, but a dict built in Python may hold one).
+    """``repr(value)`` clipped; an integer too long to quote in scientific notation, or by
+    its size when Python will not write it (more than 4,300 digits: the reader refuses
+    them, but a dict built in Python may hold one).
 
-    >>> written(-1), written(2.5), written(10**5000)
-    ('-1', '2.5', 'an integer of about 5,000 digits')
+    >>> written(-1), written(2.5), written(10**400), written(-(10**45) - 1), written(10**5000)
+    ('-1', '2.5', '1e+400', 'about -1e+45', 'an integer of about 5,000 digits')
     """
     try:
-        return clip(repr(value))
+        text = repr(value)
     except ValueError:
         return f"an integer of about {int(abs(value).bit_length() * 0.30103):,} digits"
+    if len(text) <= CLIPPED or not isinstance(value, int) or isinstance(value, bool):
+        return clip(text)
+    from decimal import Decimal  # (only for integers too long to quote)
+
+    short = f"{Decimal(text):.5e}"  # (rounded to six significant digits)
+    exact = Decimal(short) == Decimal(text)
+    mantissa, _, exponent = short.partition("e")
+    short = f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
+    return short if exact else f"about {short}"
 
 
 def json_path(path: Iterable[str | int]) -> str:

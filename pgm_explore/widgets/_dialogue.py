@@ -274,8 +274,10 @@ class DialogueBuilder(widgets.VBox):
             write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
         self._dirty = True
         self.messages = documents
-        note = f", {skipped} unreadable line(s) left out" if skipped else ""
-        self._status.value = f"Loaded {len(documents)} messages from <code>{esc(Path(path).name)}</code>{esc(note)}"
+        note = f", {count(skipped, 'unreadable line')} left out" if skipped else ""
+        self._status.value = (
+            f"Loaded {count(len(documents), 'message')} from <code>{esc(Path(path).name)}</code>{esc(note)}"
+        )
         return len(documents)
 
     def export(self, path: str | Path) -> Path:

@@ -23,7 +23,7 @@ import ipywidgets as widgets
 
 from pgm_explore._display import esc
 from pgm_explore.spec import DataType
-from pgm_explore.validation import InputProblem, loads
+from pgm_explore.validation import InputProblem, parse_json
 from pgm_explore.widgets._fields import Schema, constraint_text, enum_meanings, kind
 
 if TYPE_CHECKING:
@@ -261,7 +261,7 @@ class JsonEditor:
 
     def _typed(self, text: str) -> None:
         try:
-            value = loads(text)
+            value, notes = parse_json(text)
         except InputProblem as problem:
             self.pending = text
             found = problem.finding
@@ -273,6 +273,12 @@ class JsonEditor:
         self._show_error(None)
         self.value = value
         self._on_value(value)
+        if notes:
+            # A name typed twice: the value keeps the last, and the text is rewritten from
+            # the value, so say what was dropped (after _on_value, whose redraw clears this).
+            words = " ".join(f"{n.json_path}: {n.message}" for n in notes)
+            self.error.value = f'<span style="color:#ef6c00">Warning: {esc(words)}</span>'
+            hide(self.error, False)
 
     def reject(self, message: str) -> None:
         """Valid JSON that the place cannot take (an array where an object must be): kept as typed."""

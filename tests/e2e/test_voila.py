@@ -41,3 +41,30 @@ def test_voila_renders_a_live_composer(open_in_voila: Callable[[str], Page], sho
     expect(composer.finding("Prompt")).to_have_count(0)
     expect(field).not_to_have_class(INVALID)
     expect(composer.json_view).to_have_value(re.compile(r'"Prompt": "Buy the green lantern\."'))
+
+
+def test_a_name_typed_twice_in_the_json_view_is_a_warning(
+    open_in_voila: Callable[[str], Page], shot: Callable[[str], Path]
+) -> None:
+    # issue #12: a name written twice was resolved last-wins without a word.
+    page = open_in_voila("02_*.ipynb")
+    composer = Composer(page.locator(".pgmx-composer").first)
+    expect(composer.tool("badge")).to_have_text("conforms", timeout=KERNEL_MS)
+    view = composer.json_view
+    view.scroll_into_view_if_needed()
+    view.click()
+    # A second Prompt on a line of its own, right after the opening brace, as a person types it.
+    view.press("Control+Home")
+    view.press("End")
+    view.press("Enter")
+    view.press_sequentially('"Prompt": "Buy the red lantern.",', delay=20)
+    view.press("Tab")  # the view applies what was typed when it loses the focus
+    note = composer.root.locator(":scope > .pgmx-parse-error")
+    expect(note).to_contain_text('$: The name "Prompt" is written twice in one object', timeout=KERNEL_MS)
+    expect(note).to_contain_text("only its last value is read")
+    # The last value is the one kept, in the form and in the view.
+    expect(composer.input("Prompt")).to_have_value(re.compile(r"lantern"))
+    expect(composer.input("Prompt")).not_to_have_value("Buy the red lantern.")
+    expect(view).not_to_have_value(re.compile(r"red lantern"))
+    note.scroll_into_view_if_needed()
+    shot("name typed twice in the JSON view")
