@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = ["pgm_explore", "tests", "benchmarks", "data"]
+# Docs code blocks, notebooks and the README are code a reader copies: held to the same style.
+TARGETS = ["pgm_explore", "tests", "benchmarks", "data", "docs", "notebooks", "README.md"]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])
