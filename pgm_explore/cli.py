@@ -10,7 +10,9 @@ is all a new subcommand has to touch.
 - ``table``: a table of a transcript, in memory (layer 5, pandas);
 - ``dialogue``: deliberate with the MCP reference partners and record the transcript
   (layer 6, the ``mcp`` extra);
-- ``probe``: PGM-AUA conformance checks of someone else's partner server (the ``mcp`` extra).
+- ``probe``: PGM-AUA conformance checks of someone else's partner server (the ``mcp`` extra);
+- ``lab`` and ``app``: JupyterLab on the repository, and the Voilà app page
+  (:mod:`pgm_explore._launch`, the ``notebook`` and ``app`` extras).
 
 This module imports only argparse and the validation layer, so that the command starts
 fast: the dialogue layer is imported by ``check``, ``table`` and ``dialogue`` when they
@@ -29,6 +31,7 @@ from itertools import groupby
 from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
+from pgm_explore import _launch
 from pgm_explore._bulk import iter_reported, iter_worked
 from pgm_explore._files import atomic_write
 from pgm_explore._sources import InputKind, UnreadablePath, iter_documents
@@ -123,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_table(commands)
     _add_dialogue(commands)
     _add_probe(commands)
+    _launch.add_lab(commands)
+    _launch.add_app(commands)
     return parser
 
 

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _pyproject_requirements() -> set[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     requirements = list(project["dependencies"])
-    for extra in ("notebook", "test", "e2e", "mcp"):
+    for extra in ("notebook", "test", "e2e", "mcp", "app"):
         requirements += project["optional-dependencies"][extra]
     return {re.sub(r"\s+", "", r) for r in requirements}
 
@@ -42,6 +42,15 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command.strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
-def test_readme_launch_command_opens_the_notebooks() -> None:
-    launch = next(c for c in _readme_commands() if "jupyter lab" in c)
-    assert "notebooks" in launch and "pip install" in launch
+def test_readme_launch_command_starts_the_explorer() -> None:
+    """The launch command installs what the explorer needs, shows pip's progress, and starts
+    JupyterLab through `pgm-explore lab` (which runs as root too and serves the repository)."""
+    launch = next(c for c in _readme_commands() if "pgm-explore lab" in c)
+    install = re.search(r'pip install (?:\S+ )*-e "\.\[([a-z,]+)\]"', launch)
+    assert install, launch
+    extras = set(install.group(1).split(","))
+    assert {"notebook", "app", "mcp"} <= extras, "the explorer's notebooks, the app page and notebook 07"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert extras <= set(project["optional-dependencies"])
+    assert " -q" not in launch, "a silent install looks like a hang: let pip show its progress"
+    assert launch.rstrip().endswith(".venv/bin/pgm-explore lab")

@@ -22,11 +22,13 @@ LAYERS = {
     "validation": 3,
     "_sources": 3,
     "_bulk": 3,
+    "_reading": 3,
     "dialogue": 4,
     "analysis": 5,
     "widgets": 6,
     "mcp": 6,
     "cli": 7,
+    "_launch": 7,
     "__main__": 7,
     "__init__": 7,
 }

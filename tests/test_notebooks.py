@@ -89,7 +89,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
             "response-with-kind.json",
             "market-wallet-limit.jsonl:13",
             "Kind is a Request property",
-            "The 13 other message(s) conform",
+            "13 of 14 messages conform with no finding",
         ),
         "with_findings[0].to_frame()": ("mode-forbidden", "$.Kind"),
         "!{sys.executable} -m pgm_explore validate --no-color": "does not conform",

@@ -15,6 +15,7 @@ when one is called. ``docs/tables.md`` describes every column.
 """
 
 from pgm_explore.analysis._plots import plot_feasibility, plot_pa_status, plot_timeline
+from pgm_explore.analysis._reports import REPORT_COLUMNS, report_summary
 from pgm_explore.analysis._tables import (
     COMMITMENT_EVENTS,
     COMMITMENTS_COLUMNS,
@@ -45,6 +46,7 @@ __all__ = [
     "MESSAGES_COLUMNS",
     "OUTCOMES_COLUMNS",
     "PA_STATUS_COLUMNS",
+    "REPORT_COLUMNS",
     "TABLES",
     "commitments",
     "exchanges",
@@ -56,6 +58,7 @@ __all__ = [
     "plot_feasibility",
     "plot_pa_status",
     "plot_timeline",
+    "report_summary",
 ]
 
 # Public functions are documented where they are imported from, not in private modules.
@@ -70,5 +73,6 @@ for _function in (
     plot_feasibility,
     plot_pa_status,
     plot_timeline,
+    report_summary,
 ):
     _function.__module__ = __name__

@@ -22,6 +22,7 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import Any, Literal
 
+from pgm_explore.spec._properties import PropertyRow, PropertyTable, properties
 from pgm_explore.spec._tables import SpecRow, SpecTable, parse_tables
 
 __all__ = [
@@ -29,9 +30,12 @@ __all__ = [
     "DataType",
     "HEADERS",
     "Mode",
+    "PropertyRow",
+    "PropertyTable",
     "SpecRow",
     "SpecTable",
     "data_type",
+    "properties",
     "schema_resources",
 ]
 
@@ -200,3 +204,4 @@ def schema_resources() -> Mapping[str, Mapping[str, Any]]:
 
 
 SpecRow.__module__ = SpecTable.__module__ = __name__
+PropertyRow.__module__ = PropertyTable.__module__ = properties.__module__ = __name__

@@ -8,7 +8,8 @@ data types' JSON Schemas, serves every type and mode:
   Open, Save, Download, and a draft saved at every edit that comes back after a restart;
 - :class:`DialogueBuilder`: messages collected into a transcript, with the transcript rules
   and the PA Status and feasibility tables kept up to date;
-- :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts.
+- :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts;
+- :class:`ExplorerApp`: the three of them on one app page (``pgm-explore app``).
 
 ``docs/widgets.md`` describes the widgets, their CSS classes, the drafts folder
 (``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``) and the work folder where Save
@@ -27,6 +28,7 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
         'pgm_explore.widgets needs ipywidgets: pip install "pgm-explore[notebook]"', name=_missing.name
     ) from _missing
 
+from pgm_explore.widgets._app import ExplorerApp
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._dialogue import DialogueBuilder
 from pgm_explore.widgets._documents import reply_document, skeleton
@@ -36,6 +38,7 @@ from pgm_explore.widgets._examples import ExampleLoader, example_files, example_
 __all__ = [
     "DialogueBuilder",
     "ExampleLoader",
+    "ExplorerApp",
     "MessageComposer",
     "default_draft_dir",
     "default_work_dir",

@@ -1,0 +1,230 @@
+"""The explorer as one app page (``pgm-explore app``, Voilà): compose, validate files, read transcripts.
+
+Three tabs, each built on the library's own widgets and functions, so that the page shows what the
+notebooks show, without code:
+
+- **Compose**: a data type and a mode picked from lists, and a :class:`MessageComposer` for them
+  (its draft kept under a stable name, so that a reload brings the last edit back);
+- **Validate files**: an upload button; each file is read as ``pgm-explore validate`` reads it
+  (:func:`pgm_explore.validate_file`), with a table of the messages and the report of each one that
+  has findings;
+- **Transcript**: a transcript uploaded or picked from the repository's examples, with its summary,
+  its tables (:mod:`pgm_explore.analysis`) and its plots.
+
+Every result is HTML or PNG held in widgets (no ``Output`` capture), so that it also works, and is
+tested, without a browser.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from pgm_explore import analysis
+from pgm_explore._display import STYLE, esc, table
+from pgm_explore._reading import validate_file
+from pgm_explore.dialogue import Transcript
+from pgm_explore.spec import DATA_TYPES, data_type
+from pgm_explore.validation import Report
+from pgm_explore.widgets._base import ErrorArea
+from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._examples import example_files
+
+__all__ = ["ExplorerApp"]
+
+DRAFT_NAME = "app-composer"
+MODES = {"RQ": "Request (RQ)", "RS": "Response (RS)"}
+TRANSCRIPT_TABLES = ("messages", "exchanges", "feasibility", "findings")
+UPLOADS = ".json,.jsonl,.ndjson"
+
+
+def _plural(count: int, word: str) -> str:
+    """``1 message``, ``2 messages``.
+
+    >>> _plural(1, "warning"), _plural(2, "warning"), _plural(0, "error")
+    ('1 warning', '2 warnings', '0 errors')
+    """
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _frame_html(frame: Any) -> str:
+    """A DataFrame as the library's left-aligned table; a missing value is an empty cell, not NaN."""
+    rows = [["" if _missing(v) else v for v in row] for row in frame.itertuples(index=False)]
+    return table([str(c) for c in frame.columns], rows)
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return bool(value != value) or value is None or str(value) == "<NA>"
+    except (TypeError, ValueError):
+        return False
+
+
+def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
+    return [(str(file["name"]), bytes(file["content"])) for file in value]
+
+
+class ExplorerApp(widgets.VBox):
+    """The app page: Compose, Validate files, Transcript (see the module's documentation).
+
+    >>> app = ExplorerApp(draft_dir=False)
+    >>> app.validate([("one.json", b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}')])[0].conforms
+    False
+    >>> "does not conform" in app.reports.value
+    True
+    """
+
+    def __init__(self, *, draft_dir: str | Path | bool | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._area = ErrorArea(("pgmx-error", "pgmx-app-error"))
+        self.composer = MessageComposer("PC Prompt", draft_dir=draft_dir, draft_name=DRAFT_NAME)
+        self.type_picker = widgets.Dropdown(
+            description="Data type", options=[dt.name for dt in DATA_TYPES], _dom_classes=("pgmx-app-type",)
+        )
+        self.mode_picker = widgets.ToggleButtons(
+            description="Mode",
+            options=[(label, mode) for mode, label in MODES.items()],
+            _dom_classes=("pgmx-app-mode",),
+        )
+        self._follow_composer()
+        self.type_picker.observe(self._area.guard(lambda _change: self._pick()), names="value")
+        self.mode_picker.observe(self._area.guard(lambda _change: self._pick()), names="value")
+        self.composer.observe(lambda _change: self._follow_composer(), names=["type_name", "mode"])
+        compose = widgets.VBox(
+            [widgets.HBox([self.type_picker, self.mode_picker]), self.composer], _dom_classes=("pgmx-app-compose",)
+        )
+
+        self.upload = widgets.FileUpload(
+            accept=UPLOADS, multiple=True, description="Upload files", _dom_classes=("pgmx-app-upload",)
+        )
+        self.reports = widgets.HTML(_dom_classes=("pgmx-app-reports",))
+        self.upload.observe(self._area.guard(lambda change: self.validate(_uploaded(change["new"]))), names="value")
+        check = widgets.VBox(
+            [
+                widgets.HTML(
+                    "<p>Upload <code>.json</code> files (one message, or an array of messages) or "
+                    "<code>.jsonl</code> files (one message per line): each message is validated on its own.</p>"
+                ),
+                self.upload,
+                self.reports,
+            ],
+            _dom_classes=("pgmx-app-check",),
+        )
+
+        self.transcript_upload = widgets.FileUpload(
+            accept=UPLOADS,
+            multiple=False,
+            description="Upload a transcript",
+            _dom_classes=("pgmx-app-transcript-upload",),
+        )
+        examples = {label: path for label, path in example_files().items() if label.startswith("transcripts/")}
+        self.transcript_picker = widgets.Dropdown(
+            description="or an example",
+            options=[("— choose a transcript —", None), *examples.items()],
+            value=None,
+            layout={"width": "520px"},
+            style={"description_width": "initial"},
+            _dom_classes=("pgmx-app-transcripts",),
+        )
+        self.transcript_summary = widgets.HTML(_dom_classes=("pgmx-app-summary",))
+        self.tables = widgets.HTML(_dom_classes=("pgmx-app-tables",))
+        self.plots = widgets.HBox(_dom_classes=("pgmx-app-plots",))
+        self.transcript_upload.observe(
+            self._area.guard(lambda change: self._transcript_uploaded(_uploaded(change["new"]))), names="value"
+        )
+        self.transcript_picker.observe(
+            self._area.guard(lambda change: change["new"] is not None and self.show_transcript(change["new"])),
+            names="value",
+        )
+        read = widgets.VBox(
+            [
+                widgets.HBox([self.transcript_upload, self.transcript_picker]),
+                self.transcript_summary,
+                self.tables,
+                self.plots,
+            ],
+            _dom_classes=("pgmx-app-read",),
+        )
+
+        self.tabs = widgets.Tab(children=[compose, check, read], titles=("Compose", "Validate files", "Transcript"))
+        self.children = [self.tabs, self._area.box]
+        self.add_class("pgmx-app")
+
+    @property
+    def errors(self) -> list[BaseException]:
+        """Exceptions raised in callbacks (each is also shown on the page)."""
+        return self._area.errors
+
+    # -- compose --------------------------------------------------------------------------------
+
+    def _follow_composer(self) -> None:
+        spec = data_type(self.composer.type_name)
+        self.type_picker.value = spec.name
+        self.mode_picker.disabled = not spec.has_modes
+        if self.composer.mode in MODES:
+            self.mode_picker.value = self.composer.mode
+
+    def _pick(self) -> None:
+        spec = data_type(self.type_picker.value)
+        mode = self.mode_picker.value if spec.has_modes else None
+        self.mode_picker.disabled = not spec.has_modes
+        if spec.name != self.composer.type_name or (mode is not None and mode != self.composer.mode):
+            self.composer.switch_type(spec.name, mode)
+
+    # -- validate files -------------------------------------------------------------------------
+
+    def validate(self, files: Iterable[tuple[str, bytes]]) -> list[Report]:
+        """Validate the files (name, bytes) and show the table and the reports with findings."""
+        reports = [report for name, content in files for report in validate_file(name, content)]
+        failing = sum(not r.conforms for r in reports)
+        head = f"<p><b>{_plural(len(reports), 'message')}</b>: {failing} {'does' if failing == 1 else 'do'} not conform.</p>"
+        shown = [r._repr_mimebundle_().get("text/html", "") for r in reports if r.findings]
+        self.reports.value = STYLE + head + _frame_html(analysis.report_summary(reports)) + "".join(shown)
+        return reports
+
+    # -- transcripts ----------------------------------------------------------------------------
+
+    def _transcript_uploaded(self, files: list[tuple[str, bytes]]) -> None:
+        for name, content in files:
+            # Read from a file of the same name, so that its messages are named after it.
+            with tempfile.TemporaryDirectory(prefix="pgm-explore-app-") as folder:
+                path = Path(folder) / Path(name).name
+                path.write_bytes(content)
+                self.show_transcript(path, label=Path(name).name)
+
+    def show_transcript(self, path: str | Path, *, label: str | None = None) -> Transcript:
+        """Load a transcript file and show its summary, tables and plots."""
+        transcript = Transcript.load(str(path))
+        name = label or Path(path).name
+        self.transcript_summary.value = (
+            f"<p><b>{esc(name)}</b>: {_plural(len(transcript.messages), 'message')}, "
+            f"{_plural(transcript.errors, 'error')}, {_plural(transcript.warnings, 'warning')}</p>"
+        )
+        parts = [STYLE]
+        for which in TRANSCRIPT_TABLES:
+            frame = getattr(analysis, which)(transcript)
+            if which == "findings" and frame.empty:
+                parts.append("<h4>findings</h4><p>No finding.</p>")
+                continue
+            parts.append(f"<h4>{esc(which)}</h4>" + _frame_html(frame))
+        self.tables.value = "".join(parts)
+        self.plots.children = [
+            widgets.Image(value=self._png(plot, transcript), format="png", layout={"max_width": "33%"})
+            for plot in (analysis.plot_pa_status, analysis.plot_feasibility, analysis.plot_timeline)
+        ]
+        return transcript
+
+    @staticmethod
+    def _png(plot: Any, transcript: Transcript) -> bytes:
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(5, 3.2), layout="constrained")
+        plot(transcript, ax=figure.add_subplot())
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=90)
+        return buffer.getvalue()
