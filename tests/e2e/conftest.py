@@ -5,9 +5,10 @@ with apt when it is missing; ``$PGM_EXPLORE_CHROMIUM`` names another) driven by 
 API. Playwright never downloads a browser here. Without Chromium or Playwright the tests are
 skipped, with the reason.
 
-The servers serve a temporary folder holding copies of ``notebooks/`` and ``data/`` side by side,
-so the notebooks' relative paths (``../data``) work and nothing a test does (outputs, autosave,
-saved messages) reaches the working tree. Each test opens its notebook from a folder of its own,
+The servers serve a temporary folder holding copies of ``notebooks/``, ``data/`` and ``docs/`` side
+by side, as in the repository, so the notebooks' relative paths (``../data``) and links
+(``../docs/rules.md``) work and nothing a test does (outputs, autosave, saved messages) reaches the
+working tree. Each test opens its notebook from a folder of its own,
 which gives it a fresh kernel. Jupyter, IPython, matplotlib and Chromium keep their state in
 temporary folders too.
 
@@ -279,13 +280,23 @@ def e2e_env(e2e_state: Path) -> dict[str, str]:
     return env
 
 
+SERVED = ("notebooks", "data", "docs", "README.md")
+"""What the servers serve, copied: the repository's layout, so that the notebooks' relative paths
+(``../data``) and links (``../docs/rules.md``) resolve as they do in a checkout."""
+VOILA_FILES = r"['.*\.(md|png|jpg|gif|svg)']"
+"""Files Voilà serves beside the notebooks (as ``pgm-explore app`` does): the documents the notebooks link to."""
+
+
 @pytest.fixture(scope="package")
 def served_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A temporary copy of notebooks/ and data/, side by side as in the repository."""
+    """A temporary copy of the repository's layout: notebooks/, data/, docs/ side by side, and README.md."""
     root = tmp_path_factory.mktemp("e2e-root")
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=ignore)
-    shutil.copytree(ROOT / "data", root / "data", ignore=ignore)
+    for name in SERVED:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, root / name, ignore=ignore)
+        else:
+            shutil.copyfile(ROOT / name, root / name)
     return root
 
 
@@ -318,7 +329,8 @@ def lab_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) ->
 
 @pytest.fixture(scope="package")
 def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
-    """Voilà serving the temporary notebooks/ folder (pages at voila/render/<name>).
+    """Voilà serving the temporary copy of the repository (pages at voila/render/notebooks/<name>,
+    the documents at voila/files/docs/<name>.md).
 
     Readiness is a TCP connect: every page GET starts a kernel in Voilà.
     """
@@ -332,10 +344,11 @@ def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) 
         f"--port={port}",
         "--Voila.port_retries=0",
         "--show_tracebacks=True",
-        str(served_root / "notebooks"),
+        f"--VoilaConfiguration.file_allowlist={VOILA_FILES}",
+        str(served_root),
     ]
-    process = _start("voila", command, served_root / "notebooks", e2e_env, screenshots)
-    server = Server("voila", f"http://127.0.0.1:{port}/", served_root / "notebooks", screenshots / "voila.log", process)
+    process = _start("voila", command, served_root, e2e_env, screenshots)
+    server = Server("voila", f"http://127.0.0.1:{port}/", served_root, screenshots / "voila.log", process)
     _wait_until_ready(server, _tcp_open(port))
     yield server
     server.stop()
@@ -518,8 +531,8 @@ def open_in_voila(page: Page, voila_server: Server) -> Callable[[str], Page]:
     """``open_in_voila("02_*.ipynb")``: render that notebook with Voilà (the copy in notebooks/)."""
 
     def render(pattern: str) -> Page:
-        path = _notebook(voila_server.root.parent, pattern)
-        page.goto(f"{voila_server.url}voila/render/{path.name}")
+        path = _notebook(voila_server.root, pattern)
+        page.goto(f"{voila_server.url}voila/render/notebooks/{path.name}")
         return page
 
     return render

@@ -1,0 +1,124 @@
+"""Every link of every notebook to the documentation opens it, in JupyterLab and in Voilà.
+
+The servers serve the repository's layout (notebooks/, docs/, data/ side by side), as
+``pgm-explore lab`` and ``pgm-explore app`` do. In JupyterLab a click on ``../docs/rules.md`` opens
+the document in Lab's Markdown viewer, at its heading; in Voilà the link leads to the same file,
+served by Voilà (``voila/files/...``) as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import nbformat
+import pytest
+
+from .conftest import KERNEL_MS, NO_PLAYWRIGHT, ROOT, Server, _slug
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
+pytestmark = pytest.mark.e2e
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+LINK = re.compile(r"\]\((\.\./[^)\s]+\.md)(?:#([^)\s]*))?\)")
+
+
+def _links(path: Path) -> list[tuple[str, str]]:
+    """(target, anchor) of every Markdown link of the notebook's text cells to a document of the repository."""
+    found: dict[tuple[str, str], None] = {}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for match in LINK.finditer(cell.source):
+                found[(match.group(1), match.group(2) or "")] = None
+    return list(found)
+
+
+def _title(target: str) -> str:
+    """The first heading of the document a link names (relative to notebooks/)."""
+    text = (ROOT / "notebooks" / target).resolve().read_text(encoding="utf-8")
+    return next(line.lstrip("#").strip() for line in text.splitlines() if line.startswith("# "))
+
+
+def _heading(target: str, anchor: str) -> str:
+    """The heading an anchor names, as the document writes it (GitHub's slugs: lower case, dashes)."""
+    text = (ROOT / "notebooks" / target).resolve().read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith("#"):
+            words = line.lstrip("#").strip()
+            if re.sub(r"[^a-z0-9 -]", "", words.lower().replace("`", "")).replace(" ", "-") == anchor:
+                return words.replace("`", "")
+    raise AssertionError(f"{target} has no heading #{anchor}")
+
+
+def _unfold(link: Locator) -> None:
+    """A link inside a folded block (a Hint): unfold it, as a reader does."""
+    folded = link.locator("xpath=ancestor::details[1]")
+    if folded.count() and folded.get_attribute("open") is None:
+        folded.locator("summary").first.click()
+
+
+def test_every_notebook_links_to_the_documents() -> None:
+    """The test below has something to click: the notebooks do link to docs/ (and every target exists)."""
+    links = {path.name: _links(path) for path in NOTEBOOKS}
+    assert sum(map(len, links.values())) >= 10, links
+    for name, found in links.items():
+        for target, _ in found:
+            assert (ROOT / "notebooks" / target).resolve().is_file(), f"{name} links to a missing {target}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_lab_opens_each_docs_link(
+    path: Path, page: Page, lab_server: Server, request: pytest.FixtureRequest, shot: Callable[[str], Path]
+) -> None:
+    links = _links(path)
+    if not links:
+        pytest.skip(f"{path.name} links to no document")
+    workspace = _slug(request.node.name)
+    page.goto(f"{lab_server.url}lab/workspaces/{workspace}/tree/notebooks/{path.name}?token={lab_server.token}")
+    notebook_tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text=path.name)
+    expect(notebook_tab).to_be_visible(timeout=KERNEL_MS)
+    for target, anchor in links:
+        notebook_tab.click()
+        name = Path(target).name
+        link = page.locator(
+            ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell .jp-RenderedMarkdown "
+            f'a:not(.jp-InternalAnchorLink)[href*="/{Path(target).parent.name}/{name}"]'
+        ).first
+        _unfold(link)
+        link.scroll_into_view_if_needed()
+        link.click()
+        viewer = page.locator(".jp-MarkdownViewer")
+        current = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+        expect(current).to_contain_text(name)
+        expect(viewer.locator("h1").first).to_have_text(re.compile(re.escape(_title(target))))
+        if anchor:  # Lab names headings by their words, in their case (GitHub's anchors are lower case)
+            expect(viewer.locator(f'[data-jupyter-id="{anchor}" i]')).to_contain_text(_heading(target, anchor))
+        shot(f"{name} opened")
+        current.locator(".lm-TabBar-tabCloseIcon").click()  # one document open at a time
+        expect(viewer).to_have_count(0)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_voila_serves_each_docs_link(path: Path, page: Page, voila_server: Server) -> None:
+    links = _links(path)
+    if not links:
+        pytest.skip(f"{path.name} links to no document")
+    page.goto(f"{voila_server.url}voila/render/notebooks/{path.name}", timeout=KERNEL_MS)
+    for target, _anchor in links:
+        link = page.locator(f'a[href^="{target}"]').first
+        expect(link).to_be_attached(timeout=KERNEL_MS)
+        _unfold(link)
+        expect(link).to_be_visible()
+        # A Ctrl+click opens the document in a new tab, and the page stays as it is.
+        with page.context.expect_page() as opened:
+            link.click(modifiers=["Control"])
+        document = opened.value
+        document.wait_for_load_state()
+        assert "/voila/files/" in document.url, document.url
+        expect(document.locator("body")).to_contain_text(f"# {_title(target)}")
+        document.close()
