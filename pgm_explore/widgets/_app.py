@@ -52,17 +52,26 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _frame_html(frame: Any) -> str:
-    """A DataFrame as the library's left-aligned table; a missing value is an empty cell, not NaN."""
-    rows = [["" if _missing(v) else v for v in row] for row in frame.itertuples(index=False)]
+def _frame_html(frame: Any, folder: str = "") -> str:
+    """A DataFrame as the library's left-aligned table: a missing value is an empty cell (not NaN or
+    <NA>), and sources are named without the ``folder`` their file was read from."""
+    rows = [[_cell(v, folder) for v in row] for row in frame.itertuples(index=False)]
     return table([str(c) for c in frame.columns], rows)
 
 
-def _missing(value: Any) -> bool:
-    try:
-        return bool(value != value) or value is None or str(value) == "<NA>"
-    except (TypeError, ValueError):
-        return False
+def _cell(value: Any, folder: str) -> Any:
+    """
+    >>> import pandas as pd
+    >>> [_cell(v, "/tmp/x/") for v in (pd.NA, float("nan"), None, 0, "/tmp/x/a.jsonl:3")]
+    ['', '', '', 0, 'a.jsonl:3']
+    """
+    import pandas as pd
+
+    if value is None or (not isinstance(value, str | list | tuple | dict) and pd.isna(value)):
+        return ""
+    if folder and isinstance(value, str) and value.startswith(folder):
+        return value[len(folder) :]
+    return value
 
 
 def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
@@ -201,6 +210,7 @@ class ExplorerApp(widgets.VBox):
         """Load a transcript file and show its summary, tables and plots."""
         transcript = Transcript.load(str(path))
         name = label or Path(path).name
+        folder = str(path)[: -len(Path(path).name)]
         self.transcript_summary.value = (
             f"<p><b>{esc(name)}</b>: {_plural(len(transcript.messages), 'message')}, "
             f"{_plural(transcript.errors, 'error')}, {_plural(transcript.warnings, 'warning')}</p>"
@@ -211,7 +221,7 @@ class ExplorerApp(widgets.VBox):
             if which == "findings" and frame.empty:
                 parts.append("<h4>findings</h4><p>No finding.</p>")
                 continue
-            parts.append(f"<h4>{esc(which)}</h4>" + _frame_html(frame))
+            parts.append(f"<h4>{esc(which)}</h4>" + _frame_html(frame, folder))
         self.tables.value = "".join(parts)
         self.plots.children = [
             widgets.Image(value=self._png(plot, transcript), format="png", layout={"max_width": "33%"})

@@ -355,6 +355,22 @@ def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) 
 
 
 @pytest.fixture(scope="package")
+def app_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
+    """``pgm-explore app``: the Voilà app page, on a free port, reading the temporary copy's data/.
+
+    Readiness is the command's own "ready" line (it connects over TCP: a GET would start a kernel).
+    """
+    port = _free_port()
+    env = {**e2e_env, "PGM_EXPLORE_DATA": str(served_root / "data")}
+    command = [sys.executable, "-m", "pgm_explore", "app", "--no-browser", f"--port={port}"]
+    process = _start("app", command, served_root, env, screenshots)
+    server = Server("app", f"http://127.0.0.1:{port}/", served_root, screenshots / "app.log", process)
+    _wait_until_ready(server, lambda: "the app is ready" in server.log_tail())
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="package")
 def screenshots(request: pytest.FixtureRequest) -> Path:
     """Screenshots and server logs: $PGM_EXPLORE_SCREENSHOTS, or a new temporary folder (printed at the end)."""
     configured = os.environ.get("PGM_EXPLORE_SCREENSHOTS")

@@ -1,0 +1,90 @@
+"""``pgm-explore app`` in Chromium: a person composes, uploads files to validate and reads a transcript,
+on a page that shows widgets and no code."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Composer, Server, type_into
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
+pytestmark = pytest.mark.e2e
+
+
+def _upload(page: Page, button: Locator, files: list[Path]) -> None:
+    """Click an upload button and pick files in the browser's file chooser, as a person does."""
+    with page.expect_file_chooser() as chooser:
+        button.click()
+    chooser.value.set_files([str(f) for f in files])
+
+
+def _tab(page: Page, title: str) -> None:
+    page.locator(".pgmx-app .lm-TabBar-tab", has_text=title).click()
+
+
+def test_app_composes_validates_and_reads_a_transcript(
+    page: Page, app_server: Server, tmp_path: Path, shot: Callable[[str], Path]
+) -> None:
+    page.goto(app_server.url, timeout=KERNEL_MS)
+    app = page.locator(".pgmx-app")
+    expect(app).to_be_visible(timeout=KERNEL_MS)
+    # An app: the widgets, and no code at all.
+    expect(page.locator("body")).not_to_contain_text("from pgm_explore")
+    expect(page.locator("body")).not_to_contain_text("ExplorerApp")
+    expect(page.locator("body")).not_to_contain_text("Traceback")
+    composer = Composer(app.locator(".pgmx-composer").first)
+    expect(composer.title).to_contain_text("PC Prompt", timeout=WIDGETS_MS)
+    shot("app opened")
+
+    # Compose: pick a type and a mode, type into a field; the JSON view follows.
+    app.locator(".pgmx-app-type select").select_option("BKN-DAC")
+    expect(composer.title).to_contain_text("BKN-DAC", timeout=WIDGETS_MS)
+    app.locator(".pgmx-app-mode button", has_text="Response (RS)").click()
+    expect(composer.title).to_contain_text("Response", timeout=WIDGETS_MS)
+    expect(composer.json_view).to_have_value(re.compile(r'"Mode": "RS"'))
+    type_into(composer.input("DialogID"), "dlg-app-1")
+    composer.input("DialogID").press("Tab")
+    expect(composer.json_view).to_have_value(re.compile(r'"DialogID": "dlg-app-1"'))
+    shot("composed a BKN-DAC Response")
+
+    # Validate files: upload two, one broken; the table and the finding show.
+    broken = tmp_path / "response-with-kind.json"
+    message = json.loads((app_server.root / "data/examples/bkn-dac/invalid/response-with-kind.json").read_text())
+    broken.write_text(json.dumps(message), encoding="utf-8")
+    good = app_server.root / "data/examples/bkn-pal/valid/rq-museum-guide-stance.json"
+    _tab(page, "Validate files")
+    _upload(page, app.locator(".pgmx-app-upload"), [broken, good])
+    reports = app.locator(".pgmx-app-reports")
+    expect(reports).to_contain_text("2 messages", timeout=WIDGETS_MS)
+    expect(reports).to_contain_text("1 does not conform")
+    expect(reports.locator("table").first).to_contain_text("response-with-kind.json")
+    expect(reports).to_contain_text("mode-forbidden")
+    expect(reports).to_contain_text("Kind is a Request property")
+    shot("uploaded files validated")
+
+    # Transcript: upload one, then pick an example; the summary, tables and plots show.
+    _tab(page, "Transcript")
+    defective = app_server.root / "data/transcripts/defective/turn-gap.jsonl"
+    _upload(page, app.locator(".pgmx-app-transcript-upload"), [defective])
+    summary = app.locator(".pgmx-app-summary")
+    expect(summary).to_contain_text("turn-gap.jsonl: 5 messages, 0 errors, 1 warning", timeout=WIDGETS_MS)
+    expect(app.locator(".pgmx-app-tables")).to_contain_text("turn-gap")
+    app.locator(".pgmx-app-transcripts select").select_option(label="transcripts/market-wallet-limit.jsonl")
+    expect(summary).to_contain_text("market-wallet-limit.jsonl: 13 messages, 0 errors, 0 warnings")
+    tables = app.locator(".pgmx-app-tables")
+    expect(tables).to_contain_text("InsValue")
+    expect(tables.locator("table")).to_have_count(3)  # messages, exchanges, feasibility; no finding
+    expect(tables).to_contain_text("No finding.")
+    expect(tables).not_to_contain_text("<NA>")
+    expect(tables).not_to_contain_text("NaN")
+    expect(app.locator(".pgmx-app-plots img")).to_have_count(3)
+    shot("transcript read")
