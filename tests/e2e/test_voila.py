@@ -22,7 +22,8 @@ INVALID = re.compile(r"\bpgmx-invalid\b")
 
 def test_voila_renders_a_live_composer(open_in_voila: Callable[[str], Page], shot: Callable[[str], Path]) -> None:
     page = open_in_voila("02_*.ipynb")
-    composer = Composer(page.locator(".pgmx-composer").first)
+    # The second composer: the first is the reader's own, empty until filled in by hand.
+    composer = Composer(page.locator(".pgmx-composer").nth(1))
     # Voilà runs the whole notebook before the widgets are live.
     expect(composer.tool("badge")).to_have_text("conforms", timeout=KERNEL_MS)
     expect(composer.title).to_contain_text("PC Prompt")
