@@ -18,6 +18,9 @@ from pgm_explore._display import esc
 
 __all__ = ["CSS", "ErrorArea", "style_widget"]
 
+# A kernel restart leaves a widget's views without their model: ipywidgets then marks every view
+# (jupyter-widgets-disconnected) with a broken-link icon, one per widget, hundreds in a composer. Inside
+# ours the icons go, and the outermost says in words what to do.
 CSS = """<style>
 .pgmx-composer, .pgmx-dialogue {font-size: 13px}
 .pgmx-body {margin-left: 14px; padding-left: 8px; border-left: 1px dotted #bbb}
@@ -71,6 +74,12 @@ CSS = """<style>
 .pgmx-composer .pgmx-composer.jupyter-widgets-disconnected::before,
 .pgmx-dialogue .pgmx-composer.jupyter-widgets-disconnected::before {content: none; display: none}
 .pgmx-composer.jupyter-widgets-disconnected > *, .pgmx-dialogue.jupyter-widgets-disconnected > * {opacity: 0.45; pointer-events: none}
+/* The app page (pgm-explore app): one line on the page, none on the composer inside it. */
+.pgmx-app.jupyter-widgets-disconnected::before {
+  content: "The kernel behind this page is gone (restarted or shut down): reload the page.";
+  display: block; font: 600 13px var(--jp-ui-font-family, sans-serif); color: #b71c1c;
+  background: #fff3f3; border: 1px solid #c62828; padding: 4px 8px; margin-bottom: 4px}
+.pgmx-app .jupyter-widgets-disconnected::before, .pgmx-app .pgmx-composer.jupyter-widgets-disconnected::before {content: none; display: none}
 </style>"""
 
 

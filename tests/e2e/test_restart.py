@@ -1,5 +1,6 @@
 """Notebook 02 in JupyterLab: what a person typed into their own composer is back after Kernel ▸ Restart
-and running the cell again (the draft has a stable name in the drafts folder)."""
+and running the cell again (the draft has a stable name in the drafts folder); meanwhile the composer
+left over from the dead kernel says, in words, to run the cell again."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def test_own_composer_comes_back_after_a_kernel_restart(
         timeout=KERNEL_MS,
     )
     wait_for_idle(page)
+    # The views left over from the dead kernel say what to do, in words, and no widget shows a
+    # broken-link icon (pseudo-element content, read from the computed style).
+    before = """e => getComputedStyle(e, "::before").content"""
+    expect(composer.root).to_have_class(re.compile(r"\bjupyter-widgets-disconnected\b"), timeout=KERNEL_MS)
+    assert "run the cell again" in composer.root.evaluate(before)
+    icons = cell.locator(".pgmx-composer .jupyter-widgets-disconnected").evaluate_all(
+        f"(views) => views.filter(v => ({before})(v) !== 'none').length"
+    )
+    assert icons == 0, f"{icons} widgets still show the broken-link icon"
     shot("restarted")
 
     # Run the cell again, as a person does: click into it, Shift+Enter.
