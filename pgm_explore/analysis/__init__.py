@@ -35,6 +35,7 @@ from pgm_explore.analysis._tables import (
     outcomes,
     pa_status_counts,
 )
+from pgm_explore.analysis._tidy import tidy_html, tidy_tables
 
 __all__ = [
     "COMMITMENTS_COLUMNS",
@@ -59,6 +60,8 @@ __all__ = [
     "plot_pa_status",
     "plot_timeline",
     "report_summary",
+    "tidy_html",
+    "tidy_tables",
 ]
 
 # Public functions are documented where they are imported from, not in private modules.
@@ -74,5 +77,7 @@ for _function in (
     plot_pa_status,
     plot_timeline,
     report_summary,
+    tidy_html,
+    tidy_tables,
 ):
     _function.__module__ = __name__
