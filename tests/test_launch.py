@@ -36,6 +36,7 @@ def quiet_env(tmp_path: Path) -> dict[str, str]:
     for variable in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[variable] = str(tmp_path / variable.lower())
     env["PGM_EXPLORE_DRAFTS"] = str(tmp_path / "drafts")
+    env["PGM_EXPLORE_WORK"] = str(tmp_path / "work")
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

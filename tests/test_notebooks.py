@@ -198,6 +198,7 @@ RESTORE = {
 def test_readers_composer_comes_back_after_a_kernel_restart(name: str, tmp_path: Path, monkeypatch) -> None:
     """Run the reader's composer cell, edit the form, restart the kernel, run the cell again: the edit is back."""
     monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(tmp_path / "drafts"))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
     notebook = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     cell = next(c for c in notebook.cells if c.cell_type == "code" and "mine = MessageComposer(" in c.source)
     field, value = RESTORE[name]
@@ -246,6 +247,7 @@ def test_notebook_runs_and_shows_what_it_promises(path: Path, tmp_path: Path, mo
     # default drafts folder, which is here rather than in the home folder.
     default_drafts = tmp_path / "default-drafts"
     monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(default_drafts))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))  # where Save writes without a path
     before = _files(path.parent) | _files(ROOT / "data")
     NotebookClient(
         notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
