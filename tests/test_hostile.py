@@ -627,6 +627,28 @@ def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
     return value
 
 
+@pytest.mark.parametrize("key", ["TurnIndex", "Step"])
+def test_an_int_longer_than_python_writes_in_a_transcript_built_in_python(key: str, tmp_path: Path) -> None:
+    """The readers refuse such ints (too-large), so only Python can build them; validate() then
+    judges them by the schema (they conform), and nothing after it may crash quoting them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pgm_explore import analysis
+    from pgm_explore.dialogue import Transcript
+
+    huge = 10**5000
+    docs = [_with_numbers(json.loads(line), {key: huge}) for line in _TRANSCRIPT.read_text().splitlines() if line]
+    transcript = Transcript.from_documents(docs)
+    assert all(message.report.conforms for message in transcript.messages)
+    for table in (analysis.messages, analysis.feasibility, analysis.findings, analysis.outcomes):
+        frame = table(transcript)
+        frame.to_csv(tmp_path / "table.csv")
+        assert "5,000 digits" in frame.to_json() or key == "Step" or table is not analysis.messages
+    for plot in (analysis.plot_timeline, analysis.plot_feasibility, analysis.plot_pa_status):
+        plot(transcript)
+
+
 def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
     docs = [_with_numbers(json.loads(line), numbers) for line in _TRANSCRIPT.read_text().splitlines() if line]
     path = folder / "big.jsonl"

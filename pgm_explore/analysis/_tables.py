@@ -24,6 +24,7 @@ from pgm_explore.dialogue import Transcript
 from pgm_explore.dialogue.precheck import predict
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.spec.process_actions import PA_STATUS_CODES, StatementError, parse_statement
+from pgm_explore.validation.findings import written
 
 __all__ = [
     "COMMITMENTS_COLUMNS",
@@ -193,14 +194,27 @@ _INT64 = range(-(2**63), 2**63)
 
 
 def _series(values: Sequence[Any], dtype: str) -> pd.Series:
-    """A column of ``dtype``; for Int64, ``object`` with exact ints when a value does not fit.
+    """A column of ``dtype``; for Int64, ``object`` with exact ints when a value does not fit,
+    and, for an int longer than Python writes (only a dict built in Python holds one), its size
+    in words: no table, CSV or JSON could show it.
 
-    >>> _series([1, None], "Int64").dtype, _series([2**64, None], "Int64").tolist()
-    (Int64Dtype(), [18446744073709551616, <NA>])
+    >>> _series([1, None], "Int64").dtype, _series([2**64, None, 10**5000], "Int64").tolist()
+    (Int64Dtype(), [18446744073709551616, <NA>, 'an integer of about 5,000 digits'])
     """
     if dtype == "Int64" and any(value is not None and value not in _INT64 for value in values):
-        return pd.Series([pd.NA if value is None else value for value in values], dtype="object")
+        return pd.Series([_shown_int(value) for value in values], dtype="object")
     return pd.Series(list(values), dtype=dtype)
+
+
+def _shown_int(value: Any) -> Any:
+    if value is None:
+        return pd.NA
+    if isinstance(value, int) and value.bit_length() >= 14_000:  # near sys.get_int_max_str_digits()
+        try:
+            repr(value)
+        except ValueError:
+            return written(value)
+    return value
 
 
 def _frame(rows: Sequence[Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:

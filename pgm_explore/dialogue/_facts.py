@@ -153,8 +153,29 @@ def _objects(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+# An int longer than Python writes (only a dict built in Python can hold one: the readers
+# refuse them) passes the schema, yet no rule could quote it; such a turn or step is taken as
+# not given, so its message gets the schema's verdict and no rule crashes on it.
+_LONG_BITS = 14_000  # (below the bits of sys.get_int_max_str_digits() digits: a cheap first look)
+
+
+def _unwritable(value: int) -> bool:
+    if value.bit_length() < _LONG_BITS:
+        return False
+    try:
+        repr(value)
+    except ValueError:
+        return True
+    return False
+
+
 def _is_step(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool) and not _unwritable(value)
+
+
+def _turn(doc: dict[str, Any]) -> Any:
+    turn = doc.get("TurnIndex")
+    return None if type(turn) is int and _unwritable(turn) else turn
 
 
 def facts_of(document: Any, report: Report) -> Facts:
@@ -205,7 +226,7 @@ def _request_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
     constraints, entity_ids = doc.get("Constraints"), doc.get("EntityIDs")
     return Facts(
         *head,
-        doc.get("TurnIndex"),
+        _turn(doc),
         kind=doc.get("Kind"),
         steps=tuple(
             [
@@ -252,7 +273,7 @@ def _response_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
         *head,
-        doc.get("TurnIndex"),
+        _turn(doc),
         action_context=action_context,
         entities=added,
         request_id=request_id if type(request_id) is str else None,
