@@ -1000,6 +1000,15 @@ def test_a_lone_surrogate_does_not_stop_the_draft() -> None:
     assert c.errors == [] and MessageComposer.restore("surrogate").value["Question"] == "half \ud800 a pair"
 
 
+def test_a_lone_surrogate_is_saved_and_downloaded_as_an_escape(tmp_path: Path) -> None:
+    # No UTF-8 can hold it, so the file keeps it as \ud800 (the encoding finding says why).
+    c = composer("BKN-PAL", "RQ")
+    c.set(("Question",), "half \ud800 a pair")
+    saved = c.save(tmp_path / "q.json")
+    assert json.loads(saved.read_text(encoding="utf-8"))["Question"] == "half \ud800 a pair"
+    assert "encoding" in [f.rule for f in validate(saved.read_bytes()).findings]
+
+
 def test_the_save_button_with_an_empty_name_ignores_a_crafted_id(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -240,6 +240,15 @@ def test_export_does_not_follow_a_planted_link(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
+def test_export_keeps_a_lone_surrogate_as_an_escape(tmp_path: Path) -> None:
+    b = builder()
+    message = minimal_message("BKN-PAL")
+    message["Question"] = "half \ud800 a pair"
+    b.add(message)
+    written = b.export(tmp_path / "out.jsonl")
+    assert json.loads(written.read_text(encoding="utf-8"))["Question"] == "half \ud800 a pair"
+
+
 def test_the_export_button_without_a_name_writes_to_the_work_folder(tmp_path: Path) -> None:
     b = builder(draft_name="my dialogue")
     b.add(minimal_message("PC Prompt"))

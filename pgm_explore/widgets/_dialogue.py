@@ -286,6 +286,10 @@ class DialogueBuilder(widgets.VBox):
         A symbolic link at ``path`` is replaced by the file, never followed.
         """
         text = "".join(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n" for doc in self.messages)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (an encoding finding): kept as a \u escape
+            text = "".join(json.dumps(doc, separators=(",", ":")) + "\n" for doc in self.messages)
         written = atomic_write(path, text, durable=True)
         self._status.value = f"Exported {esc(count(len(self.messages), 'message'))} to <code>{esc(written)}</code>"
         return written

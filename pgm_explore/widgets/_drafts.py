@@ -114,8 +114,19 @@ def find_draft(name: str, draft_dir: str | Path | None = None) -> Path | None:
 
 
 def dump_json(value: Any) -> str:
-    """The text of a saved message: 2-space indent, UTF-8 kept as is, final newline."""
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    r"""The text of a saved message: 2-space indent, UTF-8 kept as is, final newline. A lone
+    surrogate (typed or pasted; validate() reports it as ``encoding``) has no UTF-8: then the
+    text is written with ``\u`` escapes, so that Save and Download keep it rather than fail.
+
+    >>> dump_json({"Q": "Où"}), dump_json({"Q": chr(0xD800)})
+    ('{\n  "Q": "Où"\n}\n', '{\n  "Q": "\\ud800"\n}\n')
+    """
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=2) + "\n"
+    return text
 
 
 def write_draft(path: Path, content: dict[str, Any]) -> Path:
