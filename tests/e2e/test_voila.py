@@ -49,7 +49,8 @@ def test_a_name_typed_twice_in_the_json_view_is_a_warning(
 ) -> None:
     # issue #12: a name written twice was resolved last-wins without a word.
     page = open_in_voila("02_*.ipynb")
-    composer = Composer(page.locator(".pgmx-composer").first)
+    # The second composer, the scripted one: its Prompt is filled (the first is the reader's own).
+    composer = Composer(page.locator(".pgmx-composer").nth(1))
     expect(composer.tool("badge")).to_have_text("conforms", timeout=KERNEL_MS)
     view = composer.json_view
     view.scroll_into_view_if_needed()
