@@ -971,18 +971,13 @@ def _run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     try:
         # Imported here: the MCP SDK is an extra, and takes about a second to import.
         import pgm_explore.mcp  # noqa: F401 - says at once when the SDK is missing
-        from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
+        from pgm_explore.mcp.connect import PartnerArgumentError
         from pgm_explore.mcp.deliberate import deliberate
     except ImportError as exc:
         err.write(f'{command}: needs the mcp extra: pip install "pgm-explore[mcp]" ({exc})\n')
         return EXIT_USAGE
-    partners: dict[str, Any] = {}
     try:
-        for value in args.partner:
-            role, endpoint = parse_partner(value)
-            if role in partners:
-                raise PartnerArgumentError(f"--partner {role}= given twice: one server per role")
-            partners[role] = endpoint
+        partners = _partners(args.partner)
     except PartnerArgumentError as exc:
         err.write(f"{command}: {_clean(str(exc))}\n")
         return EXIT_USAGE
@@ -1020,6 +1015,20 @@ def _recorded_line(message: Any) -> str:
     except UnicodeEncodeError:
         line = json.dumps(message)
     return line + "\n"
+
+
+def _partners(values: list[str]) -> dict[str, Any]:
+    """``--partner ROLE=URL|COMMAND`` values as {role: endpoint}, one server per role
+    (``PartnerArgumentError`` otherwise). Needs the mcp extra, as its callers do."""
+    from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
+
+    partners: dict[str, Any] = {}
+    for value in values:
+        role, endpoint = parse_partner(value)
+        if role in partners:
+            raise PartnerArgumentError(f"--partner {role}= given twice: one server per role")
+        partners[role] = endpoint
+    return partners
 
 
 async def _send_step(bk: Any, step: _Step) -> None:
@@ -1117,19 +1126,14 @@ def _run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     try:
         # Imported here: the MCP SDK is an extra, and takes about a second to import.
         import pgm_explore.mcp  # noqa: F401 - says at once when the SDK is missing
-        from pgm_explore.mcp.connect import PartnerArgumentError, parse_partner
+        from pgm_explore.mcp.connect import PartnerArgumentError
         from pgm_explore.mcp.probe import Unreachable, probe_sync
         from pgm_explore.mcp.report import as_json_lines, as_junit, as_text
     except ImportError as exc:
         err.write(f'{command}: needs the mcp extra: pip install "pgm-explore[mcp]" ({exc})\n')
         return EXIT_USAGE
-    partners = {}
     try:
-        for value in args.partner:
-            role, endpoint = parse_partner(value)
-            if role in partners:
-                raise PartnerArgumentError(f"--partner {role}= given twice: one server per role")
-            partners[role] = endpoint
+        partners = _partners(args.partner)
     except PartnerArgumentError as exc:
         err.write(f"{command}: {_clean(str(exc))}\n")
         return EXIT_USAGE
