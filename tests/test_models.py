@@ -17,9 +17,7 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 import pytest
-import referencing
 from pydantic import BaseModel, ValidationError
-from referencing.jsonschema import DRAFT202012
 
 import pgm_explore.models as models
 from pgm_explore.models import (
@@ -43,7 +41,7 @@ from pgm_explore.models import (
     pc_prompt,
     simple_time_now,
 )
-from pgm_explore.spec import DATA_TYPES, data_type, schema_resources
+from pgm_explore.spec import DATA_TYPES, data_type, registry, schema_resources
 from pgm_explore.validation import loads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,9 +60,7 @@ CLASSES: dict[tuple[str, str | None], type[BaseModel]] = {
 MODULES = [common, pc_prompt, bkn_prc, bkn_dac, bkn_pal]
 
 _RS_REGISTRY = jsonschema_rs.Registry(list(schema_resources().items()))
-_PY_REGISTRY = referencing.Registry().with_resources(
-    (uri, DRAFT202012.create_resource(schema)) for uri, schema in schema_resources().items()
-)
+_PY_REGISTRY = registry()
 
 
 def _schema_id(name: str) -> str:
