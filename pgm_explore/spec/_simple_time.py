@@ -11,7 +11,6 @@ and :func:`simple_time_seconds` reads one (the transcript rules compare them).
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any, Literal, get_args
 
 __all__ = [
@@ -50,6 +49,8 @@ def simple_time_now(*, time_id: str | None = None) -> dict[str, Any]:
     >>> simple_time_seconds(now)[0], now["SimpleTimeID"]
     (True, 'STM-1')
     """
+    import uuid  # here: `import pgm_explore` does not need it, and it costs more than the rest of spec
+
     now_ms = time.time_ns() // 1_000_000
     return {
         "Header": _HEADER,
