@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import types
 import typing
 from pathlib import Path
@@ -17,11 +18,10 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 import pytest
-import referencing
 from pydantic import BaseModel, ValidationError
-from referencing.jsonschema import DRAFT202012
 
 import pgm_explore.models as models
+from pgm_explore import spec
 from pgm_explore.models import (
     BKNDACRequest,
     BKNDACResponse,
@@ -43,7 +43,9 @@ from pgm_explore.models import (
     pc_prompt,
     simple_time_now,
 )
-from pgm_explore.spec import DATA_TYPES, data_type, schema_resources
+from pgm_explore.models._bkn import BKNMessage
+from pgm_explore.spec import DATA_TYPES, data_type, registry, schema_resources
+from pgm_explore.spec.process_actions import PAStatusCode
 from pgm_explore.validation import loads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,9 +64,7 @@ CLASSES: dict[tuple[str, str | None], type[BaseModel]] = {
 MODULES = [common, pc_prompt, bkn_prc, bkn_dac, bkn_pal]
 
 _RS_REGISTRY = jsonschema_rs.Registry(list(schema_resources().items()))
-_PY_REGISTRY = referencing.Registry().with_resources(
-    (uri, DRAFT202012.create_resource(schema)) for uri, schema in schema_resources().items()
-)
+_PY_REGISTRY = registry()
 
 
 def _schema_id(name: str) -> str:
@@ -617,6 +617,50 @@ def test_enumerations_are_the_tables(literal: Any, type_name: str, path: tuple[s
     found = data_type(type_name).row(path)
     assert found is not None
     assert typing.get_args(literal) == found[1].enum
+
+
+@pytest.mark.parametrize(
+    ("cls", "field", "literal"),
+    [
+        (BKNPRCRequest, "Kind", spec.PRCKind),
+        (BKNDACRequest, "Kind", spec.DACKind),
+        *((cls, "Outcome", spec.OutcomeValue) for cls in (BKNPRCResponse, BKNDACResponse, BKNPALResponse)),
+        *((cls, "Mode", spec.RequestMode) for cls in (BKNPRCRequest, BKNDACRequest, BKNPALRequest)),
+        *((cls, "Mode", spec.ResponseMode) for cls in (BKNPRCResponse, BKNDACResponse, BKNPALResponse)),
+        (bkn_dac.FeasibilityStep, "PAStatus", PAStatusCode),
+        (bkn_dac.FeasibilityModel, "Overall", spec.OverallValue),
+        (bkn_dac.CommitmentStatusEntry, "Status", spec.CommitmentState),
+        (bkn_dac.FailureModel, "Nature", spec.FailureNature),
+        (PCPrompt, "Header", spec.PCPromptHeader),
+        *((cls, "Header", spec.BKNPRCHeader) for cls in (BKNPRCRequest, BKNPRCResponse)),
+        *((cls, "Header", spec.BKNDACHeader) for cls in (BKNDACRequest, BKNDACResponse)),
+        *((cls, "Header", spec.BKNPALHeader) for cls in (BKNPALRequest, BKNPALResponse)),
+        (SimpleTime, "Header", spec.SimpleTimeHeader),
+        (DataExchangeMetadata, "Header", spec.DataExchangeMetadataHeader),
+    ],
+    ids=lambda v: getattr(v, "__name__", str(v)),
+)
+def test_models_take_their_enumerations_from_spec(cls: type[BaseModel], field: str, literal: Any) -> None:
+    assert cls.model_fields[field].annotation == literal
+
+
+def test_the_bkn_types_share_table_1_with_their_own_descriptions() -> None:
+    shared = set(BKNMessage.model_fields)
+    assert shared == {row.label for row in data_type("BKN-PAL").tables[0].rows}
+    for cls in (BKNPRCRequest, BKNPRCResponse, BKNDACRequest, BKNDACResponse, BKNPALRequest, BKNPALResponse):
+        assert issubclass(cls, BKNMessage)
+        for name in shared:  # the base's own fields stay undescribed: each type has its own text
+            assert cls.model_fields[name].description == data_type(cls.data_type_name).row((name,))[1].description
+    assert all(field.description is None for field in BKNMessage.model_fields.values())
+    dialog = {cls.model_fields["DialogID"].description for cls in (BKNPRCRequest, BKNDACRequest, BKNPALRequest)}
+    assert len(dialog) == 2  # BKN-DAC's DialogID row says more than the other two
+    assert BKNDACResponse.model_json_schema()["properties"]["DialogID"]["description"].startswith("Identifier")
+
+
+def test_simple_time_is_written_and_read_by_spec() -> None:
+    assert models.simple_time_now is spec.simple_time_now
+    before = spec.simple_time_seconds(simple_time_now())
+    assert before is not None and before[0] is True and abs(before[1] - time.time()) < 5
 
 
 def test_no_field_is_named_like_a_module_level_name() -> None:

@@ -510,3 +510,28 @@ def test_doc_lists_the_vocabulary() -> None:
 def test_doc_error_table_matches(text: str, column: int, fragment: str) -> None:
     row = next(line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith(f"| `{text}` |"))
     assert row.endswith(f"({column}) |")
+
+
+def test_the_package_exports_every_name_from_its_public_home() -> None:
+    import pgm_explore.spec.process_actions as package
+
+    for name in package.__all__:
+        value = getattr(package, name)
+        owner = getattr(value, "__module__", None)
+        if (isinstance(value, type) or callable(value)) and isinstance(owner, str) and owner.startswith("pgm_explore"):
+            assert owner == package.__name__, name
+    # The MMM-TEC Rule has its own name; the old one stays as a plain alias while dialogue imports it.
+    assert package.Rule is package.ProcessRule
+    assert package.parse_rule("Any Process May MM-Send Nil Message").__class__.__name__ == "ProcessRule"
+
+
+def test_every_module_of_the_package_is_short() -> None:
+    from pathlib import Path
+
+    import pgm_explore.spec.process_actions as package
+
+    lengths = {
+        p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in Path(package.__file__).parent.glob("*.py")
+    }
+    assert len(lengths) == 7
+    assert max(lengths.values()) <= 500, lengths

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
 
+from pgm_explore import spec
 from pgm_explore.spec import DATA_TYPES, DataType, SpecRow, schema_resources
 from pgm_explore.spec._tables import parse_tables
+from pgm_explore.spec.process_actions import PAStatusCode
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "spec"
 TYPES = [pytest.param(dt, id=dt.name) for dt in DATA_TYPES]
@@ -27,9 +29,7 @@ def _text(dt: DataType) -> str:
 
 def _resolve(schema: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
     ref = node.get("$ref", "")
-    if ref.startswith("#/$defs/"):
-        return schema["$defs"][ref.rsplit("/", 1)[1]]
-    return node
+    return spec.resolve(ref, schema)[0] if ref.startswith("#") else node
 
 
 def _object_at(schema: Mapping[str, Any], labels: tuple[str, ...]) -> Mapping[str, Any]:
@@ -154,3 +154,85 @@ def test_every_reference_resolves_offline() -> None:
             if ref.startswith("#"):
                 continue
             assert ref.split("#")[0] in known, f"{uri} refers to {ref}, which is not bundled"
+
+
+# --- each spec fact the code acts on is written once, in pgm_explore.spec, and is the table's -------
+
+ENUMERATIONS = [
+    ("BKN-PRC", ("Kind",), spec.PRCKind),
+    ("BKN-DAC", ("Kind",), spec.DACKind),
+    ("BKN-DAC", ("CommitmentStatus", "Status"), spec.CommitmentState),
+    ("BKN-DAC", ("Failure", "Nature"), spec.FailureNature),
+    ("BKN-DAC", ("Feasibility", "Overall"), spec.OverallValue),
+    ("BKN-DAC", ("Feasibility", "Steps", "PAStatus"), PAStatusCode),
+    *((name, ("Outcome",), spec.OutcomeValue) for name in ("BKN-PRC", "BKN-DAC", "BKN-PAL")),
+    *((name, ("Mode",), spec.Mode) for name in ("BKN-PRC", "BKN-DAC", "BKN-PAL")),
+]
+
+
+@pytest.mark.parametrize(("type_name", "labels", "literal"), ENUMERATIONS, ids=lambda v: str(v))
+def test_each_enumeration_is_its_tables(type_name: str, labels: tuple[str, ...], literal: Any) -> None:
+    found = spec.data_type(type_name).row(labels)
+    assert found is not None and found[1].enum == get_args(literal)
+
+
+def test_headers_and_mode_words_are_the_schemas_and_the_tables() -> None:
+    literals = [spec.PCPromptHeader, spec.BKNPRCHeader, spec.BKNDACHeader, spec.BKNPALHeader]
+    assert [spec.header_of(h) for h in literals] == [dt.header for dt in DATA_TYPES]
+    assert all(dt.acronym + "-V1.0" == dt.header for dt in DATA_TYPES)
+    dem = schema_resources()[spec.DATA_EXCHANGE_METADATA_ID]["properties"]["Header"]
+    time = schema_resources()[spec.SIMPLE_TIME_ID]["properties"]["Header"]
+    assert (dem.get("const"), time.get("const")) == (
+        spec.header_of(spec.DataExchangeMetadataHeader),
+        spec.header_of(spec.SimpleTimeHeader),
+    )
+    titles = {t.mode: t.title for dt in DATA_TYPES for t in dt.tables if t.mode}
+    assert all(f"{spec.MODE_WORDS[mode]} (Mode {mode})" in title for mode, title in titles.items())
+
+
+def test_payloads_are_response_properties() -> None:
+    for type_name, payload in spec.RESPONSE_PAYLOAD.items():
+        assert set(payload) <= set(spec.data_type(type_name).mode_properties("RS"))
+    for (type_name, kind), (holder, members) in spec.PAYLOAD_FOR_KIND.items():
+        dt = spec.data_type(type_name)
+        found = dt.row(("Kind",))
+        assert found is not None and kind in (found[1].enum or ())
+        assert holder in spec.RESPONSE_PAYLOAD[type_name]
+        assert all(dt.row((holder, member)) is not None for member in members)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "overall"),
+    [([], None), (["Ack"], "feasible"), (["Ack", "Clash"], "partially_feasible"), (["IncID", "QualNS"], "infeasible")],
+)
+def test_overall_of_the_steps(statuses: list[str], overall: str | None) -> None:
+    assert spec.overall_of(statuses) == overall
+    assert spec.overall_of(iter(statuses)) == overall  # read once: any iterable
+
+
+# --- one $ref resolver ------------------------------------------------------------------------------
+
+
+def test_resolve_unescapes_json_pointers() -> None:
+    """RFC 6901: ``~1`` stands for ``/`` and ``~0`` for ``~`` (and percent-escapes for a URI fragment)."""
+    root = {"$defs": {"a/b": {"const": 1}, "m~n": {"const": 2}, "x y": {"const": 3}}}
+    assert spec.resolve("#/$defs/a~1b", root) == ({"const": 1}, root)
+    assert spec.resolve("#/$defs/m~0n", root)[0] == {"const": 2}
+    assert spec.resolve("#/$defs/x%20y", root)[0] == {"const": 3}
+    with pytest.raises(LookupError):
+        spec.resolve("#/$defs/a/b", root)
+
+
+def test_resolve_follows_bundled_addresses_offline() -> None:
+    prompt = spec.data_type("PC Prompt").schema
+    node, document = spec.resolve(spec.SIMPLE_TIME_ID + "#/properties/Header", prompt)
+    assert node["const"] == "OSD-STM-V1.5" and document is schema_resources()[spec.SIMPLE_TIME_ID]
+    with pytest.raises(LookupError):
+        spec.resolve("https://schemas.mpai.community/nowhere.json", prompt)
+
+
+def test_the_registry_validates_across_bundled_schemas() -> None:
+    dt = spec.data_type("BKN-PAL")
+    validator = jsonschema.Draft202012Validator(dt.schema, registry=spec.registry())
+    errors = list(validator.iter_errors({"QueryTime": {"Header": "nope"}}))
+    assert any(list(e.absolute_path)[:2] == ["QueryTime", "Header"] for e in errors)

@@ -4,8 +4,8 @@ The bundled PGM-AUA schemas refer to other MPAI schemas by URL (Simple Time, Dat
 Metadata and what that refers to). An MCP host fetches nothing (and the SDK client resolves a
 ``$ref`` only inside the schema document), so each tool schema carries every schema it needs in
 its root ``$defs``, each under the file name of its ``$id``, with every ``$ref`` rewritten to a
-local pointer. The schemas come from :func:`pgm_explore.spec.schema_resources`, the registry the
-validator uses, so the two cannot disagree.
+local pointer. The schemas come from :func:`pgm_explore.spec.resolve`, the resolver of the registry
+the validator uses, so the two cannot disagree.
 
 A type's schema covers both modes with ``if``/``then`` on Mode (DECISIONS D8); a tool's input is
 a Request and its output a Response, so each is narrowed to one mode: Mode fixed, the other mode's
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal
 
-from pgm_explore.spec import data_type, schema_resources
+from pgm_explore.spec import data_type, resolve
 from pgm_explore.validation.findings import json_path
 
 __all__ = ["action_context_findings", "action_context_schema", "request_schema", "response_schema", "tool_input_schema"]
@@ -51,7 +51,7 @@ class _Bundler:
                 name += "_"
             self.names[url] = name
             self.defs[name] = {}  # reserve the key before the recursion
-            embedded = {k: v for k, v in schema_resources()[url].items() if k not in ("$id", "$schema")}
+            embedded = {k: v for k, v in resolve(url)[1].items() if k not in ("$id", "$schema")}
             self.defs[name] = self.rewrite(embedded, url)
         return self.names[url]
 
@@ -61,7 +61,7 @@ class _Bundler:
             return [self.rewrite(item, base) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 out[key] = self.ref(value, base)

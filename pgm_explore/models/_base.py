@@ -1,15 +1,27 @@
-"""Shared configuration and JSON-Schema-faithful types of the models layer.
+"""Shared configuration, JSON-Schema-faithful types and the Table 1 base of the models layer.
 
 The models must accept exactly the documents the schemas accept (DECISIONS D9, D13), so
 nothing here coerces: every scalar type below reproduces one JSON Schema ``type`` with
 its draft 2020-12 meaning, and values are kept as given so that
 ``model_dump(mode="json", exclude_unset=True)`` gives the input document back.
+
+Where the facts come from: every enumeration (``Literal``) and Header is imported from
+:mod:`pgm_explore.spec`, and every description is the spec table's text. The properties that
+the three BKN types share (their Table 1) are written once, in ``_bkn.BKNMessage``.
+
+Why hand-written models on a shared base rather than models generated from the schemas: what the models
+add to the schemas is written by hand anyway (the spec-table descriptions, the no-coercion
+scalar types, Simple Time's published if/then quirk, the lone-surrogate check), and a generator
+would have to be taught each of them and then kept beside its output. The agreement that
+generation would give is tested instead: ``tests/test_models.py`` compares the structure of
+every model with its schema, and ``tests/test_models_generated.py`` checks that the models and
+the schema give the same verdict on thousands of documents drawn from the schema.
 """
 
 import math
 import re
 from functools import cache
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -23,7 +35,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, PydanticKnownError
 
-from pgm_explore.spec import data_type
+from pgm_explore.spec import OutcomeValue, data_type
 
 __all__ = [
     "DescrText",
@@ -94,8 +106,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _surrogate_at(value: Any, path: str = "$") -> tuple[str, str] | None:
     """(JSONPath-like place, code point in hex) of the first string or key holding a surrogate."""
     if isinstance(value, str):
-        found = None if value.isascii() else _SURROGATE.search(value)
-        return (path, f"{ord(found.group()):04x}") if found else None
+        match = None if value.isascii() else _SURROGATE.search(value)
+        return (path, f"{ord(match.group()):04x}") if match else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
         if isinstance(key, str) and (found := _surrogate_at(key, f"{path}[{key!r}]")) is not None:
@@ -166,8 +178,6 @@ OpenObject = dict[StrictStr, Any]
 ObjectOrString = OpenObject | StrictStr
 """``{"type": ["object", "string"]}`` (DECISIONS D3)."""
 StringList = list[StrictStr]
-OutcomeValue = Literal["answered", "partially_answered", "not_answered"]
-"""``Outcome`` of a Response, the same in the three BKN types."""
 
 
 @cache

@@ -7,22 +7,31 @@ A Request requires ``Kind``, a Response ``RequestID`` and ``Outcome`` (D7); each
 other mode's properties, so ``extra="forbid"`` rejects them (D8).
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, StrictStr
 
 from pgm_explore.models._base import (
-    DescrText,
     MPAIModel,
     NonNegativeInteger,
     Omittable,
-    OutcomeValue,
     Probability,
     StringList,
     describe,
 )
-from pgm_explore.models.common import DataExchangeMetadata, SimpleTime
+from pgm_explore.models._bkn import BKNMessage
 from pgm_explore.models.pc_prompt import Affordance
+from pgm_explore.spec import (
+    BKNDACHeader,
+    CommitmentState,
+    DACKind,
+    FailureNature,
+    OutcomeValue,
+    OverallValue,
+    RequestMode,
+    ResponseMode,
+)
+from pgm_explore.spec.process_actions import PAStatusCode
 
 __all__ = [
     "AnswerModel",
@@ -44,20 +53,6 @@ __all__ = [
 ]
 
 _TYPE = "BKN-DAC"
-
-DACKind = Literal[
-    "semantic_grounding",
-    "affordances",
-    "constraints",
-    "behavioural_expectations",
-    "feasibility",
-    "clarification",
-    "commitment",
-]
-PAStatusCode = Literal[
-    "Ack", "Clash", "FaultyReq", "IncID", "IncDQ", "InsRights", "InsValue", "LocOOR", "PostRef", "QualNS"
-]
-"""PA Status of MMM-TEC V2.2."""
 
 
 def _d(*labels: str) -> str:
@@ -131,7 +126,7 @@ class CommitmentStatusEntry(MPAIModel):
     """The status of one commitment of the dialogue."""
 
     CommitmentID: StrictStr = Field(description=_d("CommitmentStatus", "CommitmentID"))
-    Status: Literal["retained", "released", "conflicting"] = Field(description=_d("CommitmentStatus", "Status"))
+    Status: CommitmentState = Field(description=_d("CommitmentStatus", "Status"))
 
 
 class FeasibilityStep(MPAIModel):
@@ -146,7 +141,7 @@ class FeasibilityModel(MPAIModel):
     """Result of the validation of the Process Actions of the Request."""
 
     Steps: list[FeasibilityStep] = Field(description=_d("Feasibility", "Steps"))
-    Overall: Literal["feasible", "partially_feasible", "infeasible"] = Field(description=_d("Feasibility", "Overall"))
+    Overall: OverallValue = Field(description=_d("Feasibility", "Overall"))
 
 
 class FailureModel(MPAIModel):
@@ -154,29 +149,20 @@ class FailureModel(MPAIModel):
 
     Service: StrictStr = Field(description=_d("Failure", "Service"))
     Request: Omittable[StrictStr] = Field(None, description=_d("Failure", "Request"))
-    Nature: Literal["transient", "permanent"] = Field(description=_d("Failure", "Nature"))
+    Nature: FailureNature = Field(description=_d("Failure", "Nature"))
 
 
-class _BKNDACCommon(MPAIModel):
-    """Table 1: the properties of every BKN-DAC message."""
+class _BKNDACCommon(BKNMessage):
+    """Table 1 of BKN-DAC: the properties every BKN-DAC message shares with the other BKN types."""
 
-    Header: Literal["PGM-KDA-V1.0"] = Field(description=_d("Header"))
-    Mode: Literal["RQ", "RS"] = Field(description=_d("Mode"))
-    MInstance: StrictStr = Field(description=_d("MInstance"))
-    UEnvironment: StrictStr = Field(description=_d("UEnvironment"))
-    SessionID: StrictStr = Field(description=_d("SessionID"))
-    QueryID: StrictStr = Field(description=_d("QueryID"))
-    QueryTime: SimpleTime = Field(description=_d("QueryTime"))
-    DialogID: StrictStr = Field(description=_d("DialogID"))
-    TurnIndex: NonNegativeInteger = Field(description=_d("TurnIndex"))
-    DataXMData: DataExchangeMetadata = Field(description=_d("DataXMData"))
-    DescrMetadata: Omittable[DescrText] = Field(None, description=_d("DescrMetadata"))
+    data_type_name = _TYPE
+    Header: BKNDACHeader
 
 
 class BKNDACRequest(_BKNDACCommon):
     """BKN-DAC V1.0 Request (Mode RQ), sent by Basic Knowledge."""
 
-    Mode: Literal["RQ"] = Field(description=_d("Mode"))
+    Mode: RequestMode = Field(description=_d("Mode"))
     Kind: DACKind = Field(description=_d("Kind"))
     Question: Omittable[StrictStr] = Field(None, description=_d("Question"))
     Terms: Omittable[list[Term]] = Field(None, description=_d("Terms"))
@@ -190,7 +176,7 @@ class BKNDACRequest(_BKNDACCommon):
 class BKNDACResponse(_BKNDACCommon):
     """BKN-DAC V1.0 Response (Mode RS), sent by Domain Access."""
 
-    Mode: Literal["RS"] = Field(description=_d("Mode"))
+    Mode: ResponseMode = Field(description=_d("Mode"))
     RequestID: StrictStr = Field(description=_d("RequestID"))
     Outcome: OutcomeValue = Field(description=_d("Outcome"))
     Answer: Omittable[AnswerModel] = Field(None, description=_d("Answer"))

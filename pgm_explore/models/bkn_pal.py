@@ -8,20 +8,18 @@ BKN-PAL has no ``Kind``: a Request's own properties are all optional; a Response
 ``extra="forbid"`` rejects them (D8).
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, StrictStr
 
 from pgm_explore.models._base import (
-    DescrText,
     MPAIModel,
-    NonNegativeInteger,
     Omittable,
-    OutcomeValue,
     StringList,
     describe,
 )
-from pgm_explore.models.common import DataExchangeMetadata, SimpleTime
+from pgm_explore.models._bkn import BKNMessage
+from pgm_explore.spec import BKNPALHeader, OutcomeValue, RequestMode, ResponseMode
 
 __all__ = [
     "BKNPAL",
@@ -56,26 +54,17 @@ class StanceModel(MPAIModel):
     Rationale: Omittable[StrictStr] = Field(None, description=_d("Stance", "Rationale"))
 
 
-class _BKNPALCommon(MPAIModel):
-    """Table 1: the properties of every BKN-PAL message."""
+class _BKNPALCommon(BKNMessage):
+    """Table 1 of BKN-PAL: the properties every BKN-PAL message shares with the other BKN types."""
 
-    Header: Literal["PGM-KPA-V1.0"] = Field(description=_d("Header"))
-    Mode: Literal["RQ", "RS"] = Field(description=_d("Mode"))
-    MInstance: StrictStr = Field(description=_d("MInstance"))
-    UEnvironment: StrictStr = Field(description=_d("UEnvironment"))
-    SessionID: StrictStr = Field(description=_d("SessionID"))
-    QueryID: StrictStr = Field(description=_d("QueryID"))
-    QueryTime: SimpleTime = Field(description=_d("QueryTime"))
-    DialogID: StrictStr = Field(description=_d("DialogID"))
-    TurnIndex: NonNegativeInteger = Field(description=_d("TurnIndex"))
-    DataXMData: DataExchangeMetadata = Field(description=_d("DataXMData"))
-    DescrMetadata: Omittable[DescrText] = Field(None, description=_d("DescrMetadata"))
+    data_type_name = _TYPE
+    Header: BKNPALHeader
 
 
 class BKNPALRequest(_BKNPALCommon):
     """BKN-PAL V1.0 Request (Mode RQ), sent by Basic Knowledge."""
 
-    Mode: Literal["RQ"] = Field(description=_d("Mode"))
+    Mode: RequestMode = Field(description=_d("Mode"))
     Question: Omittable[StrictStr] = Field(None, description=_d("Question"))
     Constraints: Omittable[ConstraintsModel] = Field(None, description=_d("Constraints"))
 
@@ -83,7 +72,7 @@ class BKNPALRequest(_BKNPALCommon):
 class BKNPALResponse(_BKNPALCommon):
     """BKN-PAL V1.0 Response (Mode RS), sent by Personality Alignment."""
 
-    Mode: Literal["RS"] = Field(description=_d("Mode"))
+    Mode: ResponseMode = Field(description=_d("Mode"))
     RequestID: StrictStr = Field(description=_d("RequestID"))
     Outcome: OutcomeValue = Field(description=_d("Outcome"))
     Stance: Omittable[StanceModel] = Field(None, description=_d("Stance"))

@@ -7,27 +7,25 @@ A Request requires ``Kind``, a Response ``RequestID`` and ``Outcome`` (D7); each
 other mode's properties, so ``extra="forbid"`` rejects them (D8).
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, StrictStr
 
 from pgm_explore.models._base import (
-    DescrText,
     MPAIModel,
-    NonNegativeInteger,
     ObjectOrString,
     Omittable,
-    OutcomeValue,
     StringList,
     describe,
 )
-from pgm_explore.models.common import DataExchangeMetadata, SimpleTime
+from pgm_explore.models._bkn import BKNMessage
 from pgm_explore.models.pc_prompt import (
     ActionContextModel,
     ExpressiveConfigurationModel,
     Proposition,
     ResolvedReferent,
 )
+from pgm_explore.spec import BKNPRCHeader, OutcomeValue, PRCKind, RequestMode, ResponseMode
 
 __all__ = [
     "BKNPRC",
@@ -38,10 +36,6 @@ __all__ = [
 ]
 
 _TYPE = "BKN-PRC"
-
-PRCKind = Literal[
-    "more_context", "clarification", "referents", "intent", "propositions", "goal_constraints", "action_context"
-]
 
 
 def _d(*labels: str) -> str:
@@ -64,26 +58,17 @@ class RepresentationModel(MPAIModel):
     ActionContext: Omittable[ActionContextModel] = Field(None, description=_d("Representation", "ActionContext"))
 
 
-class _BKNPRCCommon(MPAIModel):
-    """Table 1: the properties of every BKN-PRC message."""
+class _BKNPRCCommon(BKNMessage):
+    """Table 1 of BKN-PRC: the properties every BKN-PRC message shares with the other BKN types."""
 
-    Header: Literal["PGM-KPR-V1.0"] = Field(description=_d("Header"))
-    Mode: Literal["RQ", "RS"] = Field(description=_d("Mode"))
-    MInstance: StrictStr = Field(description=_d("MInstance"))
-    UEnvironment: StrictStr = Field(description=_d("UEnvironment"))
-    SessionID: StrictStr = Field(description=_d("SessionID"))
-    QueryID: StrictStr = Field(description=_d("QueryID"))
-    QueryTime: SimpleTime = Field(description=_d("QueryTime"))
-    DialogID: StrictStr = Field(description=_d("DialogID"))
-    TurnIndex: NonNegativeInteger = Field(description=_d("TurnIndex"))
-    DataXMData: DataExchangeMetadata = Field(description=_d("DataXMData"))
-    DescrMetadata: Omittable[DescrText] = Field(None, description=_d("DescrMetadata"))
+    data_type_name = _TYPE
+    Header: BKNPRCHeader
 
 
 class BKNPRCRequest(_BKNPRCCommon):
     """BKN-PRC V1.0 Request (Mode RQ), sent by Basic Knowledge."""
 
-    Mode: Literal["RQ"] = Field(description=_d("Mode"))
+    Mode: RequestMode = Field(description=_d("Mode"))
     Kind: PRCKind = Field(description=_d("Kind"))
     Question: Omittable[StrictStr] = Field(None, description=_d("Question"))
     EntityIDs: Omittable[StringList] = Field(None, description=_d("EntityIDs"))
@@ -92,7 +77,7 @@ class BKNPRCRequest(_BKNPRCCommon):
 class BKNPRCResponse(_BKNPRCCommon):
     """BKN-PRC V1.0 Response (Mode RS), sent by Prompt Creation."""
 
-    Mode: Literal["RS"] = Field(description=_d("Mode"))
+    Mode: ResponseMode = Field(description=_d("Mode"))
     RequestID: StrictStr = Field(description=_d("RequestID"))
     Outcome: OutcomeValue = Field(description=_d("Outcome"))
     Representation: Omittable[RepresentationModel] = Field(None, description=_d("Representation"))

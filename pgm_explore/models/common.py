@@ -11,9 +11,7 @@
 Field descriptions of Simple Time come from its bundled schema; Data Exchange Metadata has none.
 """
 
-import time
-import uuid
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Self
 
 from pydantic import Field, StrictBool, StrictStr, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
@@ -28,7 +26,18 @@ from pgm_explore.models._base import (
     OpenObject,
     Probability,
 )
-from pgm_explore.spec import Mode, schema_resources
+from pgm_explore.spec import (
+    DATA_EXCHANGE_METADATA_ID,
+    SIMPLE_TIME_ID,
+    AccuracyModeValue,
+    DataExchangeMetadataHeader,
+    Mode,
+    SimpleTimeHeader,
+    TimeUnitCode,
+    header_of,
+    schema_resources,
+    simple_time_now,
+)
 from pgm_explore.spec import data_type as _data_type
 
 __all__ = [
@@ -41,9 +50,6 @@ __all__ = [
     "data_exchange_metadata",
     "simple_time_now",
 ]
-
-SIMPLE_TIME_ID = "https://schemas.mpai.community/OSD/V1.5/data/SimpleTime.json"
-DATA_EXCHANGE_METADATA_ID = "https://schemas.mpai.community/PTF/V1.0/data/DataExchangeMetadata.json"
 
 
 def _st(*path: str) -> str:
@@ -71,9 +77,7 @@ class SimpleTimeSegment(MPAIModel):
     StartTime: Number = Field(description=_st("SimpleTimeData", "StartTime"))
     EndTime: Number = Field(description=_st("SimpleTimeData", "EndTime"))
     # The schema's "default": "single" is an annotation only: an absent AccuracyMode stays absent.
-    AccuracyMode: Omittable[Literal["single", "separate"]] = Field(
-        None, description=_st("SimpleTimeData", "AccuracyMode")
-    )
+    AccuracyMode: Omittable[AccuracyModeValue] = Field(None, description=_st("SimpleTimeData", "AccuracyMode"))
     AccuracyPlusMinus: Omittable[NonNegativeNumber] = Field(
         None, description=_st("SimpleTimeData", "AccuracyPlusMinus")
     )
@@ -84,7 +88,7 @@ class SimpleTimeSegment(MPAIModel):
         None, description=_st("SimpleTimeData", "AccuracyEndPlusMinus")
     )
     TimeType: Omittable[StrictBool] = Field(None, description=_st("SimpleTimeData", "TimeType"))
-    TimeUnit: Omittable[Literal["00", "01", "10", "11"]] = Field(None, description=_st("SimpleTimeData", "TimeUnit"))
+    TimeUnit: Omittable[TimeUnitCode] = Field(None, description=_st("SimpleTimeData", "TimeUnit"))
     Reserved: Omittable[_Reserved] = Field(None, description=_st("SimpleTimeData", "Reserved"))
 
     @model_validator(mode="after")
@@ -111,7 +115,7 @@ class SimpleTimeSegment(MPAIModel):
 class SimpleTime(MPAIModel):
     """Simple Time V1.5 (MPAI-OSD): time segments with flags and absolute accuracy."""
 
-    Header: Literal["OSD-STM-V1.5"] = Field(description=_st("Header"))
+    Header: SimpleTimeHeader = Field(description=_st("Header"))
     MInstanceID: Omittable[StrictStr] = Field(None, description=_st("MInstanceID"))
     UEnvironmentID: Omittable[StrictStr] = Field(None, description=_st("UEnvironmentID"))
     SimpleTimeID: StrictStr = Field(description=_st("SimpleTimeID"))
@@ -185,7 +189,7 @@ class DataExchangeMetadata(MPAIModel):
     """Data Exchange Metadata V1.0 (MPAI-PTF): provenance, authorisations, legality, security
     and annotations of data exchanged between Process Instances."""
 
-    Header: Literal["PTF-DEM-V1.0"]
+    Header: DataExchangeMetadataHeader
     MInstanceID: Omittable[StrictStr] = None
     DataExchangeMetadataID: Omittable[StrictStr] = None
     DataExchangeMetadataTime: Omittable[SimpleTime] = None
@@ -198,42 +202,6 @@ class DataExchangeMetadata(MPAIModel):
     Confidence: Omittable[Probability] = None
     Annotations: Omittable[Annotated[list[AnnotationEntry], Field(min_length=1)]] = None
     DescrMetadata: Omittable[DescrText] = None
-
-
-# TimeUnit "01" (ms) sits in bits 2..1 of FlagsByte and TimeType "absolute" in bit 0.
-_MS_UNIT = "01"
-_ABSOLUTE_MS_FLAGS = int(_MS_UNIT, 2) << 1 | 1
-
-
-def simple_time_now(*, time_id: str | None = None) -> dict[str, Any]:
-    """An absolute Simple Time for the present instant, in milliseconds since 1970-01-01.
-
-    The clock is read to the millisecond, hence the ±1 ms accuracy.
-
-    >>> now = simple_time_now(time_id="STM-1")
-    >>> segment = now["SimpleTimeData"][0]
-    >>> segment["FlagsByte"], segment["TimeType"], segment["TimeUnit"], segment["AccuracyMode"]
-    (3, True, '01', 'single')
-    >>> SimpleTime.model_validate(now).SimpleTimeID
-    'STM-1'
-    """
-    now_ms = time.time_ns() // 1_000_000
-    return {
-        "Header": "OSD-STM-V1.5",
-        "SimpleTimeID": time_id if time_id is not None else f"STM-{uuid.uuid4()}",
-        "SimpleTimeData": [
-            {
-                "FlagsByte": _ABSOLUTE_MS_FLAGS,
-                "StartTime": now_ms,
-                "EndTime": now_ms,
-                "AccuracyMode": "single",
-                "AccuracyPlusMinus": 1,
-                "TimeType": True,
-                "TimeUnit": _MS_UNIT,
-                "Reserved": 0,
-            }
-        ],
-    }
 
 
 def data_exchange_metadata(data_type: str, mode: Mode | None, data_id: str) -> dict[str, Any]:
@@ -255,4 +223,9 @@ def data_exchange_metadata(data_type: str, mode: Mode | None, data_id: str) -> d
     if not spec.has_modes and mode is not None:
         raise ValueError(f"{spec.name} has no Mode; pass mode=None, not {mode!r}")
     _, aim_id = spec.sender_for(mode)
-    return {"Header": "PTF-DEM-V1.0", "DataID": data_id, "DataType": spec.header, "Source": [{"AIMID": aim_id}]}
+    return {
+        "Header": header_of(DataExchangeMetadataHeader),
+        "DataID": data_id,
+        "DataType": spec.header,
+        "Source": [{"AIMID": aim_id}],
+    }

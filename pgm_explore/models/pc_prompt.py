@@ -9,8 +9,6 @@ The object types that BKN-PRC repeats inside its ``Representation`` (Proposition
 Referent, Expressive Configuration, Action Context, Affordance) are defined here, once.
 """
 
-from typing import Literal
-
 from pydantic import Field, StrictStr
 
 from pgm_explore.models._base import (
@@ -26,6 +24,7 @@ from pgm_explore.models._base import (
     describe,
 )
 from pgm_explore.models.common import DataExchangeMetadata, SimpleTime
+from pgm_explore.spec import PCPromptHeader
 
 __all__ = [
     "ActionContextModel",
@@ -96,7 +95,7 @@ class ActionContextModel(MPAIModel):
 class PCPrompt(MPAIModel):
     """PC Prompt V1.0: the structured prompt that Prompt Creation submits to Basic Knowledge."""
 
-    Header: Literal["PGM-PCP-V1.0"] = Field(description=_d("Header"))
+    Header: PCPromptHeader = Field(description=_d("Header"))
     MInstance: StrictStr = Field(description=_d("MInstance"))
     UEnvironment: StrictStr = Field(description=_d("UEnvironment"))
     SessionID: StrictStr = Field(description=_d("SessionID"))

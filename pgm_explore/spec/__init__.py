@@ -20,26 +20,87 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
-from typing import Any, Literal
+from typing import Any
 
+from pgm_explore.spec._exchange import (
+    DATA_EXCHANGE_METADATA_ID,
+    MODE_WORDS,
+    OUTCOMES,
+    OVERALLS,
+    PAYLOAD_FOR_KIND,
+    RESPONSE_PAYLOAD,
+    BKNDACHeader,
+    BKNPALHeader,
+    BKNPRCHeader,
+    CommitmentState,
+    DACKind,
+    DataExchangeMetadataHeader,
+    FailureNature,
+    Mode,
+    OutcomeValue,
+    OverallValue,
+    PCPromptHeader,
+    PRCKind,
+    RequestMode,
+    ResponseMode,
+    header_of,
+    overall_of,
+)
 from pgm_explore.spec._properties import PropertyRow, PropertyTable, properties
+from pgm_explore.spec._references import registry, resolve
+from pgm_explore.spec._simple_time import (
+    SIMPLE_TIME_ID,
+    AccuracyModeValue,
+    SimpleTimeHeader,
+    TimeUnitCode,
+    simple_time_now,
+    simple_time_seconds,
+)
 from pgm_explore.spec._tables import SpecRow, SpecTable, parse_tables
 
 __all__ = [
+    "AccuracyModeValue",
+    "BKNDACHeader",
+    "BKNPALHeader",
+    "BKNPRCHeader",
+    "CommitmentState",
+    "DACKind",
+    "DATA_EXCHANGE_METADATA_ID",
     "DATA_TYPES",
+    "DataExchangeMetadataHeader",
     "DataType",
+    "FailureNature",
     "HEADERS",
+    "MODE_WORDS",
     "Mode",
+    "OUTCOMES",
+    "OVERALLS",
+    "OutcomeValue",
+    "OverallValue",
+    "PAYLOAD_FOR_KIND",
+    "PCPromptHeader",
+    "PRCKind",
     "PropertyRow",
     "PropertyTable",
+    "RESPONSE_PAYLOAD",
+    "RequestMode",
+    "ResponseMode",
+    "SIMPLE_TIME_ID",
+    "SimpleTimeHeader",
     "SpecRow",
     "SpecTable",
+    "TimeUnitCode",
     "data_type",
+    "header_of",
+    "overall_of",
     "properties",
+    "registry",
+    "resolve",
     "schema_resources",
+    "simple_time_now",
+    "simple_time_seconds",
 ]
 
-Mode = Literal["RQ", "RS"]
 _FILES = resources.files(__name__)
 _REQUIREMENT = re.compile(r"^\s*(?:-|\d+\.)\s+([A-Za-z]+): (.*)$", re.MULTILINE)
 
@@ -118,7 +179,7 @@ class DataType:
             found = self.row(labels[:depth])
             if found:
                 table, row = found
-                part = {"RQ": " (Request)", "RS": " (Response)"}.get(table.mode or "", "")
+                part = f" ({MODE_WORDS[table.mode]})" if table.mode is not None else ""
                 return f"{self.name} Table {table.number}{part}, {' – '.join(row.path)}"
         return self.name
 
@@ -130,8 +191,8 @@ class DataType:
 DATA_TYPES: tuple[DataType, ...] = (
     DataType(
         name="PC Prompt",
-        acronym="PGM-PCP",
-        header="PGM-PCP-V1.0",
+        acronym=header_of(PCPromptHeader).removesuffix("-V1.0"),
+        header=header_of(PCPromptHeader),
         schema_file="PCPrompt.json",
         text_file="PC-Prompt.txt",
         sender="Prompt Creation",
@@ -141,8 +202,8 @@ DATA_TYPES: tuple[DataType, ...] = (
     ),
     DataType(
         name="BKN-PRC",
-        acronym="PGM-KPR",
-        header="PGM-KPR-V1.0",
+        acronym=header_of(BKNPRCHeader).removesuffix("-V1.0"),
+        header=header_of(BKNPRCHeader),
         schema_file="BKNPRC.json",
         text_file="BKN-PRC.txt",
         sender="Prompt Creation",
@@ -151,8 +212,8 @@ DATA_TYPES: tuple[DataType, ...] = (
     ),
     DataType(
         name="BKN-DAC",
-        acronym="PGM-KDA",
-        header="PGM-KDA-V1.0",
+        acronym=header_of(BKNDACHeader).removesuffix("-V1.0"),
+        header=header_of(BKNDACHeader),
         schema_file="BKNDAC.json",
         text_file="BKN-DAC.txt",
         sender="Domain Access",
@@ -161,8 +222,8 @@ DATA_TYPES: tuple[DataType, ...] = (
     ),
     DataType(
         name="BKN-PAL",
-        acronym="PGM-KPA",
-        header="PGM-KPA-V1.0",
+        acronym=header_of(BKNPALHeader).removesuffix("-V1.0"),
+        header=header_of(BKNPALHeader),
         schema_file="BKNPAL.json",
         text_file="BKN-PAL.txt",
         sender="Personality Alignment",
@@ -203,5 +264,8 @@ def schema_resources() -> Mapping[str, Mapping[str, Any]]:
     return found
 
 
-SpecRow.__module__ = SpecTable.__module__ = __name__
-PropertyRow.__module__ = PropertyTable.__module__ = properties.__module__ = __name__
+# Reprs and documentation name the public module, not the private one a name is written in.
+_PUBLIC: tuple[Any, ...] = (SpecRow, SpecTable, PropertyRow, PropertyTable, properties, registry, resolve)
+for _public in (*_PUBLIC, header_of, overall_of, simple_time_now, simple_time_seconds):
+    _public.__module__ = __name__
+del _public

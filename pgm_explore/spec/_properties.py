@@ -12,6 +12,9 @@ from dataclasses import astuple, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from pgm_explore._display import mimebundle, table
+from pgm_explore.spec._exchange import DATA_EXCHANGE_METADATA_ID
+from pgm_explore.spec._references import resolve
+from pgm_explore.spec._simple_time import SIMPLE_TIME_ID
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,8 +25,8 @@ __all__ = ["PropertyRow", "PropertyTable", "properties"]
 
 # $ref targets outside a type's own schema: the bundled MPAI schemas, by the name a reader knows.
 MPAI_SCHEMAS = {
-    "https://schemas.mpai.community/OSD/V1.5/data/SimpleTime.json": "OSD Simple Time V1.5",
-    "https://schemas.mpai.community/PTF/V1.0/data/DataExchangeMetadata.json": "PTF Data Exchange Metadata V1.0",
+    SIMPLE_TIME_ID: "OSD Simple Time V1.5",
+    DATA_EXCHANGE_METADATA_ID: "PTF Data Exchange Metadata V1.0",
 }
 PATH_SEPARATOR = " › "
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems")
@@ -127,8 +130,9 @@ def _mode_branches(schema: Mapping[str, Any]) -> tuple[dict[str, str], dict[str,
 
 
 def _resolve(schema: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in node and node["$ref"].startswith("#/$defs/"):
-        node = schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    # Local references only: a bundled MPAI schema is shown by its name (MPAI_SCHEMAS), not opened.
+    while isinstance(ref := node.get("$ref"), str) and ref.startswith("#"):
+        node = resolve(ref, schema)[0]
     return node
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from pgm_explore.spec import DataType
+from pgm_explore.spec import RESPONSE_PAYLOAD, DataType, overall_of
 from pgm_explore.spec.process_actions import StatementError, parse_statement
 from pgm_explore.validation._limits import MAX_COUNTED, MAX_FINDINGS
 from pgm_explore.validation.findings import Finding, clip, written
@@ -246,22 +246,6 @@ def feasibility_steps_unique(dt: DataType, steps: Items) -> list[Finding]:
     return found
 
 
-def expected_overall(statuses: list[str]) -> str | None:
-    """What Feasibility.Overall must say given the steps' PA Status (DECISIONS D16).
-
-    >>> expected_overall(["Ack", "InsValue"])
-    'partially_feasible'
-    >>> expected_overall([]) is None
-    True
-    """
-    if not statuses:
-        return None
-    acks = statuses.count("Ack")
-    if acks == len(statuses):
-        return "feasible"
-    return "infeasible" if acks == 0 else "partially_feasible"
-
-
 def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], steps: Items) -> list[Finding]:
     if not isinstance(overall := feasibility.get("Overall"), str):
         return []
@@ -272,7 +256,7 @@ def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], step
         statuses, _enum(dt, "Feasibility", "Steps", "PAStatus")
     ):
         return []
-    expected = expected_overall(statuses)  # type: ignore[arg-type]
+    expected = overall_of(statuses)
     if expected is None or expected == overall:
         return []
     counts = Counter(statuses)
@@ -315,16 +299,10 @@ def commitment_status_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
 
 # --- Responses of every interaction type -----------------------------------------------
 
-_PAYLOAD = {
-    "BKN-PRC": ("Representation",),
-    "BKN-DAC": ("Answer", "CommitmentStatus", "Feasibility", "SourcesUsed"),
-    "BKN-PAL": ("Stance",),
-}
-
 
 def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
     outcome = doc.get("Outcome")
-    payload = _PAYLOAD[dt.name]
+    payload = RESPONSE_PAYLOAD[dt.name]
     if outcome == "not_answered":
         present = [key for key in payload if doc.get(key)]
         if present:
@@ -344,7 +322,7 @@ def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
             Finding.of(
                 "outcome-payload",
                 ("Outcome",),
-                f"Outcome is {outcome}, yet the Response carries none of {', '.join(_PAYLOAD[dt.name])}.",
+                f"Outcome is {outcome}, yet the Response carries none of {', '.join(RESPONSE_PAYLOAD[dt.name])}.",
                 f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
             )
         ]
@@ -365,7 +343,7 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
     return []
 
 
-for _name in _PAYLOAD:
+for _name in RESPONSE_PAYLOAD:
     _rule(_name, "RS", "Outcome")(outcome_matches_payload)
 _rule("BKN-DAC", "RS", "Failure")(failure_degrades_outcome)
 

@@ -112,6 +112,11 @@ def _rules(*rules: Rule) -> Mapping[str, Rule]:
     return {rule.code: rule for rule in rules}
 
 
+def _listed(*rows: tuple[RuleCode, Severity, str]) -> tuple[tuple[RuleCode, Severity, str], ...]:
+    # Typed rows, so that a misspelt code or severity in the tables below is a type error.
+    return rows
+
+
 RULES: Mapping[str, Rule] = _rules(
     Rule("syntax", "error", True, "The text is not JSON (RFC 8259): the line and column are given."),
     Rule(
@@ -169,7 +174,7 @@ RULES: Mapping[str, Rule] = _rules(
     ),
     *(
         Rule(code, severity, False, summary, "transcript")
-        for code, severity, summary in (
+        for code, severity, summary in _listed(
             (
                 "request-unknown",
                 "error",
@@ -215,7 +220,7 @@ RULES: Mapping[str, Rule] = _rules(
     ),
     *(
         Rule(code, severity, False, summary, "partner")
-        for code, severity, summary in (
+        for code, severity, summary in _listed(
             (
                 "unusable-request",
                 "error",

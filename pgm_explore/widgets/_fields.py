@@ -5,8 +5,9 @@ engine serves the four data types and the schemas they borrow (Simple Time, Data
 Metadata): nothing here knows a property name.
 
 A node is always looked at after :func:`resolve`, which follows ``$ref`` (local ``#/$defs/...``
-and the bundled MPAI schemas by ``$id``) and keeps the description of the referring node: the
-PGM schemas put the spec-table text beside each ``$ref``.
+and the bundled MPAI schemas by ``$id``) through :func:`pgm_explore.spec.resolve`, the resolver
+of the validator's registry, and keeps the description of the referring node: the PGM schemas
+put the spec-table text beside each ``$ref``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pgm_explore.spec import schema_resources
+from pgm_explore.spec import resolve as resolve_ref
 from pgm_explore.spec.process_actions import PA_STATUS
 
 __all__ = [
@@ -56,14 +57,7 @@ def resolve(schema: Schema, root: Schema) -> tuple[Schema, Schema]:
         seen += 1
         if seen > 32:  # the bundled schemas have no cycles; a broken one must not hang the form
             raise ValueError(f"$ref chain too long at {schema['$ref']!r}")
-        ref = str(schema["$ref"])
-        address, _, fragment = ref.partition("#")
-        if address:
-            root = schema_resources()[address]
-        node: Any = root
-        for part in (p for p in fragment.split("/") if p):
-            node = node[part]
-        schema = node
+        schema, root = resolve_ref(str(schema["$ref"]), root)
         description = description or schema.get("description")
     if description is not None and schema.get("description") != description:
         schema = {**schema, "description": description}
