@@ -61,7 +61,7 @@ class _Bundler:
             return [self.rewrite(item, base) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 out[key] = self.ref(value, base)
