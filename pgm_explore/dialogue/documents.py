@@ -6,9 +6,10 @@ composers (``pgm_explore.widgets``), the MCP client and the reference partner se
 and Data Exchange Metadata are filled. Pure functions of dicts: no widgets, no I/O.
 
 Spec sources: the PGM-AUA V1.0 texts of the four data types (``pgm_explore.spec``) for the properties
-and their order; DECISIONS D8 (a Response names its Request by ``RequestID`` = the Request's
-``QueryID``) and D16 (a Response carries the identities and ``TurnIndex`` of its Request); the
-examples of the spec for the style of identifiers (``kda-...``, ``st-<id>`` for a Simple Time).
+and their order; DECISIONS D16 (a Response names its Request by ``RequestID`` = the Request's
+``QueryID``, has its ``TurnIndex``, and is the only one to it) and D15 (turns are counted per
+DialogID and type); the examples of the spec for the style of identifiers (``kda-...``, ``st-<id>``
+for a Simple Time).
 
 >>> rq = request_envelope("BKN-PAL", {"MInstance": "m", "UEnvironment": "u", "SessionID": "s"},
 ...                       dialog_id="d-1", turn_index=0)
@@ -250,7 +251,7 @@ def response_envelope(
 ) -> dict[str, Any]:
     """The envelope of the Response to ``request``: Header and Mode, the session identities, a
     QueryID (fresh unless given) and its time, DialogID and TurnIndex as the Request has them, and
-    RequestID = the Request's QueryID (D8, D16).
+    RequestID = the Request's QueryID (D16).
 
     An identity that the Request does not hold as text is taken from ``identity`` (what the
     dialogue's first Request said), so that a Response can conform to a Request that does not.

@@ -11,7 +11,7 @@ How a bad Request is answered (docs/mcp.md, "Bad Requests"):
   ``Outcome`` ``not_answered`` and the findings as plain text in ``DescrMetadata``: DECISIONS D16
   says a non-conforming Request still opens its exchange, so the exchange is closed the normal way;
 * any other document cannot be named by a ``RequestID`` (or would make a second Response to one
-  QueryID, D8), so no Response could conform: the tool call fails (:class:`RequestRejected`, an
+  QueryID, D16), so no Response could conform: the tool call fails (:class:`RequestRejected`, an
   MCP tool error whose text carries the findings as JSON) and no PGM message is produced.
 """
 
@@ -165,7 +165,7 @@ class Partner:
         dialog_id = message["DialogID"]
         known = self.dialogues.get(dialog_id)
         if known is not None and message["QueryID"] in known.queries:
-            # A second Response naming this QueryID would break D8; the first one stands.
+            # A second Response naming this QueryID would break D16; the first one stands.
             raise RequestRejected(
                 [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
             )

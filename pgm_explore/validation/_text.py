@@ -30,7 +30,7 @@ def validate_json(data: str | bytes | bytearray, *, source: str | None = None) -
     >>> report.type, report.conforms, [f.rule for f in report.findings if f.severity == "warning"]
     ('BKN-PAL', False, ['duplicate-key'])
     >>> [(f.rule, f.message) for f in validate_json("{oops").findings]
-    [('syntax', 'Not valid JSON: Expecting property name enclosed in double quotes ')]
+    [('syntax', 'Not valid JSON: Expecting property name enclosed in double quotes.')]
     >>> validate_json({"Header": "PGM-KPA-V1.0"})
     Traceback (most recent call last):
     TypeError: validate_json() takes JSON text (str or bytes), not dict: validate() takes Python values
