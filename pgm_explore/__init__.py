@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
-from pgm_explore.validation import RULES, Finding, Report, validate
+from pgm_explore.validation import RULES, Finding, Report, validate, validate_json
 
 if TYPE_CHECKING:
     from pgm_explore._reading import validate_file
@@ -46,6 +46,7 @@ __all__ = [
     "simple_time_now",
     "validate",
     "validate_file",
+    "validate_json",
 ]
 
 _LAZY = {

@@ -13,6 +13,7 @@ PUBLIC_MODULES = [
     "pgm_explore.models",
     "pgm_explore.validation",
     "pgm_explore.dialogue",
+    "pgm_explore.dialogue.documents",
     "pgm_explore.analysis",
     "pgm_explore.widgets",
     "pgm_explore.mcp",

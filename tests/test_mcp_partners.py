@@ -91,3 +91,35 @@ def test_prompt_creation_answers_the_question_from_the_dialogues_pc_prompt() -> 
     assert [r["EntityID"] for r in balcony["Representation"]["ResolvedReferents"]] == ["ML-Balcony-Lucia"]
     nothing = ask(3, "referents", "Who is the vendor's cousin?")
     assert nothing["Outcome"] == "not_answered" and "cousin" in nothing["DescrMetadata"]
+
+
+@pytest.mark.parametrize("partner", [PromptCreation, DomainAccess, PersonalityAlignment], ids=lambda p: p.__name__)
+def test_the_envelope_of_every_response_is_the_requests_echo(partner: type) -> None:
+    # dialogue.documents builds it: the order and the echoes are those the partners always sent.
+    type_name = partner.type_name
+    fields = {"BKN-PAL": {}, "BKN-DAC": {"Kind": "affordances"}, "BKN-PRC": {"Kind": "intent"}}[type_name]
+    rq = request(type_name, dialog="d-echo", turn=3, **fields)
+    rs = partner().answer(rq)
+    assert list(rs)[:10] == [
+        "Header",
+        "Mode",
+        "MInstance",
+        "UEnvironment",
+        "SessionID",
+        "QueryID",
+        "QueryTime",
+        "DialogID",
+        "TurnIndex",
+        "RequestID",
+    ]
+    assert list(rs)[-1] == "DataXMData" and list(rs)[10] == "Outcome"
+    assert (rs["Header"], rs["Mode"], rs["RequestID"], rs["DialogID"], rs["TurnIndex"]) == (
+        HEADERS[type_name],
+        "RS",
+        rq["QueryID"],
+        "d-echo",
+        3,
+    )
+    assert rs["QueryID"].startswith(HEADERS[type_name][4:7].lower() + "-") and rs["QueryID"] != rq["QueryID"]
+    assert rs["QueryTime"]["SimpleTimeID"] == f"st-{rs['QueryID']}" and rs["DataXMData"]["DataID"] == rs["QueryID"]
+    assert validate(rs).conforms

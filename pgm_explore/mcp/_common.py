@@ -11,7 +11,7 @@ How a bad Request is answered (docs/mcp.md, "Bad Requests"):
   ``Outcome`` ``not_answered`` and the findings as plain text in ``DescrMetadata``: DECISIONS D16
   says a non-conforming Request still opens its exchange, so the exchange is closed the normal way;
 * any other document cannot be named by a ``RequestID`` (or would make a second Response to one
-  QueryID, D8), so no Response could conform: the tool call fails (:class:`RequestRejected`, an
+  QueryID, D16), so no Response could conform: the tool call fails (:class:`RequestRejected`, an
   MCP tool error whose text carries the findings as JSON) and no PGM message is produced.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,12 +27,12 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.models import data_exchange_metadata, simple_time_now
+from pgm_explore.spec import data_type
 from pgm_explore.validation import validate
 
 __all__ = [
-    "HEADERS",
     "MAX_DIALOGUES",
     "MAX_REQUEST_BYTES",
     "MAX_TURNS",
@@ -44,8 +43,6 @@ __all__ = [
     "load_json",
 ]
 
-HEADERS = {"BKN-PRC": "PGM-KPR-V1.0", "BKN-DAC": "PGM-KDA-V1.0", "BKN-PAL": "PGM-KPA-V1.0"}
-_IDENTITY = ("MInstance", "UEnvironment", "SessionID")
 _DESCR_LIMIT = 2048  # DescrMetadata is plain text of at most 2048 characters
 
 
@@ -111,7 +108,6 @@ class Partner:
     """
 
     type_name: str = ""
-    prefix: str = "rs"
 
     def __init__(self) -> None:
         self.dialogues: dict[str, _Dialogue] = {}
@@ -152,7 +148,7 @@ class Partner:
             raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
         report = validate(message)
         findings = [f.to_dict() for f in report.findings if f.conformance]
-        header = HEADERS[self.type_name]
+        header = data_type(self.type_name).header
         named = (
             isinstance(message, dict)
             and message.get("Header") == header
@@ -169,24 +165,27 @@ class Partner:
         dialog_id = message["DialogID"]
         known = self.dialogues.get(dialog_id)
         if known is not None and message["QueryID"] in known.queries:
-            # A second Response naming this QueryID would break D8; the first one stands.
+            # A second Response naming this QueryID would break D16; the first one stands.
             raise RequestRejected(
                 [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
             )
-        identity = {key: message[key] for key in _IDENTITY if isinstance(message.get(key), str)}
+        identity = {key: message[key] for key in documents.SESSION if isinstance(message.get(key), str)}
         owner = owner or f"pgm:{identity.get('SessionID', '')}"
         opener = self.opened_by(dialog_id)
         if opener is not None and opener != owner:
             # Another session's dialogue: answered, and nothing of it is read or changed.
-            if len(identity) < len(_IDENTITY):
+            if len(identity) < len(documents.SESSION):
                 raise RequestRejected(
                     [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
                 )
             why = f"dialogue {dialog_id} belongs to another session; this Request cannot take part in it"
-            payload = {"Outcome": "not_answered", "DescrMetadata": f"[dialog-foreign] $.DialogID: {why}."}
+            payload: dict[str, Any] = {
+                "Outcome": "not_answered",
+                "DescrMetadata": f"[dialog-foreign] $.DialogID: {why}.",
+            }
             return self._respond(message, _Dialogue(identity, owner), payload), _nothing
         if known is None:
-            if len(identity) < len(_IDENTITY):
+            if len(identity) < len(documents.SESSION):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
                 raise RequestRejected(
                     [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
@@ -203,7 +202,7 @@ class Partner:
             problems.append(f"$.TurnIndex: turn {message['TurnIndex']} of dialogue {dialog_id} was taken")
         dialogue.turns.add(message["TurnIndex"])
         if problems:
-            payload: dict[str, Any] = {
+            payload = {
                 "Outcome": "not_answered",
                 "DescrMetadata": _clip("The Request does not conform, so it is not answered: " + "; ".join(problems)),
             }
@@ -226,19 +225,8 @@ class Partner:
         raise NotImplementedError
 
     def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
-        query = f"{self.prefix}-{uuid.uuid4().hex[:12]}"
-        response: dict[str, Any] = {
-            "Header": HEADERS[self.type_name],
-            "Mode": "RS",
-            **{key: _text(message.get(key), dialogue.identity[key]) for key in _IDENTITY},
-            "QueryID": query,
-            "QueryTime": simple_time_now(time_id=f"st-{query}"),
-            "DialogID": message["DialogID"],
-            "TurnIndex": message["TurnIndex"],
-            "RequestID": message["QueryID"],
-        }
-        response.update(payload)
-        response["DataXMData"] = data_exchange_metadata(self.type_name, "RS", query)
+        # The identities the Request lacks as text are the dialogue's, so that the Response conforms.
+        response = documents.response(message, payload, identity=dialogue.identity)
         report = validate(response)
         if not report.conforms:  # a bug of this server, never the client's fault
             raise RuntimeError(f"{self.type_name} server built a non-conforming Response:\n{report}")
@@ -257,10 +245,6 @@ def _size(message: Any, extra: Mapping[str, Any]) -> int:
         return len(json.dumps([message, extra], ensure_ascii=False, default=str).encode("utf-8", "replace"))
     except (ValueError, RecursionError):  # a circular or too deep structure: not JSON at all
         return MAX_REQUEST_BYTES + 1
-
-
-def _text(value: Any, default: str) -> str:
-    return value if isinstance(value, str) else default
 
 
 def _clip(text: str) -> str:

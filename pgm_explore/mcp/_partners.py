@@ -46,7 +46,6 @@ class PromptCreation(Partner):
     """
 
     type_name = "BKN-PRC"
-    prefix = "kpr"
 
     def __init__(self, scenario: Source | None = None) -> None:
         super().__init__()
@@ -126,7 +125,6 @@ class DomainAccess(Partner):
     """
 
     type_name = "BKN-DAC"
-    prefix = "kda"
 
     def __init__(self, domain: Source | None = None) -> None:
         super().__init__()
@@ -351,7 +349,6 @@ class PersonalityAlignment(Partner):
     """
 
     type_name = "BKN-PAL"
-    prefix = "kpa"
 
     def __init__(self, profile: Source | None = None) -> None:
         super().__init__()

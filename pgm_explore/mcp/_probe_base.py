@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import Any, Literal, TextIO
 
 from mcp import Client, types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -94,7 +94,7 @@ class _Run:
 
     role: str
     endpoint: Endpoint
-    errlog: IO[str]
+    errlog: TextIO
     client: Client | None = None
     tool: types.Tool | None = None
     exchanges: list[_Exchange] = field(default_factory=list)
@@ -142,7 +142,9 @@ def _evidence(exchange: _Exchange) -> list[Any]:
     return [exchange.request, answer]
 
 
-def _status_map(response: Mapping[str, Any] | None) -> dict[str, str]:
+def _status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:
+    # Keys and values as the partner sent them (a faulty partner's may be missing or not text):
+    # the checks compare them with what a conforming partner sends and say what differs.
     status = (response or {}).get("CommitmentStatus")
     if not isinstance(status, list):
         return {}

@@ -154,8 +154,9 @@ async def _feasibility(run: _Run) -> None:
         run.verdict("feasibility", "fail", f"Outcome {response.get('Outcome')!r} without Feasibility", evidence)
         return
     findings = [f for f in validate(response).findings if f.rule in ("overall-mismatch", "reason-missing", "enum")]
-    steps = feasibility.get("Steps") if isinstance(feasibility.get("Steps"), list) else []
-    numbers = sorted(s.get("Step") for s in steps if isinstance(s, dict) and isinstance(s.get("Step"), int))
+    listed = feasibility.get("Steps")
+    steps: list[Any] = listed if isinstance(listed, list) else []
+    numbers = sorted(s["Step"] for s in steps if isinstance(s, dict) and isinstance(s.get("Step"), int))
     problems = [f"{f.json_path}: {f.message}" for f in findings]
     if numbers != list(range(len(statements))):
         problems.append(f"the Request had steps 0-{len(statements) - 1}; the Response has {numbers}")

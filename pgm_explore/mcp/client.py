@@ -19,7 +19,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,12 +27,11 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.mcp._common import HEADERS
 from pgm_explore.mcp._partners import Source
 from pgm_explore.mcp.connect import ROLES, Endpoint, call_tool, parse_partner
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
-from pgm_explore.models import data_exchange_metadata, simple_time_now
 from pgm_explore.validation import validate
 from pgm_explore.validation.findings import Finding
 
@@ -42,7 +41,6 @@ Transport = Literal["inprocess", "stdio", "http"]
 _TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
 _BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 _PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
-_PREFIX = {"BKN-PRC": "kpr", "BKN-DAC": "kda", "BKN-PAL": "kpa"}
 
 
 class PartnerError(PgmExploreError):
@@ -165,7 +163,7 @@ class BasicKnowledge:
             args += ["--source", str(Path(source).resolve())]
         return args
 
-    def _client(self, type_name: str) -> Client:
+    def _client(self, type_name: str) -> AbstractAsyncContextManager[Client]:
         if type_name in self.endpoints:
             return self.endpoints[type_name].client(timeout=self.call_timeout)
         if self.transport == "inprocess":
@@ -187,16 +185,7 @@ class BasicKnowledge:
             raise RuntimeError("open_dialogue() first: the PC Prompt opens the deliberation")
         turn = self._turns.get((dialog, type_name), 0)
         self._turns[(dialog, type_name)] = turn + 1
-        query = f"{_PREFIX[type_name]}-{uuid.uuid4().hex[:12]}"
-        return {
-            "Header": HEADERS[type_name],
-            "Mode": "RQ",
-            **{key: self.pc_prompt[key] for key in ("MInstance", "UEnvironment", "SessionID")},
-            "QueryID": query,
-            "QueryTime": simple_time_now(time_id=f"st-{query}"),
-            "DialogID": dialog,
-            "TurnIndex": turn,
-        }
+        return documents.request_envelope(type_name, self.pc_prompt, dialog_id=dialog, turn_index=turn)
 
     async def open_dialogue(self, dialog_id: str | None = None) -> dict[str, Any]:
         """Read the PC Prompt of a new dialogue from Prompt Creation (recorded first)."""
@@ -247,7 +236,7 @@ class BasicKnowledge:
         """Build a Request of ``type_name`` with ``fields`` (None values left out) and send it."""
         message = self._envelope(type_name, self.dialogs[type_name])
         message.update({k: v for k, v in fields.items() if v is not None})
-        message["DataXMData"] = data_exchange_metadata(type_name, "RQ", message["QueryID"])
+        message = documents.with_metadata(message)
         extra = {"action_context": self.action_context} if type_name == "BKN-DAC" else {}
         return await self.send(type_name, message, **extra)
 

@@ -13,7 +13,7 @@ import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 from mcp import Client, StdioServerParameters, types
@@ -59,7 +59,7 @@ class Endpoint:
     def transport(self) -> str:
         return "inprocess" if self.server is not None else "http" if self.is_url else "stdio"
 
-    def client(self, *, mode: str = "auto", errlog: IO[str] | None = None, timeout: float | None = None) -> Client:
+    def client(self, *, mode: str = "auto", errlog: TextIO | None = None, timeout: float | None = None) -> Client:
         """An unopened MCP client of this partner (``mode="legacy"``: the initialize handshake)."""
         if self.server is not None:
             return Client(self.server, mode=mode, read_timeout_seconds=timeout)

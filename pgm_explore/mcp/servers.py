@@ -57,9 +57,11 @@ TOOL_NAMES = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
 # would care about (the partner only notes the exchange); BKN-DAC retains and releases commitments.
 # None is idempotent: a second call with the same QueryID is refused (one Response per Request).
 _ANNOTATIONS = {
-    "BKN-PRC": ToolAnnotations(readOnlyHint=True, idempotentHint=False, openWorldHint=False),
-    "BKN-DAC": ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False),
-    "BKN-PAL": ToolAnnotations(readOnlyHint=True, idempotentHint=False, openWorldHint=False),
+    "BKN-PRC": ToolAnnotations(read_only_hint=True, idempotent_hint=False, open_world_hint=False),
+    "BKN-DAC": ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    ),
+    "BKN-PAL": ToolAnnotations(read_only_hint=True, idempotent_hint=False, open_world_hint=False),
 }
 
 

@@ -9,6 +9,7 @@
 
 from pgm_explore.validation._parse import InputProblem, loads, parse_json
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, validate
+from pgm_explore.validation._text import validate_json
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
 __all__ = [
@@ -24,8 +25,9 @@ __all__ = [
     "loads",
     "parse_json",
     "validate",
+    "validate_json",
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in ("InputProblem", "Report", "loads", "parse_json", "validate"):
+for _name in ("InputProblem", "Report", "loads", "parse_json", "validate", "validate_json"):
     globals()[_name].__module__ = __name__

@@ -28,10 +28,10 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
         'pgm_explore.widgets needs ipywidgets: pip install "pgm-explore[notebook]"', name=_missing.name
     ) from _missing
 
+from pgm_explore.dialogue.documents import reply_document, skeleton
 from pgm_explore.widgets._app import ExplorerApp
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._dialogue import DialogueBuilder
-from pgm_explore.widgets._documents import reply_document, skeleton
 from pgm_explore.widgets._drafts import default_draft_dir, default_work_dir
 from pgm_explore.widgets._examples import ExampleLoader, example_files, example_picker
 

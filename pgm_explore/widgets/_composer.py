@@ -14,12 +14,7 @@ from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
 from pgm_explore._display import esc
 from pgm_explore.dialogue import simple_time_seconds
-from pgm_explore.spec import DATA_TYPES, DataType, data_type
-from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
-from pgm_explore.validation import validate as validate_document
-from pgm_explore.widgets._base import ErrorArea, style_widget
-from pgm_explore.widgets._composer_files import ComposerFiles
-from pgm_explore.widgets._documents import (
+from pgm_explore.dialogue.documents import (
     REPLY_COPIED,
     auto_dem,
     auto_time,
@@ -28,6 +23,11 @@ from pgm_explore.widgets._documents import (
     skeleton,
     type_of,
 )
+from pgm_explore.spec import DATA_TYPES, DataType, data_type
+from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
+from pgm_explore.validation import validate as validate_document
+from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._drafts import (
     OpenedDraft,
     draft_path,

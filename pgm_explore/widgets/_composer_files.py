@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pgm_explore._display import esc
 from pgm_explore._files import safe_filename
-from pgm_explore.widgets._documents import skeleton
+from pgm_explore.dialogue.documents import skeleton
 from pgm_explore.widgets._drafts import (
     DraftInfo,
     aside_name,

@@ -25,7 +25,7 @@ def shown_findings(findings: tuple[Finding, ...], touched: Iterable[Path] | None
     inside or around a touched field.
 
     >>> from pgm_explore.validation import validate
-    >>> from pgm_explore.widgets._documents import skeleton
+    >>> from pgm_explore.dialogue.documents import skeleton
     >>> found = validate(skeleton("PC Prompt")).findings
     >>> len(shown_findings(found, None)), [f.json_path for f in shown_findings(found, [("Prompt",)])]
     (5, ['$.Prompt'])
