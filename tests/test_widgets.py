@@ -278,7 +278,7 @@ def test_numbers_carry_their_bounds() -> None:
     c = composer("BKN-DAC", "RS")
     turn = c.field(("TurnIndex",))
     # A text box read in the kernel: the browser's number boxes rewrite what is typed.
-    assert type(turn.editor) is widgets.Text and "pgmx-number" in turn.editor._dom_classes
+    assert turn.editor._model_name == "TextModel" and "pgmx-number" in turn.editor._dom_classes
     assert '<span class="pgmx-constraint">≥ 0</span>' in turn.label.value
     c.set(("Answer", "ObjectClasses", 0, "Confidence"), 0.5)
     confidence = c.field(("Answer", "ObjectClasses", 0, "Confidence"))

@@ -42,6 +42,7 @@ from pgm_explore.widgets._drafts import (
 from pgm_explore.widgets._fields import default_value
 from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
 
 __all__ = ["MessageComposer", "read_document"]
@@ -240,10 +241,9 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
         )
         self._chrome.click(self._reply, self._reply_clicked)
-        # The name goes to the kernel once, when the box is left: a busy kernel makes the browser hold
-        # back a box's keystroke updates, but never a click, so Save could otherwise see half a name.
+        # The name goes to the kernel once, when the box is left (Save waits for it: _ordered).
         self._save_path = make(
-            widgets.Text,
+            OrderedText,
             placeholder="file.json",
             continuous_update=False,
             layout={"width": "260px"},
@@ -304,7 +304,7 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             _dom_classes=("pgmx-auto-time",),
         )
         self._chrome.watch(self._auto_time, lambda on: self._set_auto("time", bool(on)))
-        self._now = make(widgets.Button, description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
+        self._now = make(OrderedButton, description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
         self._chrome.click(self._now, self.stamp_now)
         self._auto_dem = make(
             widgets.Checkbox,
@@ -324,7 +324,7 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         self._summary = make(widgets.HTML, _dom_classes=("pgmx-summary",))
         self._json = JsonEditor(self._chrome, self._json_typed, classes=("pgmx-json",))
         self._json.text.rows = 18
-        self._revert = widgets.Button(
+        self._revert = OrderedButton(
             description="Revert to the document",
             tooltip="Throw the unparsed text away and show the document again",
             layout={"width": "auto", "display": "none"},

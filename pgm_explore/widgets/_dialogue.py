@@ -38,6 +38,7 @@ from pgm_explore.widgets._drafts import (
 )
 from pgm_explore.widgets._examples import ExampleLoader
 from pgm_explore.widgets._filebar import DraftBar, Parts, count
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
 __all__ = ["DialogueBuilder"]
 
@@ -131,10 +132,10 @@ class DialogueBuilder(widgets.VBox):
         guard = self._area.guard
         self._badge = widgets.HTML(_dom_classes=("pgmx-dialogue-badge",))
         self.loader = ExampleLoader(self)
-        self._path = widgets.Text(
+        self._path = OrderedText(
             placeholder="transcript.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-load-path",)
         )
-        load_file = widgets.Button(description="Load file", _dom_classes=("pgmx-load-file",))
+        load_file = OrderedButton(description="Load file", _dom_classes=("pgmx-load-file",))
         load_file.on_click(guard(lambda _b: self.load(self._path.value.strip())))
         self._select = widgets.Select(options=[], rows=8, layout={"width": "100%"}, _dom_classes=("pgmx-messages",))
         buttons = []
@@ -144,31 +145,31 @@ class DialogueBuilder(widgets.VBox):
             ("Replace", "pgmx-replace", "Replace the selected message with the composed one", self._replace_selected),
             ("Remove", "pgmx-remove", "Remove the selected message", self._remove_selected),
         ):
-            button = widgets.Button(description=text, tooltip=tip, _dom_classes=(cls,))
+            button = OrderedButton(description=text, tooltip=tip, _dom_classes=(cls,))
             button.on_click(guard(lambda _b, handler=handler: handler()))
             buttons.append(button)
         self._type = widgets.Dropdown(
             options=[dt.name for dt in DATA_TYPES], value="PC Prompt", description="Type", _dom_classes=("pgmx-type",)
         )
-        self._new_turn = widgets.Button(
+        self._new_turn = OrderedButton(
             description="New turn",
             tooltip="A new message of this type, continuing the session, dialogue and turn count",
             _dom_classes=("pgmx-new-turn",),
         )
         self._new_turn.on_click(guard(lambda _b: self.new_turn(self._type.value)))
-        self._add = widgets.Button(description="Add to dialogue", button_style="primary", _dom_classes=("pgmx-add",))
+        self._add = OrderedButton(description="Add to dialogue", button_style="primary", _dom_classes=("pgmx-add",))
         self._add.on_click(guard(lambda _b: self.add(self.composer)))
         self._preview = widgets.HTML(_dom_classes=("pgmx-preview",))
         self.composer.observe(guard(lambda _change: self._render_preview()), names="value")
         self._findings = widgets.HTML(_dom_classes=("pgmx-transcript-findings",))
         self._pastatus = widgets.HTML(_dom_classes=("pgmx-pastatus",))
         self._feasibility = widgets.HTML(_dom_classes=("pgmx-feasibility",))
-        self._export_path = widgets.Text(
+        self._export_path = OrderedText(
             placeholder=f"{safe_filename(self.draft_name, '.jsonl')} (in the work folder)",
             layout={"width": "300px"},
             _dom_classes=("pgmx-export-path",),
         )
-        export = widgets.Button(description="Export JSONL", _dom_classes=("pgmx-export",))
+        export = OrderedButton(description="Export JSONL", _dom_classes=("pgmx-export",))
         export.on_click(guard(lambda _b: self._export_clicked()))
         self._status = widgets.HTML(_dom_classes=("pgmx-dialogue-status",))
         self._drafts_bar = DraftBar(

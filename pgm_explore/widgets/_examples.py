@@ -16,6 +16,7 @@ import ipywidgets as widgets
 
 from pgm_explore._display import esc
 from pgm_explore.widgets._base import ErrorArea
+from pgm_explore.widgets._ordered import OrderedButton
 
 if TYPE_CHECKING:
     from pgm_explore.widgets._composer import MessageComposer
@@ -79,7 +80,7 @@ class ExampleLoader(widgets.VBox):
         self.dropdown = widgets.Dropdown(
             options=options, value=None, layout={"width": "460px"}, _dom_classes=("pgmx-examples",)
         )
-        self.button = widgets.Button(description="Load", tooltip="Load the chosen file", _dom_classes=("pgmx-load",))
+        self.button = OrderedButton(description="Load", tooltip="Load the chosen file", _dom_classes=("pgmx-load",))
         self.button.on_click(self._area.guard(lambda _button: self.load()))
         self.status = widgets.HTML(_dom_classes=("pgmx-loader-status",))
         if not self.files:

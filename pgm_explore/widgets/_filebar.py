@@ -18,6 +18,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from pgm_explore._display import esc
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
 __all__ = ["DraftBar", "OpenPanel", "Parts", "count", "download_html"]
 
@@ -60,7 +61,7 @@ class Parts:
 
     def button(self, description: str, css: str, tooltip: str = "", **kwargs: Any) -> widgets.Button:
         kwargs.setdefault("layout", self.auto)
-        return widgets.Button(
+        return OrderedButton(
             description=description, tooltip=tooltip, style=self._button_style, _dom_classes=(css,), **kwargs
         )
 
@@ -197,7 +198,7 @@ class OpenPanel:
             return
         from pgm_explore.widgets._examples import ExampleLoader
 
-        self.path = widgets.Text(
+        self.path = OrderedText(
             placeholder="path/to/message.json (on the server)",
             layout={"width": "340px"},
             _dom_classes=("pgmx-open-path",),

@@ -15,6 +15,7 @@ from pgm_explore.widgets._fields import Schema, alternatives, choose_alternative
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path
 from pgm_explore.widgets._form_field import Field
 from pgm_explore.widgets._form_leaf import LeafField, OpenField
+from pgm_explore.widgets._ordered import OrderedButton
 
 __all__ = ["ArrayField", "ObjectField", "UnionField", "make_field"]
 
@@ -255,7 +256,7 @@ class ArrayField(_Container):
     def add_button(self) -> widgets.Button:
         if self._add_button is None:
             self._add_button = self.ctx.make(
-                widgets.Button,
+                OrderedButton,
                 "auto",
                 description="+ add",
                 tooltip="Add an item at the end",
@@ -325,7 +326,7 @@ class ArrayField(_Container):
             ("↓", "Move down", "pgmx-item-down", lambda: self.move(index, index + 1)),
             ("✕", "Remove this item", "pgmx-item-remove", lambda: self.remove_item(index)),
         ):
-            button = self.ctx.make(widgets.Button, "icon", description=text, tooltip=tip, _dom_classes=(cls,))
+            button = self.ctx.make(OrderedButton, "icon", description=text, tooltip=tip, _dom_classes=(cls,))
             self.ctx.click(button, handler)
             buttons.append(button)
         return self.ctx.make(

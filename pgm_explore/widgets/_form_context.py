@@ -25,6 +25,7 @@ from pgm_explore._display import esc
 from pgm_explore.spec import DataType
 from pgm_explore.validation import InputProblem, parse_json
 from pgm_explore.widgets._fields import Schema, constraint_text, enum_meanings, kind
+from pgm_explore.widgets._ordered import OrderedText, OrderedTextarea
 
 if TYPE_CHECKING:
     from pgm_explore.widgets._form_field import Field
@@ -241,10 +242,10 @@ class JsonEditor:
         # error flashing at every keystroke would only be noise.
         if multiline:
             self.text: widgets.Textarea | widgets.Text = ctx.make(
-                widgets.Textarea, "wide", continuous_update=False, placeholder=placeholder, rows=4, _dom_classes=classes
+                OrderedTextarea, "wide", continuous_update=False, placeholder=placeholder, rows=4, _dom_classes=classes
             )
         else:
-            self.text = ctx.make(widgets.Text, continuous_update=False, placeholder=placeholder, _dom_classes=classes)
+            self.text = ctx.make(OrderedText, continuous_update=False, placeholder=placeholder, _dom_classes=classes)
         self.error = ctx.make(widgets.HTML, _dom_classes=("pgmx-parse-error", "pgmx-hidden"))
         self._on_value = on_value
         self._key = key

@@ -16,6 +16,7 @@ from pgm_explore._display import esc
 from pgm_explore.validation import Finding
 from pgm_explore.widgets._fields import Schema, default_value, fits, kind, slug
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path, label_html
+from pgm_explore.widgets._ordered import OrderedButton
 
 __all__ = ["Field"]
 
@@ -233,7 +234,7 @@ class Field:
             )
             self._raw_editor.set(self._raw_value)
             self._reset = self.ctx.make(
-                widgets.Button,
+                OrderedButton,
                 "auto",
                 description="Reset",
                 tooltip="Replace the value with an empty one of the right type",
