@@ -23,6 +23,9 @@ from xml.etree import ElementTree
 
 from pgm_explore.mcp.probe import Check
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["as_frame", "as_json_lines", "as_junit", "as_text", "summary"]
 
 _EVIDENCE_CHARS = 600
