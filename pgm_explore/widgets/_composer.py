@@ -262,7 +262,7 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         )
         self._chrome.click(self._validate, self.validate_now)
         self._status = parts.html("pgmx-status")
-        self._opener = OpenPanel(self._area, parts, self)
+        self._opener = OpenPanel(self._area, parts, self.load)
         self._drafts_bar = DraftBar(
             self._area,
             parts,

@@ -36,11 +36,11 @@ from pgm_explore.widgets._drafts import (
     set_aside,
     write_draft,
 )
-from pgm_explore.widgets._examples import ExampleLoader
+from pgm_explore.widgets._examples import ExampleLoader, is_transcript
 from pgm_explore.widgets._filebar import DraftBar, Parts, count
 from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
-__all__ = ["DialogueBuilder"]
+__all__ = ["DialogueBuilder", "example_picker"]
 
 _SOURCE = "dialogue"
 
@@ -131,7 +131,7 @@ class DialogueBuilder(widgets.VBox):
     def _build(self) -> None:
         guard = self._area.guard
         self._badge = widgets.HTML(_dom_classes=("pgmx-dialogue-badge",))
-        self.loader = ExampleLoader(self)
+        self.loader = ExampleLoader(self._load_example, transcripts=True)
         self._path = OrderedText(
             placeholder="transcript.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-load-path",)
         )
@@ -256,6 +256,13 @@ class DialogueBuilder(widgets.VBox):
         context = next_turn_context(self.messages, spec.name)
         self.composer._load_new(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
         self._sync_type()
+
+    def _load_example(self, path: Path) -> None:
+        """A transcript becomes the messages; an example message goes to the composer."""
+        if is_transcript(path):
+            self.load(path)
+        else:
+            self.composer.load(path)
 
     def load(self, path: str | Path) -> int:
         """Replace the messages with those of a transcript file (``.jsonl`` or a JSON array).
@@ -428,3 +435,11 @@ class DialogueBuilder(widgets.VBox):
     def _autosave(self) -> None:
         if self.autosave:
             write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
+
+
+def example_picker(target: MessageComposer | DialogueBuilder) -> ExampleLoader:
+    """An :class:`ExampleLoader` for ``target``: example messages for a composer; for a builder,
+    transcripts too (a transcript becomes its messages, a message goes to its composer)."""
+    if isinstance(target, DialogueBuilder):
+        return ExampleLoader(target._load_example, transcripts=True)
+    return ExampleLoader(target.load)
