@@ -1026,3 +1026,20 @@ def test_the_save_button_says_why_it_did_not_save(tmp_path: Path) -> None:
     one(c, "pgmx-save-path").value = "a-folder.json"
     one(c, "pgmx-save").click()
     assert c.errors == [] and "Not saved" in one(c, "pgmx-status").value
+
+
+def test_the_form_locates_a_path_and_makes_the_way_as_a_person_would() -> None:
+    c = composer("BKN-DAC", "RQ")
+    root = c.field(())
+    with pytest.raises(KeyError, match=r"\$\.ProcessActions"):
+        root.locate(("ProcessActions", 0, "Statement"))  # absent: nothing is made without create
+    statement = root.locate(("ProcessActions", 0, "Statement"), create=True)
+    assert statement is c.field(("ProcessActions", 0, "Statement"))
+    assert c.value["ProcessActions"] == [{"Step": 0, "Statement": ""}]  # switched on, one item added
+    with pytest.raises(IndexError, match="no such item"):
+        root.locate(("ProcessActions", 5), create=True)  # only one past the end adds an item
+    source = root.locate(("DataXMData", "Source", 0, "ImplementerAIMID"), create=True)
+    assert source.path == ("DataXMData", "Source", 0, "ImplementerAIMID")
+    assert c.value["DataXMData"]["Source"] == [{"ImplementerAIMID": ""}]  # the union chose the alternative
+    with pytest.raises(KeyError, match=r"\$\.TurnIndex\.x"):
+        root.locate(("TurnIndex", "x"))

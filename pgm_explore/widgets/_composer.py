@@ -392,21 +392,19 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         path = tuple(path)
         if not path:
             raise KeyError("set() needs a path; assign value to replace the whole document")
-        parent = self._reach(path[:-1], create=True)
+        assert self._form is not None
+        parent = self._form.locate(path[:-1], create=True)
         last = path[-1]
         if isinstance(parent, UnionField):
-            parent = self._alternative(parent, last)
+            parent = parent.alternative(last)
         if isinstance(parent, ObjectField):
-            if not parent.present:
-                parent.switch(True)
-            parent._build()
-            member = parent.members.get(last) if isinstance(last, str) else None
+            if not isinstance(last, str):
+                raise KeyError(f"{json_path(path)}: an object has no index {last!r}")
+            member = parent.member(last, create=True)
             if member is None:
-                if not isinstance(last, str):
-                    raise KeyError(f"{json_path(path)}: an object has no index {last!r}")
                 parent.enter_member(last, value)
-                return
-            member.enter(value)
+            else:
+                member.enter(value)
             return
         if isinstance(parent, ArrayField):
             if not isinstance(last, int) or not 0 <= last <= len(parent.items) or parent.raw:
@@ -421,13 +419,13 @@ class MessageComposer(ComposerFiles, widgets.VBox):
     def get(self, path: tuple[str | int, ...] | list[str | int]) -> Any:
         """The value the form holds at ``path`` (``KeyError`` / ``IndexError`` if absent)."""
         path = tuple(path)
-        node = self._reach(path[:-1], create=False) if path else self._form
-        assert node is not None
+        assert self._form is not None
+        node = self._form.locate(path[:-1])
         if not path:
             return node.get()
         last = path[-1]
         if isinstance(node, UnionField):
-            node = self._alternative(node)
+            node = node.alternative()
         if isinstance(node, ObjectField):
             member = node.members.get(last) if isinstance(last, str) else None
             if member is not None and member.present and node.present:
@@ -444,9 +442,10 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         path = tuple(path)
         if not path:
             raise KeyError("remove() needs a path")
-        parent = self._reach(path[:-1], create=False)
+        assert self._form is not None
+        parent = self._form.locate(path[:-1])
         if isinstance(parent, UnionField):
-            parent = self._alternative(parent)
+            parent = parent.alternative()
         last = path[-1]
         if isinstance(parent, ArrayField) and isinstance(last, int):
             if not 0 <= last < len(parent.items):
@@ -456,13 +455,8 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             member = parent.members.get(last)
             if member is not None:
                 member.switch(False)
-            elif last in parent.extras:
-                extras = {k: v for k, v in parent.extras.items() if k != last}
-                parent._ensure_extras_editor()
-                assert parent._extras_editor is not None
-                parent._extras_editor.text.value = dump_json(extras)
             else:
-                raise KeyError(json_path(path))
+                parent.remove_extra(last)
         else:
             raise KeyError(json_path(path))
 
@@ -599,7 +593,7 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         ctx = FormContext(spec, self._area.guard(self._form_edited), self._area.guard, shared=self._chrome)
         ctx.on_pending = self._pending_typed
         root = ObjectField(ctx, (), spec.schema, spec.schema, headless=True)
-        root._build()
+        root.build()
         expert = [spec.time_field, _EXPERT]
         root.place([name for name in root.members if name not in expert])
         self._spec, self._ctx, self._form = spec, ctx, root
@@ -636,45 +630,6 @@ class MessageComposer(ComposerFiles, widgets.VBox):
                 if member is not None:
                     member.conditional = mode is not None and other != mode
         self._form._layout()
-
-    def _reach(self, path: tuple[str | int, ...], *, create: bool) -> Field:
-        node: Field | None = self._form
-        for index, part in enumerate(path):
-            assert node is not None
-            if isinstance(node, UnionField):
-                node = self._alternative(node, part if create else None)
-            if create and not node.present:
-                node.switch(True)
-            if isinstance(node, ObjectField) and isinstance(part, str):
-                if create:
-                    node._build()
-                member = node.members.get(part)
-                if member is None or (not create and not member.present):
-                    raise KeyError(json_path(path[: index + 1]))
-                node = member
-            elif isinstance(node, ArrayField) and isinstance(part, int) and not node.raw:
-                if create and part == len(node.items):
-                    node.add()
-                if not 0 <= part < len(node.items):
-                    raise IndexError(f"{json_path(path[: index + 1])}: no such item")
-                node = node.items[part]
-            else:
-                raise KeyError(json_path(path[: index + 1]))
-        assert node is not None
-        return node
-
-    @staticmethod
-    def _alternative(union: UnionField, key: str | int | None = None) -> ObjectField:
-        """The union's shown alternative; the one that has ``key``, chosen as a user would."""
-        if union.active is None:
-            union.enter(default_value(union.schema, union.root))
-        assert union.active is not None
-        if isinstance(key, str) and key not in union.active.properties:
-            index = next((i for i, option in enumerate(union.options) if key in option.get("properties", {})), None)
-            if index is not None:
-                union.choice.value = index
-        assert union.active is not None
-        return union.active
 
     def _form_edited(self, field: Field) -> None:
         self._dirty = True
