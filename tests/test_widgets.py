@@ -22,7 +22,14 @@ from traitlets import TraitError
 
 from pgm_explore.spec.process_actions import PA_STATUS
 from pgm_explore.validation import validate
-from pgm_explore.widgets import MessageComposer, _composer, _drafts, default_draft_dir, reply_document, skeleton
+from pgm_explore.widgets import (
+    MessageComposer,
+    _composer_view,
+    _drafts,
+    default_draft_dir,
+    reply_document,
+    skeleton,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -680,7 +687,7 @@ def test_an_exception_in_a_callback_is_shown_in_the_widget(monkeypatch: pytest.M
     def broken(document: Any) -> Any:
         raise RuntimeError("validator exploded")
 
-    monkeypatch.setattr(_composer, "validate_document", broken)
+    monkeypatch.setattr(_composer_view, "validate_document", broken)
     c.set(("TurnIndex",), 9)  # does not raise: the error goes to the widget
     assert [type(e) for e in c.errors] == [RuntimeError]
     area = one(c, "pgmx-error")

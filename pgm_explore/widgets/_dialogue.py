@@ -72,7 +72,7 @@ class DialogueBuilder(widgets.VBox):
     (1, 'PC Prompt')
     """
 
-    messages = List(help="The documents of the dialogue, in order.")
+    messages: List[dict[str, Any]] = List(help="The documents of the dialogue, in order.")
 
     def __init__(
         self,

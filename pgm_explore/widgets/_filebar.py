@@ -82,7 +82,7 @@ class DraftBar:
         kind: str,
         folder: Callable[[], Path | None],
         on_open: Callable[[DraftInfo, dict[str, Any]], None],
-        on_fresh: Callable[[], None],
+        on_fresh: Callable[[], object],
     ) -> None:
         self._kind, self._folder, self._on_open = kind, folder, on_open
         self._guard, self._parts = area.guard, parts
