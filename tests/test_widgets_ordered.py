@@ -85,3 +85,15 @@ def test_the_ping_is_made_again_after_its_widget_is_closed() -> None:
     assert _ordered._ping is not first
     _browser_echoes(box)
     assert done == ["released"]
+
+
+def test_a_box_closed_while_a_click_waits_for_it_lets_the_click_go_on() -> None:
+    done: list[str] = []
+    box, other = _ordered.OrderedText(), _ordered.OrderedText()
+    box.set_state({"value": "a"})
+    other.set_state({"value": "b"})
+    _ordered.after_browser(lambda: done.append("released"))
+    _browser_echoes(other)
+    assert done == []
+    box.close()  # its echo will never come
+    assert done == ["released"]

@@ -47,6 +47,12 @@ class _Echo:
         elif "value" in sync_data:
             _typed.add(self)
 
+    def close(self) -> None:
+        # A box closed while a click waits for its echo will never answer: the click goes on.
+        super().close()  # type: ignore[misc]  # as above
+        _typed.discard(self)
+        _echoed(self, None)
+
 
 def _echo_trait() -> Int:
     # On each widget class: traitlets names only the traits of classes it builds.
@@ -105,8 +111,9 @@ def after_browser(action: Callable[[], None]) -> None:
         wait.links.append(widgets.jsdlink((ping, "value"), (box, "_pgmx_echo")))
 
 
-def _echoed(box: widgets.Widget, token: int) -> None:
-    for wait in [w for w in _waits if w.token <= token]:
+def _echoed(box: widgets.Widget, token: int | None) -> None:
+    """``box`` has sent everything up to ``token`` (None: it is gone, and will send nothing more)."""
+    for wait in [w for w in _waits if token is None or w.token <= token]:
         wait.boxes.discard(id(box))
     while _waits and not _waits[0].boxes:  # in the order of the clicks
         done = _waits.pop(0)
