@@ -12,15 +12,23 @@ app page with Voilà, which shows the widgets and no code. Both
 The servers run as child processes; Ctrl-C reaches them as it reaches this one, and SIGTERM is
 passed on, so that a server and its kernels never outlive the command.
 
-This module imports neither Jupyter nor Voilà: they are started with ``python -m``, so that a
-missing extra is a clear message, not a traceback.
+Voilà serves a notebook's neighbours as files: a link to ``../docs/rules.md`` showed the Markdown
+as raw text. So Voilà runs here as ``python -m pgm_explore._launch voila [voila options]``: the same
+Voilà, whose ``/voila/files/<path>.md`` answers with the document rendered as an HTML page
+(:func:`markdown_page`; headings carry GitHub's anchors, so ``rules.md#<anchor>`` links land), with
+mistune, which Voilà's nbconvert already installs. Nothing is fetched over the network.
+
+This module imports neither Jupyter nor Voilà at import time: they are started with ``python -m``,
+so that a missing extra is a clear message, not a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import importlib.util
 import os
+import re
 import secrets
 import signal
 import socket
@@ -32,7 +40,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import IO
+from typing import IO, Any
 
 __all__ = ["add_app", "add_lab", "app_command", "checkout_root", "lab_command"]
 
@@ -109,9 +117,7 @@ def lab_command(root: Path, port: int, token: str, *, ip: str = "127.0.0.1", bro
 def app_command(port: int, *, ip: str = "127.0.0.1", browser: bool = True) -> list[str]:
     """The ``voila`` command line that ``pgm-explore app`` runs."""
     command = [
-        sys.executable,
-        "-m",
-        "voila",
+        *voila_prefix(),
         str(APP_NOTEBOOK),
         f"--Voila.ip={ip}",
         f"--port={port}",
@@ -121,6 +127,99 @@ def app_command(port: int, *, ip: str = "127.0.0.1", browser: bool = True) -> li
     if not browser:
         command.append("--no-browser")
     return command
+
+
+def voila_prefix() -> list[str]:
+    """The start of a command line running Voilà with the documents rendered (see the module)."""
+    return [sys.executable, "-m", "pgm_explore._launch", "voila"]
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{font: 15px/1.55 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 60em;
+  margin: 2em auto; padding: 0 1.5em; color: #1f2328}}
+h1, h2 {{border-bottom: 1px solid #d1d9e0; padding-bottom: .3em}}
+code, pre {{font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa}}
+code {{padding: .1em .3em; border-radius: 4px}}
+pre {{padding: 1em; overflow: auto; border-radius: 6px}}
+pre code {{padding: 0}}
+table {{border-collapse: collapse; margin: 1em 0}}
+th, td {{border: 1px solid #d1d9e0; padding: 4px 10px; text-align: left; vertical-align: top}}
+blockquote {{margin: 0; padding: 0 1em; color: #59636e; border-left: 4px solid #d1d9e0}}
+</style></head>
+<body class="pgmx-doc">
+{body}
+</body></html>
+"""
+
+
+def _anchor(heading_html: str) -> str:
+    """GitHub's anchor of a heading: its text in lower case, punctuation dropped, spaces as dashes.
+
+    >>> _anchor("The <code>overall-mismatch</code> rule: why?")
+    'the-overall-mismatch-rule-why'
+    """
+    text = html.unescape(re.sub(r"<[^>]+>", "", heading_html)).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def markdown_page(text: str) -> str:
+    """A Markdown document as a whole HTML page (GitHub-flavoured tables, anchored headings).
+
+    >>> page = markdown_page("# Rules\\n\\nSee [notes](spec-notes.md#d13).\\n\\n| a |\\n|---|\\n| 1 |")
+    >>> '<h1 id="rules">Rules</h1>' in page, '<a href="spec-notes.md#d13">' in page, "<td>1</td>" in page
+    (True, True, True)
+    >>> "<title>Rules</title>" in page
+    True
+    """
+    import mistune  # Voilà's nbconvert brings it; only the docs pages need it
+
+    class Renderer(mistune.HTMLRenderer):
+        def heading(self, text: str, level: int, **attrs: Any) -> str:
+            return f'<h{level} id="{_anchor(text)}">{text}</h{level}>\n'
+
+    # The documents are the repository's own: their inline HTML is kept, as GitHub keeps it.
+    render = mistune.create_markdown(renderer=Renderer(escape=False), plugins=["table", "strikethrough", "url"])
+    body = str(render(text))
+    found = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
+    title = html.escape(html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))) if found else "document"
+    return _PAGE.format(title=title, body=body)
+
+
+def _run_voila(argv: list[str]) -> None:
+    """Voilà, with ``/voila/files/<path>.md`` rendered (allow-list and root as for the other files)."""
+    import tornado.web
+    from jupyter_server.utils import url_path_join
+    from voila.app import Voila
+
+    class MarkdownHandler(tornado.web.RequestHandler):
+        def initialize(self, root: str, allowlist: list[str], denylist: list[str]) -> None:
+            self.root, self.allowlist, self.denylist = Path(root).resolve(), allowlist, denylist
+
+        def get(self, path: str) -> None:
+            allowed = any(re.fullmatch(p, path) for p in self.allowlist) and not any(
+                re.fullmatch(p, path) for p in self.denylist
+            )
+            file = (self.root / path).resolve()
+            if not allowed or not file.is_relative_to(self.root) or not file.is_file():
+                raise tornado.web.HTTPError(404)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(markdown_page(file.read_text(encoding="utf-8")))
+
+    class DocsVoila(Voila):
+        def init_handlers(self) -> list[Any]:
+            handlers: list[Any] = super().init_handlers()
+            settings = {
+                "root": self.root_dir,
+                "allowlist": self.voila_configuration.file_allowlist,
+                "denylist": self.voila_configuration.file_denylist,
+            }
+            # Before Voilà's own file handler, which would send the text.
+            handlers.insert(0, (url_path_join(self.server_url, r"/voila/files/(.*\.md)"), MarkdownHandler, settings))
+            return handlers
+
+    DocsVoila.launch_instance(argv)
 
 
 def add_lab(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -261,3 +360,7 @@ def _serve(
         if process.poll() is None:
             process.terminate()
             process.wait(30)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["voila"]:
+    _run_voila(sys.argv[2:])

@@ -154,6 +154,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "print(composer.report)": "BKN-DAC RQ: conforms",
         "response = await bk.send(": ("BKN-DAC RS: conforms", "Overall: partially_feasible", "InsValue", "InsRights"),
         "builder = DialogueBuilder(": ("9 messages, 0 errors, 0 warnings", "DialogueBuilder"),
+        'answer = MessageComposer.from_document(response, draft_name="07-dac-response")': "MessageComposer",
         "analysis.feasibility(builder.transcript)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
         "stance = await bk.ask_pal(": ("BKN-PAL answered", "shopping assistant", "en-GB"),
         "transcript = Transcript.from_documents(bk.transcript": ("11 messages, 0 errors, 0 warnings", "feasibility"),
@@ -179,13 +180,16 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
 
 
 # Notebooks whose tables show an empty cell where a value is absent (analysis.tidy_tables).
-TIDY = {path.name for path in NOTEBOOKS if path.name[:2] in ("01", "02", "03", "04", "05", "06")}
+TIDY = {path.name for path in NOTEBOOKS}
 
 # The composers a reader fills in by hand keep their drafts under these names in the default drafts
 # folder (so that a kernel restart brings them back); every other composer uses a temporary folder.
 READERS_DRAFTS = {
     "02_compose_a_pc_prompt.ipynb": ("02-pc-prompt",),
     "03_compose_dialogue_turns.ipynb": ("03-dac-request",),
+    # 07's Request takes this run's session, dialogue and turn at every run; its other composers and
+    # its builder keep a draft once the person edits them (what the person edits wins).
+    "07_live_dialogues.ipynb": ("07-dac-request",),
 }
 
 RESTORE = {
@@ -273,3 +277,28 @@ def test_notebook_runs_and_shows_what_it_promises(path: Path, tmp_path: Path, mo
         shown = "".join(_text(o) for o in cells[0].outputs)
         for text in (expected,) if isinstance(expected, str) else expected:
             assert text in shown, f"{path.name}: the cell with {fragment!r} does not show {text!r}"
+
+
+def test_live_dialogues_keep_what_the_person_edited_and_take_the_live_context(tmp_path: Path, monkeypatch) -> None:
+    """Notebook 07: a Request the person edited in an earlier run comes back (their Question and plan
+    win over the notebook's), while its session, dialogue and turn are this run's."""
+    from pgm_explore.widgets import MessageComposer
+
+    drafts = tmp_path / "drafts"
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(drafts))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
+    earlier = MessageComposer("BKN-DAC", "RQ", draft_name="07-dac-request")
+    earlier.set(("Question",), "Mine: can the lantern wait until Friday?")
+    earlier.set(("DialogID",), "dlg-from-an-earlier-run")
+    earlier.close()
+    notebook = nbformat.read(ROOT / "notebooks" / "07_live_dialogues.ipynb", as_version=4)
+    upto = next(i for i, c in enumerate(notebook.cells) if 'draft_name="07-dac-request"' in c.source)
+    check = nbformat.v4.new_code_cell(
+        'print(composer.get(("Question",)), composer.get(("DialogID",)) == dac_dialog, sep="|")\nstop.set()\nawait session'
+    )
+    cells = [c for c in notebook.cells[: upto + 1] if c.cell_type == "code"] + [check]
+    run = nbformat.v4.new_notebook(cells=copy.deepcopy(cells), metadata=notebook.metadata)
+    NotebookClient(
+        run, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
+    ).execute()
+    assert "".join(_text(o) for o in run.cells[-1].outputs).strip() == "Mine: can the lantern wait until Friday?|True"

@@ -22,7 +22,14 @@ from traitlets import TraitError
 
 from pgm_explore.spec.process_actions import PA_STATUS
 from pgm_explore.validation import validate
-from pgm_explore.widgets import MessageComposer, _composer, _drafts, default_draft_dir, reply_document, skeleton
+from pgm_explore.widgets import (
+    MessageComposer,
+    _composer_view,
+    _drafts,
+    default_draft_dir,
+    reply_document,
+    skeleton,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -278,7 +285,7 @@ def test_numbers_carry_their_bounds() -> None:
     c = composer("BKN-DAC", "RS")
     turn = c.field(("TurnIndex",))
     # A text box read in the kernel: the browser's number boxes rewrite what is typed.
-    assert type(turn.editor) is widgets.Text and "pgmx-number" in turn.editor._dom_classes
+    assert turn.editor._model_name == "TextModel" and "pgmx-number" in turn.editor._dom_classes
     assert '<span class="pgmx-constraint">≥ 0</span>' in turn.label.value
     c.set(("Answer", "ObjectClasses", 0, "Confidence"), 0.5)
     confidence = c.field(("Answer", "ObjectClasses", 0, "Confidence"))
@@ -680,7 +687,7 @@ def test_an_exception_in_a_callback_is_shown_in_the_widget(monkeypatch: pytest.M
     def broken(document: Any) -> Any:
         raise RuntimeError("validator exploded")
 
-    monkeypatch.setattr(_composer, "validate_document", broken)
+    monkeypatch.setattr(_composer_view, "validate_document", broken)
     c.set(("TurnIndex",), 9)  # does not raise: the error goes to the widget
     assert [type(e) for e in c.errors] == [RuntimeError]
     area = one(c, "pgmx-error")
@@ -1026,3 +1033,20 @@ def test_the_save_button_says_why_it_did_not_save(tmp_path: Path) -> None:
     one(c, "pgmx-save-path").value = "a-folder.json"
     one(c, "pgmx-save").click()
     assert c.errors == [] and "Not saved" in one(c, "pgmx-status").value
+
+
+def test_the_form_locates_a_path_and_makes_the_way_as_a_person_would() -> None:
+    c = composer("BKN-DAC", "RQ")
+    root = c.field(())
+    with pytest.raises(KeyError, match=r"\$\.ProcessActions"):
+        root.locate(("ProcessActions", 0, "Statement"))  # absent: nothing is made without create
+    statement = root.locate(("ProcessActions", 0, "Statement"), create=True)
+    assert statement is c.field(("ProcessActions", 0, "Statement"))
+    assert c.value["ProcessActions"] == [{"Step": 0, "Statement": ""}]  # switched on, one item added
+    with pytest.raises(IndexError, match="no such item"):
+        root.locate(("ProcessActions", 5), create=True)  # only one past the end adds an item
+    source = root.locate(("DataXMData", "Source", 0, "ImplementerAIMID"), create=True)
+    assert source.path == ("DataXMData", "Source", 0, "ImplementerAIMID")
+    assert c.value["DataXMData"]["Source"] == [{"ImplementerAIMID": ""}]  # the union chose the alternative
+    with pytest.raises(KeyError, match=r"\$\.TurnIndex\.x"):
+        root.locate(("TurnIndex", "x"))

@@ -180,7 +180,7 @@ def test_the_picker_loads_transcripts_and_examples_into_a_builder() -> None:
 
 def test_without_the_repository_the_picker_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_examples, "data_dir", lambda: None)
-    loader = ExampleLoader(MessageComposer("PC Prompt"))
+    loader = ExampleLoader(MessageComposer("PC Prompt", draft_dir=False).load)
     assert loader.files == {} and loader.dropdown.disabled and "No examples found" in loader.status.value
 
 

@@ -1,6 +1,10 @@
-"""The probe's verdicts as text, JSON Lines or JUnit XML (``pgm-explore probe --format``).
+"""The probe's verdicts as text, JSON Lines or JUnit XML (``pgm-explore probe --format``), and
+as a table for a notebook (:func:`as_frame`).
 
 >>> from pgm_explore.mcp.probe import Check
+
+if TYPE_CHECKING:
+    import pandas as pd
 >>> checks = [Check("dac", "echo", "fail", "RequestID 'x' (Request: 'q-1')", "BKN-DAC FR \\"Correlation\\"")]
 >>> print(as_json_lines(checks), end="")
 {"partner": "dac", "check": "echo", "status": "fail", "message": "RequestID 'x' (Request: 'q-1')", "spec": "BKN-DAC FR \\"Correlation\\""}
@@ -14,11 +18,15 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import groupby
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from pgm_explore.mcp.probe import Check
 
-__all__ = ["as_json_lines", "as_junit", "as_text", "summary"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["as_frame", "as_json_lines", "as_junit", "as_text", "summary"]
 
 _EVIDENCE_CHARS = 600
 # XML 1.0 has no way to write these, not even escaped: a partner's text may hold them.
@@ -38,6 +46,23 @@ def summary(checks: Sequence[Check]) -> str:
 def as_json_lines(checks: Sequence[Check]) -> str:
     """One JSON object per line: ``{"partner", "check", "status", "message", "spec"}``."""
     return "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in checks)
+
+
+def as_frame(checks: Sequence[Check]) -> pd.DataFrame:
+    """One row per check, with the columns of ``--format json``: partner, check, status,
+    message, spec.
+
+    >>> from pgm_explore.mcp.probe import Check
+    >>> frame = as_frame([Check("dac", "echo", "pass", "ok", ""), Check("dac", "shape", "fail", "no Outcome", "Table 3")])
+    >>> frame[frame.status != "pass"][["check", "message", "spec"]].to_dict("records")
+    [{'check': 'shape', 'message': 'no Outcome', 'spec': 'Table 3'}]
+    >>> list(frame.columns)
+    ['partner', 'check', 'status', 'message', 'spec']
+    """
+    # pandas only here: `pgm-explore probe` starts without it.
+    import pandas as pd
+
+    return pd.DataFrame([c.to_dict() for c in checks], columns=["partner", "check", "status", "message", "spec"])
 
 
 def _evidence(check: Check) -> list[str]:

@@ -31,9 +31,9 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
 from pgm_explore.dialogue.documents import reply_document, skeleton
 from pgm_explore.widgets._app import ExplorerApp
 from pgm_explore.widgets._composer import MessageComposer
-from pgm_explore.widgets._dialogue import DialogueBuilder
+from pgm_explore.widgets._dialogue import DialogueBuilder, example_picker
 from pgm_explore.widgets._drafts import default_draft_dir, default_work_dir
-from pgm_explore.widgets._examples import ExampleLoader, example_files, example_picker
+from pgm_explore.widgets._examples import ExampleLoader, example_files
 
 __all__ = [
     "DialogueBuilder",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -13,25 +12,22 @@ import ipywidgets as widgets
 from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
 from pgm_explore._display import esc
-from pgm_explore.dialogue import simple_time_seconds
 from pgm_explore.dialogue.documents import (
     REPLY_COPIED,
-    auto_dem,
     auto_time,
-    mode_required,
     reply_document,
     skeleton,
     type_of,
 )
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
-from pgm_explore.validation import validate as validate_document
-from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer_files import ComposerFiles
+from pgm_explore.widgets._composer_form import ComposerForm
+from pgm_explore.widgets._composer_view import ComposerView
 from pgm_explore.widgets._drafts import (
     OpenedDraft,
     draft_path,
-    dump_json,
     find_draft,
     list_drafts,
     local_time,
@@ -39,16 +35,11 @@ from pgm_explore.widgets._drafts import (
     read_draft,
     write_draft,
 )
-from pgm_explore.widgets._fields import default_value
-from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
-from pgm_explore.widgets._form import ArrayField, Field, FormContext, JsonEditor, ObjectField, UnionField
-from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
+from pgm_explore.widgets._form import ArrayField, Field, FormContext, ObjectField, UnionField
 
 __all__ = ["MessageComposer", "read_document"]
 
 DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
-
-_EXPERT = "DataXMData"
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -65,24 +56,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
     return document
 
 
-def _in_order(doc: dict[str, Any], additions: Mapping[str, Any], order: list[str]) -> dict[str, Any]:
-    """``doc`` with ``additions`` placed where the schema order puts them."""
-    if not additions:
-        return doc
-    rank = {name: i for i, name in enumerate(order)}
-    out: dict[str, Any] = {}
-    pending = sorted(additions, key=lambda k: rank.get(k, len(rank)))
-    for key, value in doc.items():
-        while pending and rank.get(pending[0], len(rank)) < rank.get(key, len(rank)):
-            name = pending.pop(0)
-            out[name] = additions[name]
-        out[key] = value
-    for name in pending:
-        out[name] = additions[name]
-    return out
-
-
-class MessageComposer(ComposerFiles, widgets.VBox):
+class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
     """Compose one PGM-AUA message (any type and mode) in a form built from its schema.
 
     ``value`` is the document exactly as :meth:`save` writes it, and the JSON view shows
@@ -109,7 +83,7 @@ class MessageComposer(ComposerFiles, widgets.VBox):
     mode = Unicode("", help='"RQ" or "RS"; "" for PC Prompt (or a document whose Mode is not valid).')
     type_name = Unicode("", help="The data type being composed (PC Prompt, BKN-PRC, BKN-DAC, BKN-PAL).")
     conforms = Bool(False, help="The validator's verdict on value.")
-    findings = List(help="Findings (pgm_explore.validation.Finding) on value, in the validator's order.")
+    findings: List[Finding] = List(help="Findings (pgm_explore.validation.Finding) on value, in the validator's order.")
 
     def __init__(
         self,
@@ -219,138 +193,6 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         ident = doc.get(spec.id_field)
         return f"{spec.name.lower().replace(' ', '-')}-{ident if isinstance(ident, str) and ident else uuid.uuid4().hex[:8]}"
 
-    def _auto_flags(self, spec: DataType, doc: Mapping[str, Any]) -> dict[str, bool]:
-        """Which parts follow the message: a DEM equal to the one made for its id, type and
-        mode; a time whose SimpleTimeID is ``st-`` + the id (the examples' convention)."""
-        ident = doc.get(spec.id_field)
-        mode = doc.get("Mode") if isinstance(doc.get("Mode"), str) else None
-        time = doc.get(spec.time_field)
-        return {
-            "time": isinstance(time, dict) and isinstance(ident, str) and time.get("SimpleTimeID") == f"st-{ident}",
-            "dem": doc.get(_EXPERT) == auto_dem(spec.name, mode, ident),
-        }
-
-    def _build_chrome(self, reply_button: bool) -> None:
-        make = self._chrome.make  # shared layouts and styles: fewer widget models for the browser
-        parts = Parts()
-        self._title = parts.html("pgmx-title")
-        self._badge = parts.html("pgmx-badge")
-        self._consistency = parts.html("pgmx-consistency")
-        self._reply = parts.button(
-            "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
-        )
-        self._chrome.click(self._reply, self._reply_clicked)
-        # The name goes to the kernel once, when the box is left: a busy kernel makes the browser hold
-        # back a box's keystroke updates, but never a click, so Save could otherwise see half a name.
-        self._save_path = make(
-            widgets.Text,
-            placeholder="file.json",
-            continuous_update=False,
-            layout={"width": "260px"},
-            _dom_classes=("pgmx-save-path",),
-        )
-        self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
-        self._save = parts.button(
-            "Save",
-            "pgmx-save",
-            "Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
-        )
-        self._chrome.click(self._save, self._save_clicked)
-        self._download = parts.html("pgmx-download")
-        self._validate = parts.button(
-            "Validate", "pgmx-validate", "Show every finding, also at the fields not filled in yet"
-        )
-        self._chrome.click(self._validate, self.validate_now)
-        self._status = parts.html("pgmx-status")
-        self._opener = OpenPanel(self._area, parts, self)
-        self._drafts_bar = DraftBar(
-            self._area,
-            parts,
-            "message",
-            lambda: self.draft_dir,
-            self._open_draft,
-            self.start_fresh,
-        )
-        tools: list[widgets.Widget] = [self._badge, self._consistency, self._validate]
-        if reply_button:
-            tools.append(self._reply)
-        tools += [
-            self._opener.toggle,
-            self._save_path,
-            self._save,
-            self._download,
-            self._drafts_bar.toggle,
-            self._status,
-        ]
-        toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
-
-        self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
-        self._expert_toggle = make(
-            widgets.Checkbox,
-            value=False,
-            description="Expert view: time and Data Exchange Metadata",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-expert",),
-        )
-        self._chrome.watch(self._expert_toggle, self._expert_toggled)
-        self._auto_html = make(widgets.HTML, _dom_classes=("pgmx-auto",))
-        self._auto_time = make(
-            widgets.Checkbox,
-            description="time: automatic",
-            tooltip="Stamped now when the message is made; its SimpleTimeID follows the id",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-auto-time",),
-        )
-        self._chrome.watch(self._auto_time, lambda on: self._set_auto("time", bool(on)))
-        self._now = make(widgets.Button, description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
-        self._chrome.click(self._now, self.stamp_now)
-        self._auto_dem = make(
-            widgets.Checkbox,
-            description="metadata: automatic",
-            tooltip="DataID, DataType and Source (the sending AI Module) follow the id, type and mode",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-auto-dem",),
-        )
-        self._chrome.watch(self._auto_dem, lambda on: self._set_auto("dem", bool(on)))
-        self._expert_fields = make(widgets.VBox)
-        self._expert_box = widgets.VBox(
-            [make(widgets.HBox, children=[self._auto_time, self._now, self._auto_dem]), self._expert_fields],
-            layout={"display": "none"},
-            _dom_classes=("pgmx-expert-view",),
-        )
-        self._summary = make(widgets.HTML, _dom_classes=("pgmx-summary",))
-        self._json = JsonEditor(self._chrome, self._json_typed, classes=("pgmx-json",))
-        self._json.text.rows = 18
-        self._revert = widgets.Button(
-            description="Revert to the document",
-            tooltip="Throw the unparsed text away and show the document again",
-            layout={"width": "auto", "display": "none"},
-            _dom_classes=("pgmx-json-revert",),
-        )
-        self._chrome.click(self._revert, self._revert_json)
-        self._reply_area = make(widgets.VBox, _dom_classes=("pgmx-replies",))
-        self.children = [
-            style_widget(make),
-            self._title,
-            toolbar,
-            self._area.box,
-            self._drafts_bar.box,
-            self._opener.panel,
-            self._drafts_bar.panel,
-            self._form_box,
-            make(widgets.HBox, {"align_items": "center"}, children=[self._expert_toggle, self._auto_html]),
-            self._expert_box,
-            self._summary,
-            make(widgets.HTML, value="<b>JSON</b> (exactly what Save writes; edit it and leave the box to apply)"),
-            self._json.text,
-            self._json.error,
-            self._revert,
-            self._reply_area,
-        ]
-
     # -- public API -------------------------------------------------------------------------------
 
     @property
@@ -392,21 +234,19 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         path = tuple(path)
         if not path:
             raise KeyError("set() needs a path; assign value to replace the whole document")
-        parent = self._reach(path[:-1], create=True)
+        assert self._form is not None
+        parent = self._form.locate(path[:-1], create=True)
         last = path[-1]
         if isinstance(parent, UnionField):
-            parent = self._alternative(parent, last)
+            parent = parent.alternative(last)
         if isinstance(parent, ObjectField):
-            if not parent.present:
-                parent.switch(True)
-            parent._build()
-            member = parent.members.get(last) if isinstance(last, str) else None
+            if not isinstance(last, str):
+                raise KeyError(f"{json_path(path)}: an object has no index {last!r}")
+            member = parent.member(last, create=True)
             if member is None:
-                if not isinstance(last, str):
-                    raise KeyError(f"{json_path(path)}: an object has no index {last!r}")
                 parent.enter_member(last, value)
-                return
-            member.enter(value)
+            else:
+                member.enter(value)
             return
         if isinstance(parent, ArrayField):
             if not isinstance(last, int) or not 0 <= last <= len(parent.items) or parent.raw:
@@ -421,13 +261,13 @@ class MessageComposer(ComposerFiles, widgets.VBox):
     def get(self, path: tuple[str | int, ...] | list[str | int]) -> Any:
         """The value the form holds at ``path`` (``KeyError`` / ``IndexError`` if absent)."""
         path = tuple(path)
-        node = self._reach(path[:-1], create=False) if path else self._form
-        assert node is not None
+        assert self._form is not None
+        node = self._form.locate(path[:-1])
         if not path:
             return node.get()
         last = path[-1]
         if isinstance(node, UnionField):
-            node = self._alternative(node)
+            node = node.alternative()
         if isinstance(node, ObjectField):
             member = node.members.get(last) if isinstance(last, str) else None
             if member is not None and member.present and node.present:
@@ -444,9 +284,10 @@ class MessageComposer(ComposerFiles, widgets.VBox):
         path = tuple(path)
         if not path:
             raise KeyError("remove() needs a path")
-        parent = self._reach(path[:-1], create=False)
+        assert self._form is not None
+        parent = self._form.locate(path[:-1])
         if isinstance(parent, UnionField):
-            parent = self._alternative(parent)
+            parent = parent.alternative()
         last = path[-1]
         if isinstance(parent, ArrayField) and isinstance(last, int):
             if not 0 <= last < len(parent.items):
@@ -456,13 +297,8 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             member = parent.members.get(last)
             if member is not None:
                 member.switch(False)
-            elif last in parent.extras:
-                extras = {k: v for k, v in parent.extras.items() if k != last}
-                parent._ensure_extras_editor()
-                assert parent._extras_editor is not None
-                parent._extras_editor.text.value = dump_json(extras)
             else:
-                raise KeyError(json_path(path))
+                parent.remove_extra(last)
         else:
             raise KeyError(json_path(path))
 
@@ -589,320 +425,3 @@ class MessageComposer(ComposerFiles, widgets.VBox):
             self._auto = self._auto_flags(type_of(doc) or self._spec, doc)
             self._show_document(doc)
         self._refresh()
-
-    # -- the form -------------------------------------------------------------------------------
-
-    def _build_form(self, spec: DataType) -> None:
-        if self._form is not None and self._ctx is not None:
-            self._form.dispose()
-            self._ctx.close()
-        ctx = FormContext(spec, self._area.guard(self._form_edited), self._area.guard, shared=self._chrome)
-        ctx.on_pending = self._pending_typed
-        root = ObjectField(ctx, (), spec.schema, spec.schema, headless=True)
-        root._build()
-        expert = [spec.time_field, _EXPERT]
-        root.place([name for name in root.members if name not in expert])
-        self._spec, self._ctx, self._form = spec, ctx, root
-        self._expert_fields.children = []
-        self._chrome.spec = spec
-        self._marked = set()
-        self._internal += 1
-        try:
-            self.type_name = spec.name
-        finally:
-            self._internal -= 1
-
-    def _show_document(self, doc: dict[str, Any]) -> None:
-        spec = type_of(doc) or self._spec
-        if self._form is None or spec is not self._spec:
-            self._build_form(spec)
-        assert self._ctx is not None and self._form is not None
-        with self._ctx.writing():
-            self._form.put(doc)
-        mode = doc.get("Mode")
-        self._mode_visibility(mode if mode in spec.modes else None)
-        # Shown once the mode is known: the widgets of the other mode's properties are never made.
-        if self._form_box.children != (self._form.box,):
-            self._form_box.children = [self._form.box]
-        self._show_expert_fields()
-
-    def _mode_visibility(self, mode: str | None) -> None:
-        """Only the properties of the shown mode are on screen; the other mode's appear only
-        while present (a loaded document may carry them: the finding is then at the field)."""
-        assert self._form is not None
-        for other in self._spec.modes:
-            for name in self._spec.mode_properties(other):
-                member = self._form.members.get(name)
-                if member is not None:
-                    member.conditional = mode is not None and other != mode
-        self._form._layout()
-
-    def _reach(self, path: tuple[str | int, ...], *, create: bool) -> Field:
-        node: Field | None = self._form
-        for index, part in enumerate(path):
-            assert node is not None
-            if isinstance(node, UnionField):
-                node = self._alternative(node, part if create else None)
-            if create and not node.present:
-                node.switch(True)
-            if isinstance(node, ObjectField) and isinstance(part, str):
-                if create:
-                    node._build()
-                member = node.members.get(part)
-                if member is None or (not create and not member.present):
-                    raise KeyError(json_path(path[: index + 1]))
-                node = member
-            elif isinstance(node, ArrayField) and isinstance(part, int) and not node.raw:
-                if create and part == len(node.items):
-                    node.add()
-                if not 0 <= part < len(node.items):
-                    raise IndexError(f"{json_path(path[: index + 1])}: no such item")
-                node = node.items[part]
-            else:
-                raise KeyError(json_path(path[: index + 1]))
-        assert node is not None
-        return node
-
-    @staticmethod
-    def _alternative(union: UnionField, key: str | int | None = None) -> ObjectField:
-        """The union's shown alternative; the one that has ``key``, chosen as a user would."""
-        if union.active is None:
-            union.enter(default_value(union.schema, union.root))
-        assert union.active is not None
-        if isinstance(key, str) and key not in union.active.properties:
-            index = next((i for i, option in enumerate(union.options) if key in option.get("properties", {})), None)
-            if index is not None:
-                union.choice.value = index
-        assert union.active is not None
-        return union.active
-
-    def _form_edited(self, field: Field) -> None:
-        self._dirty = True
-        self._touched.add(field.path)
-        spec = self._spec
-        assert self._form is not None
-        path = field.path
-        if path == ("Mode",):
-            new = field.get()
-            if isinstance(new, str) and new in spec.modes:
-                self._switch_mode(new)
-                return
-        if path[:1] == (spec.time_field,):
-            self._auto["time"] = False
-        if path[:1] == (_EXPERT,):
-            self._auto["dem"] = False
-        if path == (spec.id_field,):
-            self._follow_id()
-        self._commit()
-
-    def _commit(self) -> None:
-        assert self._form is not None
-        doc = self._form.get()
-        self._from_form = True
-        try:
-            self.value = doc
-        finally:
-            self._from_form = False
-
-    def _follow_id(self) -> None:
-        """Keep the automatic parts in step with the id (and the mode, for the sender)."""
-        assert self._form is not None and self._ctx is not None
-        spec = self._spec
-        doc = self._form.get()
-        ident = doc.get(spec.id_field)
-        with self._ctx.writing():
-            if self._auto["dem"] and _EXPERT in doc:
-                self._form.members[_EXPERT].put(auto_dem(spec.name, doc.get("Mode"), ident))
-            time = doc.get(spec.time_field)
-            if self._auto["time"] and isinstance(time, dict) and isinstance(ident, str):
-                self._form.members[spec.time_field].put({**time, "SimpleTimeID": f"st-{ident}"})
-
-    def _switch_mode(self, new: str) -> None:
-        """RQ <-> RS: the old mode's values go aside (kept, saved in the draft) and the new
-        mode's come back, or its required properties appear with defaults."""
-        assert self._form is not None and self._ctx is not None
-        spec = self._spec
-        old = self.value.get("Mode")
-        doc = self._form.get()
-        additions: dict[str, Any] = {}
-        if old != new:
-            if old in spec.modes:
-                kept = {k: doc.pop(k) for k in spec.mode_properties(old) if k in doc}
-                self._aside[old] = kept
-            additions = {k: v for k, v in self._aside.pop(new, {}).items() if k not in doc}
-        doc["Mode"] = new
-        for name in mode_required(spec, new):
-            if name not in doc and name not in additions:
-                additions[name] = default_value(spec.schema["properties"][name], spec.schema)
-        doc = _in_order(doc, additions, list(spec.schema["properties"]))
-        if self._auto["dem"] and _EXPERT in doc:
-            doc[_EXPERT] = auto_dem(spec.name, new, doc.get(spec.id_field))
-        with self._ctx.writing():
-            self._form.put(doc)
-        self._mode_visibility(new)
-        self._commit()
-
-    # -- refresh after a new document -------------------------------------------------------------
-
-    def _refresh(self) -> None:
-        doc = self.value
-        report = validate_document(doc)
-        self._report = report
-        self.conforms = report.conforms
-        self.findings = list(report.findings)
-        shown = self._shown(report.findings)
-        self._show_findings(shown)
-        self._render_header(doc, report, shown)
-        if self._json.pending is None:
-            self._json.set(doc)
-        self._render_auto(doc, report, shown)
-        link = download_html(dump_json(doc), self._derived_target().name)
-        if self._download.value != link:
-            self._download.value = link
-        if self._dirty:
-            self._autosave()
-
-    def _shown(self, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        return shown_findings(findings, self._touched if self._quiet else None)
-
-    def _locate(self, path: tuple[str | int, ...]) -> Field:
-        assert self._ctx is not None
-        fields = self._ctx.fields
-        for depth in range(len(path), -1, -1):
-            field = fields.get(path[:depth])
-            if field is not None:
-                return field
-        raise AssertionError("the form root is always registered")
-
-    def _show_findings(self, findings: tuple[Finding, ...]) -> None:
-        """Mark each finding at the deepest field holding its path; clear marks that went."""
-        assert self._ctx is not None
-        placed: dict[Field, list[Finding]] = {}
-        for finding in findings:
-            placed.setdefault(self._locate(finding.path), []).append(finding)
-        fields = self._ctx.fields
-        for field in self._marked - placed.keys():
-            if fields.get(field.path) is field:
-                field.show(())
-        for field, found in placed.items():
-            field.show(tuple(found))
-        self._marked = set(placed)
-
-    def _render_header(self, doc: dict[str, Any], report: Report, visible: tuple[Finding, ...]) -> None:
-        spec = self._spec
-        mode = doc.get("Mode")
-        shown = mode if spec.has_modes and mode in spec.modes else ""
-        if self.mode != shown:
-            self._internal += 1
-            try:
-                self.mode = shown
-            finally:
-                self._internal -= 1
-        word = {"RQ": "Request", "RS": "Response"}.get(shown, "")
-        title = f"<b>{esc(spec.title)}</b> {esc(word)}"
-        if self._title.value != title:
-            self._title.value = title
-        ok = report.conforms
-        badge = badge_html(report)
-        if self._badge.value != badge:
-            self._badge.value = badge
-            self._badge._dom_classes = ("pgmx-badge", "pgmx-conforms" if ok else "pgmx-nonconforming")
-        consistency = consistency_html(visible)
-        if self._consistency.value != consistency:
-            self._consistency.value = consistency
-        disabled = shown != "RQ"
-        if self._reply.disabled != disabled:
-            self._reply.disabled = disabled
-        placeholder = f"{self._derived_target().name} in the work folder"
-        if self._save_path.placeholder != placeholder:
-            self._save_path.placeholder = placeholder
-        summary = summary_html(report, visible)
-        if self._summary.value != summary:
-            self._summary.value = summary
-
-    def _render_auto(self, doc: dict[str, Any], report: Report, shown: tuple[Finding, ...]) -> None:
-        """One line on the automatic parts, so that they need no room until asked for."""
-        spec = self._spec
-        parts = []
-        clock = simple_time_seconds(doc.get(spec.time_field))
-        if clock is not None and clock[0]:
-            try:
-                when = dt.datetime.fromtimestamp(clock[1], tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-            except (OverflowError, OSError, ValueError):  # a time past year 9999 is still a time
-                when = f"{clock[1]:.3f} s after 1970"
-            parts.append(f"{spec.time_field} {when}{' (automatic)' if self._auto['time'] else ''}")
-        dem = doc.get(_EXPERT)
-        source = dem.get("Source") if isinstance(dem, dict) else None
-        if isinstance(source, list) and source and isinstance(source[0], dict):
-            sender = source[0].get("AIMID", source[0].get("ImplementerAIMID", "?"))
-            parts.append(f"sender {sender}{' (automatic)' if self._auto['dem'] else ''}")
-        hidden = [f for f in shown if f.path[:1] in ((spec.time_field,), (_EXPERT,))]
-        text = esc(" · ".join(parts))
-        if hidden and not self._expert:
-            text += (
-                f' <span style="color:#c62828">{esc(count(len(hidden), "finding"))} here: open the expert view</span>'
-            )
-        if self._auto_html.value != text:
-            self._auto_html.value = text
-        with self._chrome.writing():
-            self._auto_time.value = self._auto["time"]
-            self._auto_dem.value = self._auto["dem"]
-
-    # -- chrome callbacks ------------------------------------------------------------------------
-
-    def _show_expert_fields(self) -> None:
-        # The expert view's fields are made when it is first opened (fewer widgets to send).
-        if self._expert and self._form is not None and not self._expert_fields.children:
-            expert = [self._spec.time_field, _EXPERT]
-            self._expert_fields.children = [self._form.members[name].box for name in expert]
-
-    def _expert_toggled(self, on: bool) -> None:
-        self._expert = bool(on)
-        self._show_expert_fields()
-        self._expert_box.layout.display = "" if on else "none"
-        if self._report is not None:
-            self._render_auto(self.value, self._report, self._shown(self._report.findings))
-
-    def _set_auto(self, part: str, on: bool) -> None:
-        self._auto[part] = on
-        if on and part == "time":
-            self.stamp_now()
-        elif on:
-            self._dirty = True
-            self._follow_id()
-            self._commit()
-        if self._report is not None:
-            self._render_auto(self.value, self._report, self._shown(self._report.findings))
-
-    def _json_typed(self, value: Any) -> None:
-        if not isinstance(value, dict):
-            self._json.reject("A message must be a JSON object; the form keeps the last object.")
-            return
-        self._revert.layout.display = "none"
-        self._dirty = True
-        self._quiet = False  # a whole document typed: every finding is about what was typed
-        if value == self.value:
-            self._json.set(value)
-            self._refresh()
-        else:
-            self.value = value
-
-    def _pending_typed(self) -> None:
-        """Text that does not parse was typed: keep it in the draft, offer to revert."""
-        if self._json.pending is not None:
-            self._revert.layout.display = ""
-        self._dirty = True
-        self._autosave()
-
-    def _revert_json(self) -> None:
-        self._json.set(self.value)
-        self._revert.layout.display = "none"
-        self._autosave()
-
-    def _reply_clicked(self) -> None:
-        reply = self.reply()
-        self.last_reply = reply
-        if self.on_reply is not None:
-            self.on_reply(reply)
-        else:
-            self._reply_area.children = [widgets.HTML("<b>Reply</b>"), reply]

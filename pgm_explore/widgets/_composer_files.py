@@ -1,8 +1,7 @@
 """Files and drafts of a MessageComposer: Save (where it writes, when it asks), the draft it
 keeps, restores, sets aside and opens, and the notices about them.
 
-A mixin of :class:`~pgm_explore.widgets._composer.MessageComposer`, kept apart so that the
-composer's module is about the form; its methods use the composer's widgets and state.
+A part of :class:`~pgm_explore.widgets._composer.MessageComposer` (see ``_composer_state``).
 """
 
 from __future__ import annotations
@@ -10,11 +9,12 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pgm_explore._display import esc
 from pgm_explore._files import safe_filename
 from pgm_explore.dialogue.documents import skeleton
+from pgm_explore.widgets._composer_state import ComposerState
 from pgm_explore.widgets._drafts import (
     DraftInfo,
     aside_name,
@@ -29,17 +29,10 @@ from pgm_explore.widgets._drafts import (
     write_draft,
 )
 
-if TYPE_CHECKING:
-    from pgm_explore.widgets._composer import MessageComposer
-
-    _Base = MessageComposer
-else:
-    _Base = object
-
 __all__ = ["ComposerFiles"]
 
 
-class ComposerFiles(_Base):
+class ComposerFiles(ComposerState):
     """Save, drafts and their notices (mixed into MessageComposer)."""
 
     def _claim(self) -> None:

@@ -36,10 +36,11 @@ from pgm_explore.widgets._drafts import (
     set_aside,
     write_draft,
 )
-from pgm_explore.widgets._examples import ExampleLoader
+from pgm_explore.widgets._examples import ExampleLoader, is_transcript
 from pgm_explore.widgets._filebar import DraftBar, Parts, count
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
-__all__ = ["DialogueBuilder"]
+__all__ = ["DialogueBuilder", "example_picker"]
 
 _SOURCE = "dialogue"
 
@@ -71,7 +72,7 @@ class DialogueBuilder(widgets.VBox):
     (1, 'PC Prompt')
     """
 
-    messages = List(help="The documents of the dialogue, in order.")
+    messages: List[dict[str, Any]] = List(help="The documents of the dialogue, in order.")
 
     def __init__(
         self,
@@ -130,11 +131,11 @@ class DialogueBuilder(widgets.VBox):
     def _build(self) -> None:
         guard = self._area.guard
         self._badge = widgets.HTML(_dom_classes=("pgmx-dialogue-badge",))
-        self.loader = ExampleLoader(self)
-        self._path = widgets.Text(
+        self.loader = ExampleLoader(self._load_example, transcripts=True)
+        self._path = OrderedText(
             placeholder="transcript.jsonl", layout={"width": "300px"}, _dom_classes=("pgmx-load-path",)
         )
-        load_file = widgets.Button(description="Load file", _dom_classes=("pgmx-load-file",))
+        load_file = OrderedButton(description="Load file", _dom_classes=("pgmx-load-file",))
         load_file.on_click(guard(lambda _b: self.load(self._path.value.strip())))
         self._select = widgets.Select(options=[], rows=8, layout={"width": "100%"}, _dom_classes=("pgmx-messages",))
         buttons = []
@@ -144,31 +145,31 @@ class DialogueBuilder(widgets.VBox):
             ("Replace", "pgmx-replace", "Replace the selected message with the composed one", self._replace_selected),
             ("Remove", "pgmx-remove", "Remove the selected message", self._remove_selected),
         ):
-            button = widgets.Button(description=text, tooltip=tip, _dom_classes=(cls,))
+            button = OrderedButton(description=text, tooltip=tip, _dom_classes=(cls,))
             button.on_click(guard(lambda _b, handler=handler: handler()))
             buttons.append(button)
         self._type = widgets.Dropdown(
             options=[dt.name for dt in DATA_TYPES], value="PC Prompt", description="Type", _dom_classes=("pgmx-type",)
         )
-        self._new_turn = widgets.Button(
+        self._new_turn = OrderedButton(
             description="New turn",
             tooltip="A new message of this type, continuing the session, dialogue and turn count",
             _dom_classes=("pgmx-new-turn",),
         )
         self._new_turn.on_click(guard(lambda _b: self.new_turn(self._type.value)))
-        self._add = widgets.Button(description="Add to dialogue", button_style="primary", _dom_classes=("pgmx-add",))
+        self._add = OrderedButton(description="Add to dialogue", button_style="primary", _dom_classes=("pgmx-add",))
         self._add.on_click(guard(lambda _b: self.add(self.composer)))
         self._preview = widgets.HTML(_dom_classes=("pgmx-preview",))
         self.composer.observe(guard(lambda _change: self._render_preview()), names="value")
         self._findings = widgets.HTML(_dom_classes=("pgmx-transcript-findings",))
         self._pastatus = widgets.HTML(_dom_classes=("pgmx-pastatus",))
         self._feasibility = widgets.HTML(_dom_classes=("pgmx-feasibility",))
-        self._export_path = widgets.Text(
+        self._export_path = OrderedText(
             placeholder=f"{safe_filename(self.draft_name, '.jsonl')} (in the work folder)",
             layout={"width": "300px"},
             _dom_classes=("pgmx-export-path",),
         )
-        export = widgets.Button(description="Export JSONL", _dom_classes=("pgmx-export",))
+        export = OrderedButton(description="Export JSONL", _dom_classes=("pgmx-export",))
         export.on_click(guard(lambda _b: self._export_clicked()))
         self._status = widgets.HTML(_dom_classes=("pgmx-dialogue-status",))
         self._drafts_bar = DraftBar(
@@ -255,6 +256,13 @@ class DialogueBuilder(widgets.VBox):
         context = next_turn_context(self.messages, spec.name)
         self.composer._load_new(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
         self._sync_type()
+
+    def _load_example(self, path: Path) -> None:
+        """A transcript becomes the messages; an example message goes to the composer."""
+        if is_transcript(path):
+            self.load(path)
+        else:
+            self.composer.load(path)
 
     def load(self, path: str | Path) -> int:
         """Replace the messages with those of a transcript file (``.jsonl`` or a JSON array).
@@ -427,3 +435,11 @@ class DialogueBuilder(widgets.VBox):
     def _autosave(self) -> None:
         if self.autosave:
             write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
+
+
+def example_picker(target: MessageComposer | DialogueBuilder) -> ExampleLoader:
+    """An :class:`ExampleLoader` for ``target``: example messages for a composer; for a builder,
+    transcripts too (a transcript becomes its messages, a message goes to its composer)."""
+    if isinstance(target, DialogueBuilder):
+        return ExampleLoader(target._load_example, transcripts=True)
+    return ExampleLoader(target.load)

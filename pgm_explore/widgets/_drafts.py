@@ -249,7 +249,8 @@ def draft_entries(draft_dir: str | Path | None = None, kind: str | None = None) 
             data = read_draft(path)
         except (OSError, ValueError):
             continue
-        name = data.get("name") if isinstance(data.get("name"), str) else path.stem
+        stored = data.get("name")
+        name = stored if isinstance(stored, str) else path.stem
         entry = DraftInfo(name, str(data.get("kind", "message")), data.get("type"), path, _saved(data, path))
         if kind is None or entry.kind == kind:
             found.append(entry)

@@ -1,5 +1,8 @@
 """The repository's example messages and transcripts, and a picker that loads them.
 
+:func:`~pgm_explore.widgets._dialogue.example_picker`, which knows the composer and the builder,
+is beside the DialogueBuilder: this module knows neither.
+
 The files live in the repository's ``data/`` folder, not in the package: they are found
 next to the package in a checkout (or an editable install), through ``$PGM_EXPLORE_DATA``,
 or in the current folder or one of its parents. An installed package without the
@@ -9,19 +12,17 @@ repository finds none, and the picker says so instead of failing.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets as widgets
 
 from pgm_explore._display import esc
 from pgm_explore.widgets._base import ErrorArea
+from pgm_explore.widgets._ordered import OrderedButton
 
-if TYPE_CHECKING:
-    from pgm_explore.widgets._composer import MessageComposer
-    from pgm_explore.widgets._dialogue import DialogueBuilder
-
-__all__ = ["ExampleLoader", "data_dir", "example_files", "example_picker"]
+__all__ = ["ExampleLoader", "data_dir", "example_files", "is_transcript"]
 
 ENV_VAR = "PGM_EXPLORE_DATA"
 
@@ -62,24 +63,24 @@ def is_transcript(path: Path) -> bool:
 
 
 class ExampleLoader(widgets.VBox):
-    """A dropdown of the examples (and, for a DialogueBuilder, the transcripts) with a Load
-    button that loads the choice into ``target``.
+    """A dropdown of the examples (and, with ``transcripts=True``, the transcripts) with a Load
+    button that passes the chosen file's path to ``load``.
 
-    A MessageComposer gets example messages; a DialogueBuilder gets transcripts as its
-    messages, and example messages in its composer.
+    :func:`example_picker` makes one for a MessageComposer (``load`` is its ``load``) or a
+    DialogueBuilder (transcripts become its messages, example messages go to its composer).
     """
 
-    def __init__(self, target: MessageComposer | DialogueBuilder, **kwargs: Any) -> None:
+    def __init__(self, load: Callable[[Path], object], *, transcripts: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.target = target
+        self._load = load
         self._area = ErrorArea(("pgmx-error", "pgmx-loader-error"))
-        self.files = example_files(transcripts=hasattr(target, "composer"))
+        self.files = example_files(transcripts=transcripts)
         options: list[tuple[str, Path | None]] = [("— choose an example —", None)]
         options += [(label, path) for label, path in self.files.items()]
         self.dropdown = widgets.Dropdown(
             options=options, value=None, layout={"width": "460px"}, _dom_classes=("pgmx-examples",)
         )
-        self.button = widgets.Button(description="Load", tooltip="Load the chosen file", _dom_classes=("pgmx-load",))
+        self.button = OrderedButton(description="Load", tooltip="Load the chosen file", _dom_classes=("pgmx-load",))
         self.button.on_click(self._area.guard(lambda _button: self.load()))
         self.status = widgets.HTML(_dom_classes=("pgmx-loader-status",))
         if not self.files:
@@ -101,17 +102,6 @@ class ExampleLoader(widgets.VBox):
         if choice is None:
             raise ValueError("choose an example first")
         path = self.files.get(choice, Path(choice)) if isinstance(choice, str) else Path(choice)
-        composer = getattr(self.target, "composer", None)
-        if composer is not None and is_transcript(path):
-            self.target.load(path)  # type: ignore[union-attr]
-        elif composer is not None:
-            composer.load(path)
-        else:
-            self.target.load(path)
+        self._load(path)
         self.status.value = f"Loaded <code>{esc(path.name)}</code>"
         return path
-
-
-def example_picker(target: MessageComposer | DialogueBuilder) -> ExampleLoader:
-    """An :class:`ExampleLoader` for ``target``."""
-    return ExampleLoader(target)

@@ -18,6 +18,8 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from pgm_explore._display import esc
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
+from pgm_explore.widgets._examples import ExampleLoader
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
 __all__ = ["DraftBar", "OpenPanel", "Parts", "count", "download_html"]
 
@@ -60,7 +62,7 @@ class Parts:
 
     def button(self, description: str, css: str, tooltip: str = "", **kwargs: Any) -> widgets.Button:
         kwargs.setdefault("layout", self.auto)
-        return widgets.Button(
+        return OrderedButton(
             description=description, tooltip=tooltip, style=self._button_style, _dom_classes=(css,), **kwargs
         )
 
@@ -80,7 +82,7 @@ class DraftBar:
         kind: str,
         folder: Callable[[], Path | None],
         on_open: Callable[[DraftInfo, dict[str, Any]], None],
-        on_fresh: Callable[[], None],
+        on_fresh: Callable[[], object],
     ) -> None:
         self._kind, self._folder, self._on_open = kind, folder, on_open
         self._guard, self._parts = area.guard, parts
@@ -184,8 +186,8 @@ class OpenPanel:
     """An Open button (``pgmx-open``) that shows a panel (``pgmx-open-panel``): a path on the
     server (``pgmx-open-path``, Open file ``pgmx-open-file``) and the example picker."""
 
-    def __init__(self, area: ErrorArea, parts: Parts, target: Any) -> None:
-        self._target, self._guard, self._parts = target, area.guard, parts
+    def __init__(self, area: ErrorArea, parts: Parts, load: Callable[[Path], object]) -> None:
+        self._load, self._guard, self._parts = load, area.guard, parts
         self.toggle = parts.button("Open", "pgmx-open", "Open a message from a file on the server or from the examples")
         self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
         self.panel = widgets.VBox(layout={"display": "none"}, _dom_classes=("pgmx-open-panel",))
@@ -195,9 +197,7 @@ class OpenPanel:
         if self._built:
             self.panel.layout.display = "none" if self.panel.layout.display != "none" else ""
             return
-        from pgm_explore.widgets._examples import ExampleLoader
-
-        self.path = widgets.Text(
+        self.path = OrderedText(
             placeholder="path/to/message.json (on the server)",
             layout={"width": "340px"},
             _dom_classes=("pgmx-open-path",),
@@ -205,7 +205,7 @@ class OpenPanel:
         button = self._parts.button("Open file", "pgmx-open-file", "Open the file at this path on the server")
         button.on_click(self._guard(lambda _b: self.open_file()))
         self.status = self._parts.html("pgmx-open-status")
-        self.loader = ExampleLoader(self._target)
+        self.loader = ExampleLoader(self._load)
         self.panel.children = [
             widgets.HBox([self.path, button, self.status], layout={"align_items": "center"}),
             self.loader,
@@ -218,6 +218,6 @@ class OpenPanel:
         if not typed:
             raise ValueError("type the path of a .json file on the server")
         path = Path(typed).expanduser()
-        self._target.load(path)
+        self._load(path)
         self.status.value = f"Opened <code>{esc(path)}</code>"
         return path

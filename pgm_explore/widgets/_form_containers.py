@@ -1,4 +1,5 @@
-"""Container fields: objects, arrays and unions (``oneOf`` of objects), and :func:`make_field`.
+"""Container fields: objects, arrays and unions (``oneOf`` of objects), and :func:`make_field`;
+each takes the next step of :meth:`Field.locate <pgm_explore.widgets._form_field.Field.locate>`.
 
 Members and items are fields (plain state) as soon as their container holds a value; their
 widgets are made when the container's body is first shown.
@@ -11,71 +12,17 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from pgm_explore.validation import json_path
 from pgm_explore.widgets._fields import Schema, alternatives, choose_alternative, default_value, kind, resolve
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path
-from pgm_explore.widgets._form_field import Field
+from pgm_explore.widgets._form_field import Container, Field
 from pgm_explore.widgets._form_leaf import LeafField, OpenField
+from pgm_explore.widgets._ordered import OrderedButton
 
 __all__ = ["ArrayField", "ObjectField", "UnionField", "make_field"]
 
 
-class _Container(Field):
-    """Shared layout of objects, arrays and unions: a head line, then an indented body."""
-
-    def __init__(
-        self, ctx: FormContext, path: Path, schema: Schema, root: Schema, *, headless: bool = False, **kw: Any
-    ) -> None:
-        super().__init__(ctx, path, schema, root, **kw)
-        self.headless = headless
-        self._body: widgets.VBox | None = None
-
-    @property
-    def body(self) -> widgets.VBox:
-        if self._body is None:
-            self._body = self.ctx.make(widgets.VBox, _dom_classes=() if self.headless else ("pgmx-body",))
-            self._layout()
-        return self._body
-
-    def _make_box(self) -> widgets.Box:
-        if not self.headless:
-            return super()._make_box()
-        return self.ctx.make(widgets.VBox, _dom_classes=self._hooks())
-
-    def _render(self) -> None:
-        if not self.headless:
-            super()._render()
-            return
-        if self._box is None:
-            return
-        if self._shown and self._finding is None:
-            self._finding = self._finding_widget()
-        box = [self.body]
-        if self._shown and self._finding is not None:
-            box.append(self._finding)
-        if tuple(box) != self._box.children:
-            self._box.children = box
-        self._render_marks()
-
-    def _head_controls(self) -> list[widgets.Widget]:
-        return []
-
-    def _line_items(self) -> list[widgets.Widget]:
-        return [] if self.raw else self._head_controls()
-
-    def _below(self) -> list[widgets.Widget]:
-        if self.raw:
-            return []
-        self._layout()  # what changed while the body was not shown
-        return [self.body]
-
-    def _shows_body(self) -> bool:
-        return self._box is not None and self._body is not None and not self.raw
-
-    def _own_widgets(self) -> list[widgets.Widget]:
-        return [*super()._own_widgets(), *([self._body] if self._body is not None else [])]
-
-
-class ObjectField(_Container):
+class ObjectField(Container):
     """An object with listed properties: each property a field, optional ones switchable.
 
     Properties the schema does not list are kept (in document order) and shown as JSON under
@@ -96,7 +43,7 @@ class ObjectField(_Container):
         self._extras_box: widgets.VBox | None = None
         self._placed: list[str] | None = None
 
-    def _build(self) -> None:
+    def build(self) -> None:
         """Make the member fields (state only: their widgets come when they are shown)."""
         if self.members:
             return
@@ -155,7 +102,7 @@ class ObjectField(_Container):
             with self.ctx.writing():
                 self._enter_raw(value)
             return
-        self._build()
+        self.build()
         with self.ctx.writing():
             if self.raw:
                 self._leave_raw()
@@ -169,6 +116,30 @@ class ObjectField(_Container):
                     member.set_present(False)
             self.extras = {k: v for k, v in value.items() if k not in self.members}
             self._show_extras()
+
+    def member(self, name: str, *, create: bool = False) -> Field | None:
+        """The member field of a listed property (None for a name the schema does not list).
+        With ``create`` the object is switched on and its members made, as a user would."""
+        if create:
+            if not self.present:
+                self.switch(True)
+            self.build()
+        return self.members.get(name)
+
+    def _child(self, part: str | int, *, create: bool, where: Path) -> Field:
+        member = self.member(part, create=create) if isinstance(part, str) else None
+        if member is None or (not create and not member.present):
+            raise KeyError(json_path(where))
+        return member
+
+    def remove_extra(self, name: str) -> None:
+        """Remove a property the schema does not list, as deleting it under "Other properties"."""
+        if name not in self.extras:
+            raise KeyError(json_path((*self.path, name)))
+        self._ensure_extras_editor()
+        assert self._extras_editor is not None
+        extras = {k: v for k, v in self.extras.items() if k != name}
+        self._extras_editor.text.value = json.dumps(extras, ensure_ascii=False, indent=2)
 
     def enter_member(self, name: str, value: Any) -> None:
         """Set a property the schema does not list, as typing it under "Other properties"."""
@@ -241,7 +212,7 @@ class ObjectField(_Container):
         super().dispose()
 
 
-class ArrayField(_Container):
+class ArrayField(Container):
     """An array: one field per item, with add, remove and move up/down."""
 
     def __init__(self, ctx: FormContext, path: Path, schema: Schema, root: Schema, **kw: Any) -> None:
@@ -255,7 +226,7 @@ class ArrayField(_Container):
     def add_button(self) -> widgets.Button:
         if self._add_button is None:
             self._add_button = self.ctx.make(
-                widgets.Button,
+                OrderedButton,
                 "auto",
                 description="+ add",
                 tooltip="Add an item at the end",
@@ -318,6 +289,17 @@ class ArrayField(_Container):
                     widget.close()
                 row.close()
 
+    def _child(self, part: str | int, *, create: bool, where: Path) -> Field:
+        if create and not self.present:
+            self.switch(True)
+        if not isinstance(part, int) or self.raw:
+            raise KeyError(json_path(where))
+        if create and part == len(self.items):
+            self.add()
+        if not 0 <= part < len(self.items):
+            raise IndexError(f"{json_path(where)}: no such item")
+        return self.items[part]
+
     def _make_row(self, index: int) -> widgets.HBox:
         buttons = []
         for text, tip, cls, handler in (
@@ -325,7 +307,7 @@ class ArrayField(_Container):
             ("↓", "Move down", "pgmx-item-down", lambda: self.move(index, index + 1)),
             ("✕", "Remove this item", "pgmx-item-remove", lambda: self.remove_item(index)),
         ):
-            button = self.ctx.make(widgets.Button, "icon", description=text, tooltip=tip, _dom_classes=(cls,))
+            button = self.ctx.make(OrderedButton, "icon", description=text, tooltip=tip, _dom_classes=(cls,))
             self.ctx.click(button, handler)
             buttons.append(button)
         return self.ctx.make(
@@ -366,7 +348,7 @@ class ArrayField(_Container):
             self._add_button.close()
 
 
-class UnionField(_Container):
+class UnionField(Container):
     """A ``oneOf`` of objects (Data Exchange Metadata's Source, Authorisations): a dropdown
     chooses the alternative, the values of the others are kept while another is shown."""
 
@@ -448,6 +430,22 @@ class UnionField(_Container):
             self._activate(choose_alternative(self.options, value))
             assert self.active is not None
             self.active.put(value)
+
+    def alternative(self, key: str | int | None = None) -> ObjectField:
+        """The alternative shown (the default one entered if none is); with ``key``, the one
+        whose properties include it, chosen in the dropdown as a user would."""
+        if self.active is None:
+            self.enter(default_value(self.schema, self.root))
+        assert self.active is not None
+        if isinstance(key, str) and key not in self.active.properties:
+            index = next((i for i, option in enumerate(self.options) if key in option.get("properties", {})), None)
+            if index is not None:
+                self.choice.value = index
+        assert self.active is not None
+        return self.active
+
+    def _child(self, part: str | int, *, create: bool, where: Path) -> Field:
+        return self.alternative(part if create else None)._child(part, create=create, where=where)
 
     def _chosen(self, index: int) -> None:
         with self.ctx.writing():

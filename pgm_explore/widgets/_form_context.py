@@ -16,7 +16,6 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import ipywidgets as widgets
@@ -25,6 +24,7 @@ from pgm_explore._display import esc
 from pgm_explore.spec import DataType
 from pgm_explore.validation import InputProblem, parse_json
 from pgm_explore.widgets._fields import Schema, constraint_text, enum_meanings, kind
+from pgm_explore.widgets._ordered import OrderedText, OrderedTextarea
 
 if TYPE_CHECKING:
     from pgm_explore.widgets._form_field import Field
@@ -68,11 +68,15 @@ def warm_up() -> None:
 ROLES = frozenset({"plain", "label", "line", "include", "text", "number", "textarea", "auto", "icon", "row", "wide"})
 
 
-@cache
+_STYLE_CLASSES: dict[type, Any] = {}
+
+
 def _style_class(cls: type[widgets.Widget]) -> Any:
     # class_traits() walks the whole class: once per widget class, not once per widget.
-    trait = cls.class_traits().get("style")
-    return trait.klass if trait is not None else None
+    if cls not in _STYLE_CLASSES:
+        trait = cls.class_traits().get("style")
+        _STYLE_CLASSES[cls] = trait.klass if trait is not None else None
+    return _STYLE_CLASSES[cls]
 
 
 def hide(widget: widgets.DOMWidget, hidden: bool) -> None:
@@ -132,7 +136,7 @@ class FormContext:
 
         widget.observe(observer, names=name)
 
-    def click(self, button: widgets.Button, handler: Callable[[], None]) -> None:
+    def click(self, button: widgets.Button, handler: Callable[[], object]) -> None:
         guarded = self.guard(handler)
         button.on_click(lambda _button: guarded())
 
@@ -147,8 +151,10 @@ class FormContext:
             if role != "plain":
                 kwargs["_dom_classes"] = (*kwargs.get("_dom_classes", ()), f"pgmx-w-{role}")
             kwargs["layout"] = self.layout({})
-        elif given is None or isinstance(given, Mapping):
-            kwargs["layout"] = self.layout(role if given is None else given)
+        elif given is None and not isinstance(role, str):
+            kwargs["layout"] = self.layout(role)
+        elif isinstance(given, Mapping):
+            kwargs["layout"] = self.layout(given)
         klass = _style_class(cls)
         if klass is not None and "style" not in kwargs:
             if klass not in self._shared:
@@ -241,10 +247,10 @@ class JsonEditor:
         # error flashing at every keystroke would only be noise.
         if multiline:
             self.text: widgets.Textarea | widgets.Text = ctx.make(
-                widgets.Textarea, "wide", continuous_update=False, placeholder=placeholder, rows=4, _dom_classes=classes
+                OrderedTextarea, "wide", continuous_update=False, placeholder=placeholder, rows=4, _dom_classes=classes
             )
         else:
-            self.text = ctx.make(widgets.Text, continuous_update=False, placeholder=placeholder, _dom_classes=classes)
+            self.text = ctx.make(OrderedText, continuous_update=False, placeholder=placeholder, _dom_classes=classes)
         self.error = ctx.make(widgets.HTML, _dom_classes=("pgmx-parse-error", "pgmx-hidden"))
         self._on_value = on_value
         self._key = key

@@ -13,11 +13,12 @@ from typing import Any
 import ipywidgets as widgets
 
 from pgm_explore._display import esc
-from pgm_explore.validation import Finding
+from pgm_explore.validation import Finding, json_path
 from pgm_explore.widgets._fields import Schema, default_value, fits, kind, slug
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path, label_html
+from pgm_explore.widgets._ordered import OrderedButton
 
-__all__ = ["Field"]
+__all__ = ["Container", "Field"]
 
 
 class Field:
@@ -137,6 +138,24 @@ class Field:
     def children(self) -> list[Field]:
         return []
 
+    # -- finding a field by its path ------------------------------------------------------------
+
+    def locate(self, path: Path, *, create: bool = False) -> Field:
+        """The field at ``path`` below this one (``KeyError`` / ``IndexError`` if there is none).
+
+        With ``create`` the way is made as a user would make it: absent properties are switched
+        on (with their last value, else the default), an index one past the end of an array adds
+        an item, and a union shows the alternative that has the next name.
+        """
+        node: Field = self
+        for depth, part in enumerate(path):
+            node = node._child(part, create=create, where=path[: depth + 1])
+        return node
+
+    def _child(self, part: str | int, *, create: bool, where: Path) -> Field:
+        """One step of :meth:`locate` (containers have children)."""
+        raise KeyError(json_path(where))
+
     # -- hooks of containers ------------------------------------------------------------------
 
     def _member_switched(self, member: Field, on: bool) -> None:
@@ -233,7 +252,7 @@ class Field:
             )
             self._raw_editor.set(self._raw_value)
             self._reset = self.ctx.make(
-                widgets.Button,
+                OrderedButton,
                 "auto",
                 description="Reset",
                 tooltip="Replace the value with an empty one of the right type",
@@ -352,3 +371,59 @@ class Field:
     def _own_widgets(self) -> list[widgets.Widget]:
         own = [self.label, self._box, self.include, self._reset, self._finding]
         return [w for w in own if w is not None]
+
+
+class Container(Field):
+    """Shared layout of objects, arrays and unions: a head line, then an indented body."""
+
+    def __init__(
+        self, ctx: FormContext, path: Path, schema: Schema, root: Schema, *, headless: bool = False, **kw: Any
+    ) -> None:
+        super().__init__(ctx, path, schema, root, **kw)
+        self.headless = headless
+        self._body: widgets.VBox | None = None
+
+    @property
+    def body(self) -> widgets.VBox:
+        if self._body is None:
+            self._body = self.ctx.make(widgets.VBox, _dom_classes=() if self.headless else ("pgmx-body",))
+            self._layout()
+        return self._body
+
+    def _make_box(self) -> widgets.Box:
+        if not self.headless:
+            return super()._make_box()
+        return self.ctx.make(widgets.VBox, _dom_classes=self._hooks())
+
+    def _render(self) -> None:
+        if not self.headless:
+            super()._render()
+            return
+        if self._box is None:
+            return
+        if self._shown and self._finding is None:
+            self._finding = self._finding_widget()
+        box = [self.body]
+        if self._shown and self._finding is not None:
+            box.append(self._finding)
+        if tuple(box) != self._box.children:
+            self._box.children = box
+        self._render_marks()
+
+    def _head_controls(self) -> list[widgets.Widget]:
+        return []
+
+    def _line_items(self) -> list[widgets.Widget]:
+        return [] if self.raw else self._head_controls()
+
+    def _below(self) -> list[widgets.Widget]:
+        if self.raw:
+            return []
+        self._layout()  # what changed while the body was not shown
+        return [self.body]
+
+    def _shows_body(self) -> bool:
+        return self._box is not None and self._body is not None and not self.raw
+
+    def _own_widgets(self) -> list[widgets.Widget]:
+        return [*super()._own_widgets(), *([self._body] if self._body is not None else [])]

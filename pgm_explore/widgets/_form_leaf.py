@@ -18,6 +18,7 @@ from pgm_explore.validation import Finding
 from pgm_explore.widgets._fields import Schema, enum_meanings, fits, number_from_text, number_text
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path
 from pgm_explore.widgets._form_field import Field
+from pgm_explore.widgets._ordered import OrderedText, OrderedTextarea
 
 __all__ = ["LeafField", "OpenField"]
 
@@ -82,7 +83,7 @@ class LeafField(Field):
             return make(widgets.Checkbox, "auto", value=bool(shown), indent=False, _dom_classes=classes)
         if self.numeric:
             return make(
-                widgets.Text,
+                OrderedText,
                 "number",
                 value=shown,
                 continuous_update=True,
@@ -90,8 +91,8 @@ class LeafField(Field):
                 _dom_classes=(*classes, "pgmx-number"),
             )
         if int(self.schema.get("maxLength", 0)) >= _LONG_TEXT:
-            return make(widgets.Textarea, "textarea", value=shown, continuous_update=True, _dom_classes=classes)
-        return make(widgets.Text, "text", value=shown, continuous_update=True, _dom_classes=classes)
+            return make(OrderedTextarea, "textarea", value=shown, continuous_update=True, _dom_classes=classes)
+        return make(OrderedText, "text", value=shown, continuous_update=True, _dom_classes=classes)
 
     def _line_items(self) -> list[widgets.Widget]:
         # A dropdown stays beside a raw value: picking an option is the quickest fix.

@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pgm_explore._launch import voila_prefix
+
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect, sync_playwright
@@ -330,15 +332,13 @@ def lab_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) ->
 @pytest.fixture(scope="package")
 def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
     """Voilà serving the temporary copy of the repository (pages at voila/render/notebooks/<name>,
-    the documents at voila/files/docs/<name>.md).
+    the documents at voila/files/docs/<name>.md, rendered), started as ``pgm-explore app`` starts it.
 
     Readiness is a TCP connect: every page GET starts a kernel in Voilà.
     """
     port = _free_port()
     command = [
-        sys.executable,
-        "-m",
-        "voila",
+        *voila_prefix(),  # Voilà as pgm-explore runs it: the documents rendered, not sent as text
         "--no-browser",
         "--Voila.ip=127.0.0.1",
         f"--port={port}",

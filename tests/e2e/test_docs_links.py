@@ -2,8 +2,8 @@
 
 The servers serve the repository's layout (notebooks/, docs/, data/ side by side), as
 ``pgm-explore lab`` and ``pgm-explore app`` do. In JupyterLab a click on ``../docs/rules.md`` opens
-the document in Lab's Markdown viewer, at its heading; in Voilà the link leads to the same file,
-served by Voilà (``voila/files/...``) as text.
+the document in Lab's Markdown viewer, at its heading; in Voilà the link leads to the same file
+(``voila/files/...``), rendered as a page whose headings carry GitHub's anchors.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def test_voila_serves_each_docs_link(path: Path, page: Page, voila_server: Serve
     if not links:
         pytest.skip(f"{path.name} links to no document")
     page.goto(f"{voila_server.url}voila/render/notebooks/{path.name}", timeout=KERNEL_MS)
-    for target, _anchor in links:
+    for target, anchor in links:
         link = page.locator(f'a[href^="{target}"]').first
         expect(link).to_be_attached(timeout=KERNEL_MS)
         _unfold(link)
@@ -122,5 +122,9 @@ def test_voila_serves_each_docs_link(path: Path, page: Page, voila_server: Serve
         document = opened.value
         document.wait_for_load_state()
         assert "/voila/files/" in document.url, document.url
-        expect(document.locator("body")).to_contain_text(f"# {_title(target, rendered=False)}")
+        # The document rendered: its title a heading, no Markdown mark-up left in the text.
+        expect(document.locator("h1").first).to_have_text(re.compile(re.escape(_title(target))))
+        assert f"# {_title(target, rendered=False)}" not in document.locator("body").inner_text()
+        if anchor:  # the anchor names a heading of the page, as on GitHub
+            expect(document.locator(f'[id="{anchor}"]')).to_contain_text(_heading(target, anchor))
         document.close()
