@@ -48,6 +48,8 @@ __all__ = [
     "skeleton",
 ]
 
-# Public names are documented where they are imported from, not in private modules.
+# Public names are documented where they are imported from, not in private modules; the document
+# builders keep their own home, pgm_explore.dialogue.documents (re-exported here for the notebooks).
 for _name in __all__:
-    globals()[_name].__module__ = __name__
+    if globals()[_name].__module__.startswith("pgm_explore.widgets."):
+        globals()[_name].__module__ = __name__
