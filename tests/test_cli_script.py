@@ -39,3 +39,25 @@ def test_a_script_reads_as_it_always_has(name: str, tmp_path: Path) -> None:
 def test_the_cases_cover_both_outcomes() -> None:
     messages = [case["message"] for case in CASES.values()]
     assert None in messages and len({m for m in messages if m}) >= 20
+
+
+def test_the_schema_is_a_draft_2020_12_schema_that_programs_can_use() -> None:
+    from importlib.resources import files
+
+    from jsonschema import Draft202012Validator
+
+    from pgm_explore.cli._script import SCHEMA, _registry
+
+    schema = json.loads(files("pgm_explore.cli").joinpath(SCHEMA).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema, registry=_registry())
+    example = json.loads((Path(__file__).parents[1] / "data" / "dialogue-scripts" / "market.json").read_text())
+    assert validator.is_valid(example)
+    assert not validator.is_valid({"steps": [{"partner": "dac", "kind": "purchase"}]})
+
+
+def test_the_kinds_come_from_the_spec() -> None:
+    from pgm_explore.spec import data_type
+
+    message = CASES["dac bad kind"]["message"]
+    assert ", ".join(data_type("BKN-DAC").schema["properties"]["Kind"]["enum"]) in message
