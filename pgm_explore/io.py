@@ -32,7 +32,8 @@ from pathlib import PurePath
 from typing import IO
 
 from pgm_explore._bulk import iter_reported
-from pgm_explore._sources import InputKind, Item, UnreadablePath, input_kind, report
+from pgm_explore._sources import InputKind, Item, UnreadablePath, report
+from pgm_explore._sources import input_kind as _input_kind
 from pgm_explore._sources import iter_documents as _iter_documents
 from pgm_explore._sources import iter_stream as _iter_stream
 from pgm_explore.validation import Report
@@ -51,6 +52,15 @@ __all__ = [
 # Documented where they are imported from: the reader's own modules are private.
 UnreadablePath.__module__ = __name__
 Item.__module__ = __name__
+
+
+def input_kind(path: str) -> InputKind:
+    """How :func:`iter_documents` reads ``path`` when not told otherwise, by its extension.
+
+    >>> input_kind("a.json"), input_kind("b.JSONL"), input_kind("c.ndjson"), input_kind("-"), input_kind("d.txt")
+    ('json', 'jsonl', 'jsonl', 'auto', 'auto')
+    """
+    return _input_kind(path)
 
 
 def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
@@ -112,4 +122,4 @@ def validate_file(source: str | os.PathLike[str], content: bytes | None = None) 
     if content is None:
         return [report(item) for item in _iter_documents(source)]
     name = PurePath(os.fspath(source)).name or "upload"
-    return [report(item) for item in _iter_stream(io.BytesIO(bytes(content)), name, input_kind(name))]
+    return [report(item) for item in _iter_stream(io.BytesIO(bytes(content)), name, _input_kind(name))]
