@@ -1,7 +1,8 @@
 """Reading messages from JSON and JSON Lines files and streams, and validating them in bulk.
 
-The reading rules are those of ``pgm-explore validate`` and ``check`` (docs/cli.md, DECISIONS
-D18), so that a notebook, a script and the command agree on every message and its name:
+The reading rules are those of ``pgm-explore validate`` and ``check`` (their ``--help``; line
+numbers as DECISIONS D18 says), so that a notebook, a script and the command agree on every
+message and its name:
 
 - ``.json``: one JSON value; an object is one message (source ``PATH``), an array a list
   of messages (``PATH#0``, ``PATH#1``, ...);

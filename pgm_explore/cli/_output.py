@@ -1,6 +1,6 @@
 """What every command shares on its way out: exit statuses, colour, escaping and writing.
 
-The exit statuses and the text forms are part of each command's contract (docs/cli.md, the
+The exit statuses and the text forms are part of each command's contract (README.md, the
 epilogs of ``--help``): other tools parse them, so they are written in one place.
 """
 
