@@ -19,6 +19,7 @@ from pgm_explore.cli._output import (
     EXIT_USAGE,
     PROG,
     Palette,
+    Severities,
     clean,
     count,
     encode,
@@ -106,11 +107,12 @@ def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-class Tally:
-    __slots__ = ("dialogues", "errors", "messages", "stopped", "warnings")
+class Tally(Severities):
+    __slots__ = ("dialogues", "messages", "stopped")
 
     def __init__(self) -> None:
-        self.messages = self.errors = self.warnings = 0
+        super().__init__()
+        self.messages = 0
         # (DialogID, data type) of every dialogue seen: grows with dialogues, like the checker.
         self.dialogues: set[tuple[str, str]] = set()
         self.stopped = False
@@ -119,13 +121,6 @@ class Tally:
         self.messages += 1
         if dialog is not None and type_name is not None:
             self.dialogues.add(dialogue_key(dialog, type_name))
-
-    def add(self, findings: Sequence[TranscriptFinding]) -> None:
-        for finding in findings:
-            if finding.severity == "error":
-                self.errors += 1
-            else:
-                self.warnings += 1
 
     @property
     def status(self) -> int:
@@ -226,7 +221,7 @@ def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:
-                    tally.add(found)
+                    tally.add_findings(found)
                     emit(found)
                     # Findings are rare next to messages: flushing each lets a reader of
                     # a live log (tail -f log | pgm-explore check -) see them at once.
@@ -241,7 +236,7 @@ def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             break
     else:
         found = checker.finish()
-        tally.add(found)
+        tally.add_findings(found)
         emit(found)
     if args.format == "text":
         colour = palette.red if tally.errors or tally.stopped else palette.yellow if tally.warnings else palette.green

@@ -10,9 +10,9 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii
-from typing import IO, NamedTuple
+from typing import IO, NamedTuple, Protocol
 
 __all__ = [
     "ANSI",
@@ -25,6 +25,7 @@ __all__ = [
     "PROG",
     "Palette",
     "Runner",
+    "Severities",
     "clean",
     "count",
     "encode",
@@ -55,6 +56,27 @@ def count(n: int, noun: str) -> str:
     ('1 message', '0 warnings')
     """
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+class _Graded(Protocol):
+    @property
+    def severity(self) -> str: ...
+
+
+class Severities:
+    """The errors and warnings among the findings reported so far (a summary line's counts)."""
+
+    __slots__ = ("errors", "warnings")
+
+    def __init__(self) -> None:
+        self.errors = self.warnings = 0
+
+    def add_findings(self, findings: Iterable[_Graded]) -> None:
+        for finding in findings:
+            if finding.severity == "error":
+                self.errors += 1
+            else:
+                self.warnings += 1
 
 
 # --- json ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pgm_explore.cli._output import (
     EXIT_USAGE,
     PROG,
     Palette,
+    Severities,
     clean,
     count,
     encode,
@@ -92,21 +93,19 @@ def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
 
 
-class Tally:
-    __slots__ = ("errors", "messages", "nonconforming", "unreadable", "warnings")
+class Tally(Severities):
+    __slots__ = ("messages", "nonconforming", "unreadable")
 
     def __init__(self) -> None:
-        self.messages = self.nonconforming = self.errors = self.warnings = self.unreadable = 0
+        super().__init__()
+        self.messages = self.nonconforming = self.unreadable = 0
 
     def add(self, rep: Report) -> None:
         self.messages += 1
         if not rep.conforms:
             self.nonconforming += 1
-        for finding in rep.findings:
-            if finding.severity == "error":
-                self.errors += 1
-            else:
-                self.warnings += 1
+        if rep.findings:  # most messages in bulk have none: no call for them
+            self.add_findings(rep.findings)
 
     @property
     def status(self) -> int:
