@@ -26,7 +26,7 @@ from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import RULES, Finding, Report, validate, validate_json
 
 if TYPE_CHECKING:
-    from pgm_explore._reading import validate_file
+    from pgm_explore.io import validate_file
     from pgm_explore.models import Message, data_exchange_metadata, parse_message, simple_time_now
 
 __version__ = "0.1.0"
@@ -52,7 +52,7 @@ __all__ = [
 _LAZY = {
     name: "pgm_explore.models" for name in ("Message", "data_exchange_metadata", "parse_message", "simple_time_now")
 }
-_LAZY["validate_file"] = "pgm_explore._reading"  # the bulk reader (msgspec), needed only for files
+_LAZY["validate_file"] = "pgm_explore.io"  # the bulk reader (msgspec), needed only for files
 
 
 def __getattr__(name: str) -> Any:

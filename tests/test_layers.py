@@ -11,8 +11,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
 # `_display` (display helpers), `_files` (safe writes) and `errors` (the exception base) sit below
-# every layer, `_sources` and `_bulk` (reading and validating in bulk) sit with validation; the
-# command line sits on top.
+# every layer, `_sources` and `_bulk` (reading and validating in bulk) and `io` (their public face)
+# sit with validation; the command line sits on top.
 LAYERS = {
     "_display": 0,
     "_files": 0,
@@ -23,6 +23,7 @@ LAYERS = {
     "_sources": 3,
     "_bulk": 3,
     "_reading": 3,
+    "io": 3,
     "dialogue": 4,
     "analysis": 5,
     "widgets": 6,

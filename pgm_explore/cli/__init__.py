@@ -1,0 +1,99 @@
+"""The ``pgm-explore`` command (also ``python -m pgm_explore``).
+
+One module per subcommand declares its parser (``add_<name>(commands)``, which sets
+``run=``) and its body (``run_<name>(args, out, err) -> int``, which writes to the two
+streams it is given and returns the exit status); :func:`build_parser` lists them, and
+that is all a new subcommand has to touch. The help texts, outputs and exit statuses
+are contracts that other tools parse (tests/test_cli_help.py holds ``--help`` as it is).
+
+- ``validate`` (:mod:`._validate`): each message on its own (layer 3);
+- ``check`` (:mod:`._check`): the messages as one transcript, streamed (layer 4);
+- ``table`` (:mod:`._table`): a table of a transcript, in memory (layer 5, pandas);
+- ``dialogue`` (:mod:`._dialogue`, the script format in :mod:`._script`): deliberate
+  with the MCP reference partners and record the transcript (layer 6, the ``mcp`` extra);
+- ``probe`` (:mod:`._probe`): PGM-AUA conformance checks of someone else's partner
+  server (the ``mcp`` extra);
+- ``lab`` and ``app``: JupyterLab on the repository, and the Voilà app page
+  (:mod:`pgm_explore._launch`, the ``notebook`` and ``app`` extras).
+
+What they share: exit statuses, colour and escaping (:mod:`._output`), argparse
+declarations (:mod:`._options`), the mcp extra and ``--partner`` (:mod:`._partners`).
+
+Importing this package imports only argparse and the reading layer, so that the command
+starts fast: the dialogue layer is imported by ``check``, ``table`` and ``dialogue`` when
+they run, pandas only by ``table``, the MCP SDK only by ``dialogue`` and ``probe``; never
+Jupyter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pgm_explore import _launch
+from pgm_explore.cli._check import add_check
+from pgm_explore.cli._dialogue import add_dialogue
+from pgm_explore.cli._options import Version
+from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
+from pgm_explore.cli._probe import add_probe
+from pgm_explore.cli._table import add_table
+from pgm_explore.cli._validate import add_validate
+
+# isort: split
+# Where they were when the command was one module: tests and tools reach for them here, and
+# the dialogue command looks its step sender up here (a test replaces it to make a partner refuse).
+from pgm_explore.cli._dialogue import send_step as _send_step  # noqa: F401
+from pgm_explore.cli._output import EXIT_NONCONFORMING, EXIT_OK  # noqa: F401
+from pgm_explore.cli._script import ScriptError  # noqa: F401
+from pgm_explore.cli._script import load_script as _load_script  # noqa: F401
+from pgm_explore.cli._table import FORMULA_START as _FORMULA_START  # noqa: F401
+from pgm_explore.cli._table import TABLE_NAMES  # noqa: F401
+from pgm_explore.cli._table import formulas_defused as _formulas_defused  # noqa: F401
+from pgm_explore.cli._table import json_records as _json_records  # noqa: F401
+from pgm_explore.cli._validate import json_line as _json_line  # noqa: F401
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return the exit status.
+
+    Never raises ``SystemExit``: usage errors and ``--help`` come back as statuses 2
+    and 0, so the function can be called from tests and notebooks.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    out, err = sys.stdout, sys.stderr
+    run: Runner = args.run
+    try:
+        status = run(args, out, err)
+        out.flush()  # inside the try: a closed pipe often shows only here
+    except BrokenPipeError:
+        silence(out)
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the whole command, with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Explore and validate MPAI PGM-AUA V1.0 messages: PC Prompt, BKN-PRC, BKN-DAC and BKN-PAL.",
+        epilog=f"Run '{PROG} COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action=Version)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command", required=True)
+    add_validate(commands)
+    add_check(commands)
+    add_table(commands)
+    add_dialogue(commands)
+    add_probe(commands)
+    _launch.add_lab(commands)
+    _launch.add_app(commands)
+    return parser

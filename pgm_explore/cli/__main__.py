@@ -1,0 +1,9 @@
+"""``python -m pgm_explore.cli``: the ``pgm-explore`` command, as ``python -m pgm_explore`` runs it."""
+
+import sys
+
+from pgm_explore.cli import main
+
+# Guarded: pytest's --doctest-modules imports every module of the package.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+"""``pgm-explore check``: the messages as one transcript, streamed (layer 4, docs/rules.md).
+
+The loop is :func:`pgm_explore.dialogue.check_paths`'s, with the message and dialogue counts
+of the summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from itertools import groupby
+from typing import IO, TYPE_CHECKING
+
+from pgm_explore.cli._options import add_command, add_reading_options
+from pgm_explore.cli._output import (
+    EXIT_NONCONFORMING,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    Palette,
+    Severities,
+    clean,
+    count,
+    encode,
+    palette_for,
+    stdin_notice,
+    write_text,
+)
+from pgm_explore.dialogue import dialogue_key
+from pgm_explore.io import UnreadablePath, iter_documents
+
+if TYPE_CHECKING:
+    from pgm_explore.dialogue import TranscriptFinding
+
+__all__ = ["add_check", "check_block", "refuse", "unreadable"]
+
+EPILOG = """\
+inputs:
+  Each PATH is read as 'pgm-explore validate' reads it (PATH.json, PATH.jsonl, - for
+  standard input, other extensions by their content), and all the PATHs together are
+  ONE transcript, read in the order given: a Response in the second file answers a
+  Request of the first. A finding names its message as PATH:LINE (JSON Lines, 1-based
+  physical line), PATH#INDEX (JSON array, 0-based) or PATH.
+
+  The transcript is checked as a stream: no message is kept, only what later
+  messages can refer to (identifiers, dialogues, open Requests). Before anything is
+  read, every PATH is looked at: if one is missing, a directory or not readable,
+  nothing is checked (part of a transcript would give findings the whole has not);
+  a PATH that fails later stops the check there.
+
+  A large file (16 MB or more) is read by two processes on a machine with two
+  cores: a helper reads, parses and validates its lines while this one applies the
+  transcript rules in order. The findings are the same either way;
+  PGM_EXPLORE_PARALLEL=0 in the environment keeps to one process.
+
+checks:
+  every message as 'pgm-explore validate' checks it, then against the messages before
+  it (docs/rules.md): a Response answers an earlier Request of its dialogue, once,
+  with its TurnIndex; QueryIDs and PCPromptIDs are not reused; BKN-PRC runs in a
+  dialogue a PC Prompt opened; turns, times, commitments, feasibility and stances
+  agree. Requests still unanswered at the end are reported last, at the Request.
+  Errors are what the spec texts require (DECISIONS D16); all else is a warning.
+
+output:
+  text (default)     the findings in transcript order, under the message they are
+                     about (its source, data type and DialogID), each with its severity,
+                     rule, JSON path, message and spec clause; then a summary line:
+                     "13 messages in 3 dialogues: 1 error, 2 warnings". A dialogue is a
+                     DialogID with one data type, a PC Prompt counting with the BKN-PRC
+                     exchanges it opens (DECISIONS D15). Coloured as by validate: on a
+                     terminal unless NO_COLOR is set; --color and --no-color decide instead.
+  json               one JSON object per finding and line, in transcript order, nothing
+                     else (no output when nothing is found), keys in this order:
+                     {"source": ..., "dialog": ..., "type": ..., "rule": ...,
+                      "severity": ..., "message": ..., "spec": ..., "path": ...}
+                     dialog and type are null when the message has none; path is
+                     the JSON path of the finding in its message ($ for the whole).
+
+exit status:
+  0    no error-level finding (warnings allowed)
+  1    at least one error-level finding
+  2    usage error, or a PATH could not be read
+  141  the output was closed early (e.g. piped into head)
+
+examples:
+  pgm-explore check session.jsonl
+  pgm-explore check --format json monday.jsonl tuesday.jsonl | jq -r 'select(.severity == "error") | .source'
+  zcat session.jsonl.gz | pgm-explore check -
+"""
+
+
+def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = add_command(
+        commands,
+        "check",
+        help="check a transcript: every message, and the rules between messages",
+        description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
+        "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
+        "transcript rules check it against the messages before it: Requests paired with their\n"
+        "Responses, turns, identifiers, dialogues, commitments and feasibility.",
+        epilog=EPILOG,
+        run=run_check,
+    )
+    add_reading_options(
+        parser, "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order", "finding"
+    )
+
+
+class Tally(Severities):
+    __slots__ = ("dialogues", "messages", "stopped")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages = 0
+        # (DialogID, data type) of every dialogue seen: grows with dialogues, like the checker.
+        self.dialogues: set[tuple[str, str]] = set()
+        self.stopped = False
+
+    def message(self, dialog: str | None, type_name: str | None) -> None:
+        self.messages += 1
+        if dialog is not None and type_name is not None:
+            self.dialogues.add(dialogue_key(dialog, type_name))
+
+    @property
+    def status(self) -> int:
+        if self.stopped:
+            return EXIT_USAGE
+        return EXIT_NONCONFORMING if self.errors else EXIT_OK
+
+    def summary(self) -> str:
+        """The last line of the text output.
+
+        >>> t = Tally(); t.messages, t.errors, t.warnings = 105, 0, 2
+        >>> t.dialogues = {("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")}
+        >>> t.summary()
+        '105 messages in 3 dialogues: 0 errors, 2 warnings'
+        >>> t.messages, t.errors, t.warnings, t.dialogues, t.stopped = 1, 1, 0, {("d", "BKN-PAL")}, True
+        >>> t.summary()
+        '1 message in 1 dialogue: 1 error, 0 warnings; stopped at a path that could not be read'
+        """
+        text = (
+            f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: "
+            f"{count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+        )
+        if self.stopped:
+            text += "; stopped at a path that could not be read"
+        return text
+
+
+def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
+    """The PATHs that plainly cannot be read, each with the reason ``iter_documents`` gives.
+
+    Nothing is opened that would be read later: thousands of log files would exceed the
+    limit on open files, and a pipe (``<(zcat log.gz)``) can be read only once. Only a
+    path that does not exist, is a directory or is not readable is tried here, which
+    raises at once; should it open after all (created meanwhile), it is closed again.
+    """
+    found = []
+    for path in dict.fromkeys(paths):  # a path given twice is reported once
+        if path == "-" or (os.path.exists(path) and not os.path.isdir(path) and os.access(path, os.R_OK)):
+            continue
+        try:
+            items = iter_documents(path)
+        except UnreadablePath as exc:
+            found.append(exc)
+        else:
+            next(items, None)  # a started generator closes its file on close()
+            items.close()  # type: ignore[attr-defined]  # iter_documents gives a generator
+    return found
+
+
+def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str], err: IO[str]) -> int:
+    """Say why nothing was read (``check`` and ``table`` read all PATHs or none)."""
+    for problem in problems:
+        err.write(f"{PROG} {command}: {clean(str(problem))}\n")
+    if len(paths) > 1:
+        err.write(f"{PROG} {command}: nothing was read: all PATHs form one transcript\n")
+    return EXIT_USAGE
+
+
+def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    # Imported here: validate does not need the dialogue layer, and starts faster without it.
+    from pgm_explore._bulk import iter_worked
+    from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._facts import FACTS
+
+    problems = unreadable(args.paths)
+    if problems:
+        return refuse("check", problems, args.paths, err)
+    palette = palette_for(args.color, out)
+    if args.format == "json":
+        write = out.write
+
+        def emit(findings: Sequence[TranscriptFinding]) -> None:
+            for finding in findings:
+                write(encode(finding.to_dict()) + "\n")
+
+    else:
+        last: list[tuple[str, str | None, str | None]] = []  # the message the previous block was about
+
+        def emit(findings: Sequence[TranscriptFinding]) -> None:
+            # The findings of one message come together; those of the end (unanswered
+            # Requests) are about several messages, one block each. A block about the
+            # message just shown (the last one, never answered) goes on under its name.
+            for key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
+                text = check_block(list(block), palette)
+                if last and last[0] == key:
+                    text = text.partition("\n")[2]
+                last[:] = [key]
+                write_text(out, text + "\n")
+
+    tally = Tally()
+    # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
+    # of the summary (a helper process reads and validates a large file on a second core).
+    checker = TranscriptChecker()
+    for path in args.paths:
+        stdin_notice("check", path, err)
+        try:
+            for source, facts in iter_worked(path, FACTS):
+                found = checker.feed_facts(source, facts)
+                tally.message(facts.dialog, facts.type)
+                if found:
+                    tally.add_findings(found)
+                    emit(found)
+                    # Findings are rare next to messages: flushing each lets a reader of
+                    # a live log (tail -f log | pgm-explore check -) see them at once.
+                    out.flush()
+        except UnreadablePath as exc:
+            # The rest of the transcript is missing: what only its end could show
+            # (unanswered Requests) is not reported.
+            tally.stopped = True
+            out.flush()  # keep stderr in order with what was already reported
+            err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
+            err.flush()
+            break
+    else:
+        found = checker.finish()
+        tally.add_findings(found)
+        emit(found)
+    if args.format == "text":
+        colour = palette.red if tally.errors or tally.stopped else palette.yellow if tally.warnings else palette.green
+        write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
+    return tally.status
+
+
+def check_block(findings: Sequence[TranscriptFinding], p: Palette) -> str:
+    """The findings of one message: a line naming it, then each finding as validate shows them.
+
+    >>> from pgm_explore.cli._output import PLAIN
+    >>> from pgm_explore.dialogue import TranscriptFinding
+    >>> from pgm_explore.validation import Finding
+    >>> f = Finding.of("turn-gap", ("TurnIndex",), "TurnIndex 3 follows 0.", "Table 1, TurnIndex")
+    >>> print(check_block([TranscriptFinding("t.jsonl:4", "dlg-1", "BKN-PAL", f)], PLAIN))
+    t.jsonl:4: BKN-PAL, dialogue dlg-1
+      warning [turn-gap] $.TurnIndex: TurnIndex 3 follows 0.
+          spec: Table 1, TurnIndex
+    """
+    first = findings[0]
+    about = ", ".join(part for part in (first.type, first.dialog and f"dialogue {first.dialog}") if part)
+    lines = [f"{p.bold}{clean(first.source)}{p.reset}" + (f": {clean(about)}" if about else "")]
+    for f in findings:
+        colour = p.red if f.severity == "error" else p.yellow
+        where = f" (line {f.finding.line}, column {f.finding.column})" if f.finding.line is not None else ""
+        lines.append(
+            f"  {colour}{f.severity}{p.reset} {p.cyan}[{f.rule}]{p.reset} {clean(f.path)}{where}: {clean(f.message)}"
+        )
+        lines.append(f"      {p.dim}spec: {clean(f.spec)}{p.reset}")
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""The argparse declarations the commands share: a subcommand, PATHs, ``--color``, ``--partner``.
+
+Each help text here is printed by ``--help`` and compared byte for byte by
+tests/test_cli_help.py: a command passes its own words where they differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pgm_explore.cli._output import PROG, Runner
+
+__all__ = ["Version", "add_color_option", "add_command", "add_partner_option", "add_reading_options"]
+
+
+class Version(argparse.Action):
+    """``--version``, looked up only when asked for (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("pgm-explore")
+        except PackageNotFoundError:
+            number = "unknown"
+        sys.stdout.write(f"{PROG} {number}\n")
+        parser.exit()
+
+
+def add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+    run: Runner,
+) -> argparse.ArgumentParser:
+    """A subcommand whose description and epilog are printed as written, run by ``run``."""
+    parser = commands.add_parser(
+        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.set_defaults(run=run)
+    return parser
+
+
+def add_color_option(parser: argparse.ArgumentParser, what: str = "the text output") -> None:
+    """``--color`` / ``--no-color``; unset (None) means: decide by the stream and NO_COLOR."""
+    parser.add_argument(
+        "--color",
+        dest="color",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=f"colour {what} (default: only on a terminal and when NO_COLOR is not set)",
+    )
+
+
+def add_reading_options(parser: argparse.ArgumentParser, paths_help: str, unit: str) -> None:
+    """PATH..., --format and --color, which validate and check share."""
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=f"text for people (default), json for programs: one object per {unit} and line",
+    )
+    add_color_option(parser)
+
+
+def add_partner_option(parser: argparse.ArgumentParser, help: str, *, required: bool) -> None:
+    """``--partner ROLE=URL|CMD``, repeated; the values are read by ``_partners.partners``."""
+    extra: dict[str, Any] = {"required": True} if required else {"default": []}
+    parser.add_argument("--partner", action="append", metavar="ROLE=URL|CMD", help=help, **extra)

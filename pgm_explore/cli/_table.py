@@ -1,0 +1,184 @@
+"""``pgm-explore table``: one table of a transcript, as CSV or JSON (layer 5, docs/tables.md).
+
+The transcript is held in memory and the table built by :mod:`pgm_explore.analysis` (pandas,
+imported only when the command runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import IO, TYPE_CHECKING, Any
+
+from pgm_explore.cli._check import refuse, unreadable
+from pgm_explore.cli._options import add_command
+from pgm_explore.cli._output import EXIT_OK, encode, stdin_notice, write_text
+from pgm_explore.io import UnreadablePath
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["FORMULA_START", "TABLE_NAMES", "add_table", "formulas_defused", "json_records"]
+
+# The names of pgm_explore.analysis.TABLES, in the order of docs/tables.md. Spelled out
+# here so that the parser (and --help) does not import pandas; a test keeps them equal.
+TABLE_NAMES = ("messages", "exchanges", "feasibility", "pastatus", "outcomes", "commitments", "findings")
+
+_CHUNK = 1 << 16  # characters per write of a table
+
+EPILOG = """\
+tables (docs/tables.md describes every column, its dtype and meaning):
+  messages       one row per message, in transcript order
+  exchanges      one row per Request, with its Response (latency, Outcome)
+  feasibility    one row per Process Action of a BKN-DAC feasibility Request: PAStatus,
+                 Reason, Overall, and the heuristic's PredictedPAStatus
+  pastatus       two columns, PAStatus and count: the ten PA Status codes, always ten rows
+  outcomes       one row per data type and Kind: how its Requests were answered
+  commitments    one row per BKN-DAC commitment event (submitted, released, retained, ...)
+  findings       one row per finding, as 'pgm-explore check' reports them
+
+inputs:
+  As for 'pgm-explore check': all PATHs form one transcript, read in order; - is
+  standard input. The transcript is held in memory. Findings never change the exit
+  status: 'pgm-explore check' is the command for that.
+
+output:
+  csv (default)      a header row with the column names in the documented order, then
+                     one line per row, no index column; a missing value is an empty field.
+                     A text cell that a spreadsheet would run as a formula (it starts with
+                     = + - @, a tab or a carriage return: messages may carry such text, e.g.
+                     a QueryID =HYPERLINK(...)) gets a leading ', as the OWASP guidance on
+                     CSV injection says; --no-csv-escape writes every cell as it is
+  json               ONE JSON array of records, one record (an object with the columns
+                     as keys, in the same order) per line; a missing value (NA, NaN) is
+                     null; an empty table is []
+
+exit status:
+  0    the table was written
+  2    usage error, or a PATH could not be read (nothing is written)
+  141  the output was closed early (e.g. piped into head)
+
+examples:
+  pgm-explore table feasibility session.jsonl
+  pgm-explore table exchanges --format json session.jsonl | jq '.[] | select(.response == null)'
+  pgm-explore table pastatus monday.jsonl tuesday.jsonl > pa-status.csv
+"""
+
+
+def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = add_command(
+        commands,
+        "table",
+        help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
+        description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
+        "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
+        epilog=EPILOG,
+        run=run_table,
+    )
+    parser.add_argument("what", choices=TABLE_NAMES, metavar="WHAT", help=f"the table: {', '.join(TABLE_NAMES)}")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("csv", "json"),
+        default="csv",
+        help="csv (default): header row, no index; json: one array of records, null where a value is missing",
+    )
+    parser.add_argument(
+        "--no-csv-escape",
+        dest="csv_escape",
+        action="store_false",
+        help="write text cells as they are, even those a spreadsheet would run as a formula "
+        "(default: a cell starting with = + - @, a tab or a carriage return gets a leading ')",
+    )
+
+
+def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    problems = unreadable(args.paths)
+    if problems:
+        return refuse("table", problems, args.paths, err)
+    for path in args.paths:
+        stdin_notice("table", path, err)
+    # Imported here: pandas takes longer to import than validating thousands of messages.
+    from pgm_explore import analysis
+    from pgm_explore.dialogue import Transcript
+
+    try:
+        transcript = Transcript.load(*args.paths)
+    except UnreadablePath as exc:
+        return refuse("table", [exc], args.paths, err)
+    frame = analysis.TABLES[args.what](transcript)
+    if args.format == "csv":
+        text = (formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
+    else:
+        text = json_records(frame)
+    # In pieces: one large write to a pipe whose reader left (| head) can end without an
+    # error, where validate and check end with status 141; pieces end the same way.
+    for start in range(0, len(text), _CHUNK):
+        write_text(out, text[start : start + _CHUNK])
+    return EXIT_OK
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet take a cell for a formula (OWASP, CSV Injection)."""
+
+
+def formulas_defused(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that a spreadsheet would run as a formula (it starts with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) prefixed with a single quote, as the
+    OWASP guidance on CSV injection says: the cells come from messages, which anyone may write.
+    Numbers stay numbers (``-1`` is no formula).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.Series(['=HYPERLINK("http://x")', "ok", None], dtype="string"), "n": [-1, 2, 3]})
+    >>> print(formulas_defused(frame).to_csv(index=False), end="")
+    a,n
+    "'=HYPERLINK(""http://x"")",-1
+    ok,2
+    ,3
+    """
+
+    def defused(value: Any) -> Any:
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+    out = frame.copy()
+    for name in out.columns:
+        if out[name].dtype == "string" or out[name].dtype == object:
+            out[name] = out[name].map(defused).astype(out[name].dtype)
+    return out
+
+
+def json_records(frame: pd.DataFrame) -> str:
+    """The table as one JSON array, a record per line, ``null`` for NA and NaN.
+
+    Not ``DataFrame.to_json``: it writes ``/`` as ``\\/`` and rounds floats to ten digits.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": pd.Series(["x", None], dtype="string"), "b": [1.5, float("nan")]})
+    >>> print(json_records(frame), end="")
+    [
+    {"a":"x","b":1.5},
+    {"a":null,"b":null}
+    ]
+    >>> json_records(frame.iloc[:0])
+    '[]\\n'
+    """
+    import pandas as pd
+
+    columns = [str(name) for name in frame.columns]
+
+    def plain(value: Any) -> Any:
+        if hasattr(value, "item"):  # a NumPy scalar
+            value = value.item()
+        if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        return value
+
+    records = [
+        encode(dict(zip(columns, map(plain, row), strict=True))) for row in frame.itertuples(index=False, name=None)
+    ]
+    return "[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n"

@@ -1,0 +1,203 @@
+"""``pgm-explore validate``: each message on its own, against its schema (layer 3).
+
+The messages are read and validated by :func:`pgm_explore.io.iter_reports` (a helper process
+takes a large file); this module only counts and writes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from pgm_explore.cli._options import add_command, add_reading_options
+from pgm_explore.cli._output import (
+    EXIT_NONCONFORMING,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    Palette,
+    Severities,
+    clean,
+    count,
+    encode,
+    json_str,
+    palette_for,
+    stdin_notice,
+    write_text,
+)
+from pgm_explore.io import InputKind, UnreadablePath, iter_reports
+from pgm_explore.validation import Report
+
+__all__ = ["add_validate", "json_line", "text_block"]
+
+EPILOG = """\
+inputs:
+  PATH.json          one message, or an array of messages (reported as PATH#0, PATH#1, ...)
+  PATH.jsonl         JSON Lines, one message per line (reported as PATH:LINE, the file's
+                     1-based line; blank lines are skipped but counted); also .ndjson
+  -                  standard input, read as bytes and recognised by its content:
+                     JSON Lines when the first non-blank line is a complete JSON value (or
+                     is broken beyond repair) and more non-blank lines follow; otherwise
+                     one JSON value, like a .json file. Reported as -, -:LINE or -#INDEX.
+  any other PATH     recognised by its content, like standard input.
+  --input-format json or jsonl overrides the choice.
+
+  Every problem in the text (not UTF-8, not JSON, NaN, nesting deeper than 1,000
+  levels, an empty file or array) is a finding on a message that does not conform;
+  the next message is read as usual. A line longer than 64 MiB, or a JSON value read
+  whole of more, is a too-large finding: the line is skipped, never held in memory.
+  A report keeps at most 100 findings per message and says how many it left out.
+
+output:
+  text (default)     a block per message: its source, type, mode and verdict, then each
+                     finding with its JSON path and the spec clause; a summary at the end.
+                     Coloured on a terminal unless NO_COLOR is set; --color and
+                     --no-color decide instead.
+  json               one JSON object per message and line, nothing else:
+                     {"source": ..., "type": ..., "mode": ..., "conforms": ...,
+                      "findings": [{"severity", "rule", "path", "message", "spec"
+                                    (, "line", "column")}, ...]}
+
+exit status:
+  0    every message conforms
+  1    at least one message does not conform
+  2    usage error, or a PATH could not be read (the other PATHs are still validated)
+  141  the output was closed early (e.g. piped into head)
+
+examples:
+  pgm-explore validate message.json
+  pgm-explore validate --format json transcript.jsonl | jq 'select(.conforms | not)'
+  cat messages.jsonl | pgm-explore validate -
+"""
+
+
+def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = add_command(
+        commands,
+        "validate",
+        help="check messages against the PGM-AUA V1.0 specification",
+        description="Validate PGM-AUA V1.0 messages: tell each message's data type and mode from its\n"
+        "Header and Mode, check it against the schema of its type, and list every finding with\n"
+        "the spec clause behind it. A message conforms when it validates against its schema;\n"
+        "warnings (consistency, empty values) never change that verdict.",
+        epilog=EPILOG,
+        run=run_validate,
+    )
+    add_reading_options(parser, "a .json or .jsonl file, or - for standard input", "message")
+    parser.add_argument(
+        "--input-format",
+        choices=("auto", "json", "jsonl"),
+        default=None,
+        help="read every PATH as one JSON value (json) or as JSON Lines (jsonl), whatever its "
+        "extension (default: by extension, see below)",
+    )
+
+
+class Tally(Severities):
+    __slots__ = ("messages", "nonconforming", "unreadable")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages = self.nonconforming = self.unreadable = 0
+
+    def add(self, rep: Report) -> None:
+        self.messages += 1
+        if not rep.conforms:
+            self.nonconforming += 1
+        if rep.findings:  # most messages in bulk have none: no call for them
+            self.add_findings(rep.findings)
+
+    @property
+    def status(self) -> int:
+        if self.unreadable:
+            return EXIT_USAGE
+        return EXIT_NONCONFORMING if self.nonconforming else EXIT_OK
+
+    def summary(self) -> str:
+        """The last line of the text output.
+
+        >>> t = Tally(); t.messages, t.nonconforming, t.errors, t.warnings = 12, 2, 3, 1
+        >>> t.summary()
+        '12 messages: 10 conform, 2 do not conform (3 errors, 1 warning)'
+        >>> t.messages, t.nonconforming, t.errors, t.warnings, t.unreadable = 1, 1, 1, 0, 1
+        >>> t.summary()
+        '1 message: 0 conform, 1 does not conform (1 error, 0 warnings); 1 path could not be read'
+        """
+        conforming = self.messages - self.nonconforming
+        text = (
+            f"{count(self.messages, 'message')}: "
+            f"{conforming} {'conforms' if conforming == 1 else 'conform'}, "
+            f"{self.nonconforming} {'does not conform' if self.nonconforming == 1 else 'do not conform'} "
+            f"({count(self.errors, 'error')}, {count(self.warnings, 'warning')})"
+        )
+        if self.unreadable:
+            text += f"; {count(self.unreadable, 'path')} could not be read"
+        return text
+
+
+def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    tally = Tally()
+    kind: InputKind | None = args.input_format
+    palette = palette_for(args.color, out)
+    if args.format == "json":
+        write = out.write
+
+        def emit(rep: Report) -> None:
+            write(json_line(rep) + "\n")
+
+    else:
+
+        def emit(rep: Report) -> None:
+            write_text(out, text_block(rep, palette) + "\n")
+
+    add = tally.add
+    for path in args.paths:
+        stdin_notice("validate", path, err)
+        try:
+            for rep in iter_reports(path, kind=kind):
+                add(rep)
+                emit(rep)
+        except UnreadablePath as exc:
+            tally.unreadable += 1
+            out.flush()  # keep stderr in order with what was already reported
+            err.write(f"{PROG} validate: {exc}\n")
+            err.flush()
+    if args.format == "text":
+        colour = palette.green if tally.status == EXIT_OK else palette.red
+        write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
+    return tally.status
+
+
+def json_line(rep: Report) -> str:
+    """``json.dumps(rep.to_dict())`` in compact form.
+
+    Most messages in bulk conform without findings; their line is put together from
+    strings, which is five times faster than encoding the dict (a test holds the two
+    forms equal).
+
+    >>> json_line(Report("BKN-PAL", "RQ", True, (), "a.jsonl:3"))
+    '{"source":"a.jsonl:3","type":"BKN-PAL","mode":"RQ","conforms":true,"findings":[]}'
+    """
+    if rep.findings:
+        return encode(rep.to_dict())
+    return (
+        f'{{"source":{json_str(rep.source)},"type":{json_str(rep.type)},"mode":{json_str(rep.mode)},'
+        f'"conforms":{"true" if rep.conforms else "false"},"findings":[]}}'
+    )
+
+
+def text_block(rep: Report, p: Palette) -> str:
+    """The lines of ``str(rep)``, with colour when the palette has any (a test holds the two equal)."""
+    kind = " ".join(part for part in (rep.type or "unknown type", rep.mode) if part)
+    verdict = f"{p.green}conforms{p.reset}" if rep.conforms else f"{p.red}{p.bold}does not conform{p.reset}"
+    source = f"{p.bold}{clean(rep.source)}{p.reset}: " if rep.source else ""
+    lines = [f"{source}{clean(kind)}: {verdict}"]
+    for f in rep.findings:
+        colour = p.red if f.severity == "error" else p.yellow
+        where = f" (line {f.line}, column {f.column})" if f.line is not None else ""
+        lines.append(
+            f"  {colour}{f.severity}{p.reset} {p.cyan}[{f.rule}]{p.reset} "
+            f"{clean(f.json_path)}{where}: {clean(f.message)}"
+        )
+        lines.append(f"      {p.dim}spec: {clean(f.spec)}{p.reset}")
+    return "\n".join(lines)

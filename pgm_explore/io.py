@@ -1,0 +1,126 @@
+"""Reading messages from JSON and JSON Lines files and streams, and validating them in bulk.
+
+The reading rules are those of ``pgm-explore validate`` and ``check`` (their ``--help``; line
+numbers as DECISIONS D18 says), so that a notebook, a script and the command agree on every
+message and its name:
+
+- ``.json``: one JSON value; an object is one message (source ``PATH``), an array a list
+  of messages (``PATH#0``, ``PATH#1``, ...);
+- ``.jsonl`` and ``.ndjson``: one message per line (``PATH:LINE``, the 1-based physical
+  line; blank lines are skipped but counted), streamed: a file larger than memory is fine;
+- ``-`` (standard input) and any other extension: recognised by the content.
+
+A path that cannot be read at all (missing, a directory, no permission) raises
+:class:`UnreadablePath`; everything wrong *inside* a file (not UTF-8, not JSON, NaN, too deep,
+too long) is a finding on its message, and the next message is read as usual.
+
+>>> import io
+>>> stream = io.BytesIO(b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}\\n\\n{oops\\n')
+>>> [(item.source, item.problem and item.problem.rule) for item in iter_stream(stream, "two.jsonl", "jsonl")]
+[('two.jsonl:1', None), ('two.jsonl:3', 'syntax')]
+
+This module is the public face of the bulk reader (``pgm_explore._sources``, and
+``pgm_explore._bulk``, which validates a large file on a second core): it adds no reading
+logic of its own.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import IO
+
+from pgm_explore._bulk import iter_reported
+from pgm_explore._sources import InputKind, Item, UnreadablePath, report
+from pgm_explore._sources import input_kind as _input_kind
+from pgm_explore._sources import iter_documents as _iter_documents
+from pgm_explore._sources import iter_stream as _iter_stream
+from pgm_explore.validation import Report
+
+__all__ = [
+    "InputKind",
+    "Item",
+    "UnreadablePath",
+    "input_kind",
+    "iter_documents",
+    "iter_reports",
+    "iter_stream",
+    "validate_file",
+]
+
+# Documented where they are imported from: the reader's own modules are private.
+UnreadablePath.__module__ = __name__
+Item.__module__ = __name__
+
+
+def input_kind(path: str) -> InputKind:
+    """How :func:`iter_documents` reads ``path`` when not told otherwise, by its extension.
+
+    >>> input_kind("a.json"), input_kind("b.JSONL"), input_kind("c.ndjson"), input_kind("-"), input_kind("d.txt")
+    ('json', 'jsonl', 'jsonl', 'auto', 'auto')
+    """
+    return _input_kind(path)
+
+
+def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
+    """Every message in the file at ``path`` (``"-"`` for standard input), in order, as an
+    :class:`Item` (its ``source``, and the parsed ``document`` or the ``problem`` that kept
+    it from being read).
+
+    The path is opened at once: :class:`UnreadablePath` comes from this call, not from the
+    first ``next()`` (a read error later on raises it from the iterator). ``kind`` (``"json"``,
+    ``"jsonl"`` or ``"auto"``) overrides the choice :func:`input_kind` makes from the name.
+
+    >>> next(iter_documents("no/such/file.jsonl"))
+    Traceback (most recent call last):
+    ...
+    pgm_explore.io.UnreadablePath: cannot read no/such/file.jsonl: no such file
+    """
+    return _iter_documents(path, kind=kind)
+
+
+def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Iterator[Item]:
+    """Every message in a binary stream (an upload, a socket, a decompressed file); ``source``
+    names the stream in the items' sources, as a path would. With ``kind="auto"`` the content
+    decides between JSON Lines and one JSON value (see ``pgm-explore validate --help``).
+
+    >>> import io
+    >>> [item.source for item in iter_stream(io.BytesIO(b'[{"a": 1}, {"b": 2}]'), "upload")]
+    ['upload#0', 'upload#1']
+    """
+    return _iter_stream(stream, source, kind)
+
+
+def iter_reports(
+    path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True
+) -> Iterator[Report]:
+    """The validation :class:`~pgm_explore.Report` of every message in ``path``, in order, as
+    ``pgm-explore validate`` makes them.
+
+    Raises :class:`UnreadablePath` like :func:`iter_documents`. With ``parallel`` (the
+    default) a large regular file is validated by a helper process on a second core; the
+    reports are the same either way.
+    """
+    return iter_reported(path, kind=kind, parallel=parallel)
+
+
+def validate_file(source: str | os.PathLike[str], content: bytes | None = None) -> list[Report]:
+    """Every message of a file, validated: one :class:`~pgm_explore.Report` per message, in order.
+
+    Without ``content`` the file at the path ``source`` is read (an unreadable path raises
+    :class:`UnreadablePath`). With ``content`` (the bytes of an upload) ``source`` is only
+    the file's name: its extension says how to read it, and the reports name their
+    messages after it. Whatever is wrong inside the file is a finding.
+
+    >>> reports = validate_file("two.jsonl", b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}\\n\\nnot json\\n')
+    >>> [(r.source, r.type, r.conforms) for r in reports]
+    [('two.jsonl:1', 'BKN-PAL', False), ('two.jsonl:3', None, False)]
+    >>> reports[1].findings[0].rule
+    'syntax'
+    """
+    if content is None:
+        return [report(item) for item in _iter_documents(source)]
+    name = PurePath(os.fspath(source)).name or "upload"
+    return [report(item) for item in _iter_stream(io.BytesIO(bytes(content)), name, _input_kind(name))]
