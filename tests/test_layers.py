@@ -22,7 +22,6 @@ LAYERS = {
     "validation": 3,
     "_sources": 3,
     "_bulk": 3,
-    "_reading": 3,
     "io": 3,
     "dialogue": 4,
     "analysis": 5,

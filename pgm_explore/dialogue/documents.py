@@ -24,8 +24,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pgm_explore.models import data_exchange_metadata, simple_time_now
-from pgm_explore.spec import HEADERS, DataType, Mode, data_type
+from pgm_explore.models import data_exchange_metadata
+from pgm_explore.spec import HEADERS, DataType, Mode, data_type, simple_time_now
 
 __all__ = [
     "REPLY_COPIED",

@@ -18,7 +18,8 @@ from pgm_explore.dialogue.precheck import predict
 from pgm_explore.mcp import _common
 from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
-from pgm_explore.models import data_exchange_metadata, simple_time_now
+from pgm_explore.models import data_exchange_metadata
+from pgm_explore.spec import simple_time_now
 
 __all__ = ["DomainAccess", "PersonalityAlignment", "PromptCreation"]
 

@@ -13,8 +13,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp.connect import ROLES, Endpoint, ToolReply, call_tool
-from pgm_explore.models import data_exchange_metadata, simple_time_now
-from pgm_explore.spec import data_type
+from pgm_explore.models import data_exchange_metadata
+from pgm_explore.spec import data_type, simple_time_now
 
 __all__ = ["CHECKS", "Check", "CheckSpec", "Unreachable"]
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal
 
-from pgm_explore.spec import data_type, resolve
+from pgm_explore.spec import MODE_WORDS, data_type, resolve
 from pgm_explore.validation.findings import json_path
 
 __all__ = ["action_context_findings", "action_context_schema", "request_schema", "response_schema", "tool_input_schema"]
@@ -109,7 +109,7 @@ def _bundled(type_name: str, mode: Literal["RQ", "RS"]) -> tuple[dict[str, Any],
 
 
 def _mode_title(type_name: str, mode: str) -> str:
-    return f"{data_type(type_name).title} {'Request' if mode == 'RQ' else 'Response'}"
+    return f"{data_type(type_name).title} {MODE_WORDS[mode]}"
 
 
 @cache

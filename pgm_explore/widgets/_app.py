@@ -27,8 +27,8 @@ import ipywidgets as widgets
 
 from pgm_explore import analysis
 from pgm_explore._display import STYLE, esc, table
-from pgm_explore._reading import validate_file
 from pgm_explore.dialogue import Transcript
+from pgm_explore.io import validate_file
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.validation import Report
 from pgm_explore.widgets._base import ErrorArea

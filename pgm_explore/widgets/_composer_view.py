@@ -13,7 +13,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from pgm_explore._display import esc
-from pgm_explore.dialogue import simple_time_seconds
+from pgm_explore.spec import MODE_WORDS, simple_time_seconds
 from pgm_explore.validation import Finding, Report
 from pgm_explore.validation import validate as validate_document
 from pgm_explore.widgets._base import style_widget
@@ -207,7 +207,7 @@ class ComposerView(ComposerState):
                 self.mode = shown
             finally:
                 self._internal -= 1
-        word = {"RQ": "Request", "RS": "Response"}.get(shown, "")
+        word = MODE_WORDS.get(shown, "")
         title = f"<b>{esc(spec.title)}</b> {esc(word)}"
         if self._title.value != title:
             self._title.value = title
