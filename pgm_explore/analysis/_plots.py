@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pgm_explore.analysis._tables import FEASIBILITY_COLUMNS, _feasibility_requests, pa_status_counts
 from pgm_explore.dialogue import Message, Transcript, simple_time_seconds
-from pgm_explore.spec import DATA_TYPES
+from pgm_explore.spec import DATA_TYPES, OVERALLS
 from pgm_explore.spec.process_actions import PA_STATUS_CODES
 
 if TYPE_CHECKING:
@@ -21,27 +21,23 @@ if TYPE_CHECKING:
 
 __all__ = ["plot_feasibility", "plot_pa_status", "plot_timeline"]
 
-# Ack green, the failures in colours that stay apart, what is not known grey.
+# Ack green, the failures in colours that stay apart, what is not known grey. The values come
+# from spec (zip's strict: a code added there without a colour here fails at import).
+_UNKNOWN_COLOURS = {"other": "black", "not reported": "lightgrey"}
 _STATUS_COLOURS: Mapping[str, str] = {
-    "Ack": "tab:green",
-    "Clash": "tab:red",
-    "FaultyReq": "tab:purple",
-    "IncID": "tab:brown",
-    "IncDQ": "tab:pink",
-    "InsRights": "tab:orange",
-    "InsValue": "gold",
-    "LocOOR": "tab:cyan",
-    "PostRef": "tab:olive",
-    "QualNS": "tab:blue",
-    "other": "black",
-    "not reported": "lightgrey",
+    **dict(
+        zip(
+            PA_STATUS_CODES,
+            ("tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink")
+            + ("tab:orange", "gold", "tab:cyan", "tab:olive", "tab:blue"),
+            strict=True,
+        )
+    ),
+    **_UNKNOWN_COLOURS,
 }
 _OVERALL_COLOURS: Mapping[str, str] = {
-    "feasible": "tab:green",
-    "partially_feasible": "gold",
-    "infeasible": "tab:red",
-    "other": "black",
-    "not reported": "lightgrey",
+    **dict(zip(OVERALLS, ("tab:green", "gold", "tab:red"), strict=True)),
+    **_UNKNOWN_COLOURS,
 }
 _TYPE_COLOURS: Mapping[str, str] = {
     "PC Prompt": "tab:gray",
@@ -125,7 +121,8 @@ def plot_feasibility(t: Transcript, *, ax: Axes | None = None, by: Literal["step
         tally = counts.setdefault(request.dialog or _NO_DIALOG, Counter())
         values = [row[status_index] for row in request.rows] if by == "step" else [request.overall]
         for value in values:
-            tally[value if value in palette else "other" if value is not None else "not reported"] += 1
+            category = "not reported" if value is None else value if value in palette else "other"
+            tally[category] += 1
     dialogs = list(counts)
     positions = list(range(len(dialogs)))
     bottom = [0] * len(dialogs)
