@@ -28,8 +28,18 @@ _STATUS_COLOURS: Mapping[str, str] = {
     **dict(
         zip(
             PA_STATUS_CODES,
-            ("tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink")
-            + ("tab:orange", "gold", "tab:cyan", "tab:olive", "tab:blue"),
+            [
+                "tab:green",
+                "tab:red",
+                "tab:purple",
+                "tab:brown",
+                "tab:pink",
+                "tab:orange",
+                "gold",
+                "tab:cyan",
+                "tab:olive",
+                "tab:blue",
+            ],
             strict=True,
         )
     ),
