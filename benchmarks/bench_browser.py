@@ -8,7 +8,8 @@ each make a BKN-DAC Response composer, and drives Debian's Chromium (``/usr/bin/
 * **usable**: until the composer's TurnIndex box can be typed into (the form is on the page);
 * **settled**: until the status bar says Idle (every widget model has been taken in);
 * **keystroke to finding**: typing ``x`` after the TurnIndex value, until its finding (not a
-  number) shows at the field, as a person sees it (kernel and browser together).
+  number) is in the page, as a person sees it (kernel and browser together), timed in the page
+  from the keydown event.
 
 The first cell also imports the library (a person's first Run); the figures of the later cells
 are the ones to hold to the target. ``bench_widgets.py`` counts the widget models headless.
@@ -37,6 +38,19 @@ IDLE = """() => {
     return bar && /^(?!No Kernel).+ [|] Idle$/m.test(bar.innerText);
 }"""
 CELL = 'MessageComposer("BKN-DAC", "RS", draft_dir=False)'
+# Keystroke to finding is timed inside the page, from the keydown event to the moment the finding's
+# element is in the cell: Playwright's own round trips (a few ms each, more under load) stay out.
+WATCH = """(cell) => {
+    const times = (window.__pgmxBench = {});
+    document.addEventListener("keydown", () => { times.typed = performance.now(); }, { capture: true, once: true });
+    const seen = new MutationObserver(() => {
+        if (times.typed !== undefined && cell.querySelector(".pgmx-finding-TurnIndex")) {
+            times.shown = performance.now();
+            seen.disconnect();
+        }
+    });
+    seen.observe(cell, { subtree: true, childList: true });
+}"""
 
 
 def _notebook(cells: int) -> str:
@@ -127,10 +141,10 @@ def main(argv: list[str] | None = None) -> int:
                     finding = cells.nth(index).locator(".pgmx-finding-TurnIndex")
                     turn.click()
                     page.keyboard.press("End")
-                    start = time.perf_counter()
+                    cells.nth(index).evaluate(WATCH)
                     page.keyboard.type("x")
                     finding.wait_for(state="visible")
-                    findings.append(time.perf_counter() - start)
+                    findings.append(page.evaluate("() => window.__pgmxBench.shown - window.__pgmxBench.typed") / 1000)
                     page.keyboard.press("Escape")
                     cells.nth(min(index + 1, args.runs - 1)).locator(".jp-InputPrompt").click()
                 browser.close()
@@ -144,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     median = statistics.median(later)
     print(f"target: usable under {TARGET_S:.0f} s after Run (later runs, median {median:.3f} s): ", end="")
     print("met" if median < TARGET_S else "NOT met")
-    print(f"keystroke to finding, median {statistics.median(findings) * 1000:.0f} ms (target 50 ms)")
+    later = findings[1:] or findings
+    print(f"keystroke to finding (later runs, median): {statistics.median(later) * 1000:.0f} ms (target 50 ms)")
     return 0
 
 
