@@ -38,7 +38,7 @@ import msgspec
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation import Finding, InputProblem, Report, parse_json
 from pgm_explore.validation._parse import duplicate_keys, read_number
-from pgm_explore.validation._report import Verdict, _has_long_integer, _new_report, _verdict
+from pgm_explore.validation._report import ReportFields, _has_long_integer, _report_fields
 
 __all__ = [
     "InputKind",
@@ -51,7 +51,7 @@ __all__ = [
     "iter_stream",
     "read",
     "report",
-    "verdict",
+    "report_fields",
 ]
 
 InputKind = Literal["json", "jsonl", "auto"]
@@ -470,8 +470,9 @@ def _too_long(source: str) -> Item:
 
 def report(item: Item, *, python_values: bool = False) -> Report:
     """The validation report on one item; a reading problem is the report's only finding.
-    ``python_values``: the document was built in Python, not read here (see :func:`verdict`)."""
-    return _new_report(*verdict(item, python_values=python_values), item.source)
+    ``python_values``: the document was built in Python, not read here (see :func:`report_fields`)."""
+    type_name, mode, conforms, findings = report_fields(item, python_values=python_values)
+    return Report(type_name, mode, conforms, findings, item.source)
 
 
 def report_built(item: Item) -> Report:
@@ -481,13 +482,13 @@ def report_built(item: Item) -> Report:
     misjudges, so python-jsonschema judges it (as ``validate()`` does)."""
     document = item.document
     if item.problem is None and type(document) is dict and _has_long_integer(document):
-        type_name, mode, conforms, findings = _verdict(document, exact=True, python_values=True)
-        return _new_report(type_name, mode, conforms, findings + item.notes, item.source)
+        type_name, mode, conforms, findings = _report_fields(document, exact=True, python_values=True)
+        return Report(type_name, mode, conforms, findings + item.notes, item.source)
     return report(item, python_values=True)
 
 
-def verdict(item: Item, *, python_values: bool = False) -> Verdict:
-    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths.
+def report_fields(item: Item, *, python_values: bool = False) -> ReportFields:
+    """:func:`report` but its source, as a tuple (type, mode, conforms, findings), for the bulk paths.
 
     A document the reader made holds JSON values only; one built in Python
     (``python_values``) is first looked through for values JSON cannot hold, as
@@ -501,9 +502,9 @@ def verdict(item: Item, *, python_values: bool = False) -> Verdict:
         document = json.dumps(document)
     try:
         if item.notes:
-            type_name, mode, conforms, findings = _verdict(document, python_values=python_values)
+            type_name, mode, conforms, findings = _report_fields(document, python_values=python_values)
             return type_name, mode, conforms, findings + item.notes
-        return _verdict(document, python_values=python_values)
+        return _report_fields(document, python_values=python_values)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.
