@@ -24,9 +24,10 @@ work fails raises here, the exception noting the message's source. When it falls
 this process does the batches it reads meanwhile. Memory stays bounded whatever the size
 of the file: at most :data:`_AHEAD` batches are read ahead of the caller.
 
-The helper is a fresh interpreter (multiprocessing's "spawn"), like any
-:mod:`multiprocessing` worker: a script that checks a large file must keep its work under
-``if __name__ == "__main__":``, as the ``pgm-explore`` command and notebooks do.
+The helper is forked from this process where that is safe, and is a fresh interpreter
+elsewhere (see :func:`_context`): there, like any :mod:`multiprocessing` worker, it imports
+the main script again, so a script that checks a large file while running threads (or on
+macOS) keeps its work under ``if __name__ == "__main__":``.
 Standard input, pipes and small files are done here, one message at a time: a live log
 (``tail -f log | pgm-explore check -``) must show a finding when its line arrives, not
 when a batch is full. ``PGM_EXPLORE_PARALLEL=0`` in the environment turns the helper off.
@@ -40,12 +41,14 @@ import multiprocessing
 import os
 import pickle
 import stat
+import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import IO, Any, Generic, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from pgm_explore import _sources
 from pgm_explore._sources import (
@@ -63,6 +66,9 @@ from pgm_explore._sources import (
 )
 from pgm_explore.validation import Report
 from pgm_explore.validation._report import ReportFields
+
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, SpawnContext  # (no fork on Windows)
 
 __all__ = ["SUMMARY", "Job", "iter_reported", "iter_worked", "serve", "summary"]
 
@@ -107,9 +113,22 @@ _IN_FLIGHT = 12
 Enough that it still has work while this process goes through the results that came."""
 _AHEAD = 24
 """Batches read ahead of the caller at most: what bounds the memory that reading ahead takes."""
-_CONTEXT = multiprocessing.get_context("spawn")
-"""A fresh interpreter on every system: forking a process that may run threads (a notebook's
-kernel does) can leave the child waiting for a lock no thread will release."""
+
+
+def _context() -> ForkContext | SpawnContext:
+    """How the helper process starts: forked from this one where that is safe, a fresh
+    interpreter elsewhere.
+
+    A forked helper starts at once, with what this process has imported and compiled, and
+    does not import the main script again (a fresh interpreter must: a script that checks a
+    large file under ``spawn`` runs its top level twice unless it keeps it under ``if
+    __name__ == "__main__":``). But a process forked while another thread runs (a notebook's
+    kernel, a server) can inherit a lock that no thread will release, and macOS's system
+    libraries do not survive a fork: there, a fresh interpreter.
+    """
+    if sys.platform != "darwin" and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def summary(item: Item) -> ReportFields:
@@ -408,8 +427,10 @@ def serve(connection: Connection, path: str, job: Job[Any]) -> None:
             connection.send_bytes(answer(file.read(end - start), first, job))
 
 
-def _helper_main(connection: Connection, path: str, job: Job[Any]) -> None:
-    """What the helper process runs."""
+def _helper_main(connection: Connection, parents: Connection, path: str, job: Job[Any]) -> None:
+    """What the helper process runs. ``parents`` is the other end of the pipe, which a forked
+    helper holds too: closed, so that the helper sees its end when this process goes."""
+    parents.close()
     # Everything alive now (the modules, the compiled schemas) lives as long as the helper
     # does: out of the collector's sight, its full passes need not walk it again.
     gc.freeze()
@@ -436,9 +457,10 @@ class _Helper:
     def start(cls, path: str, job: Job[Any]) -> _Helper | None:
         """A running helper, or None where none can start (no processes, a job that cannot
         be pickled)."""
-        mine, theirs = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(
-            target=_helper_main, args=(theirs, path, job), name="pgm-explore helper", daemon=True
+        context = _context()
+        mine, theirs = context.Pipe()
+        process = context.Process(
+            target=_helper_main, args=(theirs, mine, path, job), name="pgm-explore helper", daemon=True
         )
         try:
             process.start()

@@ -240,10 +240,16 @@ _encode_fast = msgspec.json.Encoder().encode
 
 
 def _noted(raw: bytes, document: Any) -> tuple[Finding, ...]:
-    """``duplicate_keys(raw, document)``, with its common case first: a text without a
-    backslash (no escaped colon, nothing msgspec cannot write) that has exactly as many
-    colons as the value written out again has no name written twice."""
-    if b"\\" not in raw and raw.count(b":") == _encode_fast(document).count(b":"):
+    """``duplicate_keys(raw, document)``, with its common cases first. The value written out
+    again is the very text (a compact line, as programs write them, with its line break):
+    a text that one value writes has no name twice. Or a text without a backslash (no
+    escaped colon, nothing msgspec cannot write) has exactly as many colons as the value
+    written out again: no name was dropped."""
+    written = _encode_fast(document)
+    rest = len(raw) - len(written)
+    if raw.startswith(written) and (rest == 0 or raw[-rest:].isspace()):
+        return ()
+    if b"\\" not in raw and raw.count(b":") == written.count(b":"):
         return ()
     return duplicate_keys(raw, document)
 
@@ -326,7 +332,7 @@ def _lines(
     seen = first is not None
     if first is not None:
         yield first
-    decode, encode, noted = _decode_fast, _encode_fast, duplicate_keys
+    decode, noted = _decode_fast, _noted
     for number, start, raw in numbered:
         if raw is _LONG:
             seen = True
@@ -345,8 +351,7 @@ def _lines(
             document, problem, notes = _parse_slowly(raw, number)
         else:
             problem = None
-            # _noted() inlined, for the same reason.
-            notes = () if b"\\" not in raw and raw.count(b":") == encode(document).count(b":") else noted(raw, document)
+            notes = noted(raw, document)
         yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")

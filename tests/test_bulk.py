@@ -122,6 +122,23 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     assert not multiprocessing.active_children()  # no helper is left running
 
 
+@pytest.fixture(params=["forked", "spawned"])
+def started(request: pytest.FixtureRequest) -> Iterator[str]:
+    """How the helper starts: forked from a process running one thread, or a fresh
+    interpreter where another thread runs (as in a notebook's kernel)."""
+    if request.param == "forked":
+        yield request.param
+        return
+    stop = threading.Event()
+    waiting = threading.Thread(target=stop.wait)
+    waiting.start()
+    try:
+        yield request.param
+    finally:
+        stop.set()
+        waiting.join()
+
+
 @pytest.fixture
 def transcript(tmp_path: Path) -> Path:
     """Every transcript of data/ in one file, with the hostile lines spread among them."""
@@ -156,7 +173,7 @@ def _checked(path: Path, job: Job[Facts], *, parallel: bool = True) -> Iterator[
     yield from checker.finish()
 
 
-def test_the_helper_makes_the_reports_made_here(transcript: Path) -> None:
+def test_the_helper_makes_the_reports_made_here(started: str, transcript: Path) -> None:
     inline = _seen(iter_reported(transcript, parallel=False))
     assert _seen(iter_reported(transcript, job=replace(SUMMARY, **SMALL))) == inline
     assert [source for source, _ in inline] == [item.source for item in iter_documents(transcript)]
@@ -198,11 +215,11 @@ def test_the_check_command_says_the_same_with_a_helper(
         Job(summary, encode=garbled, **SMALL),
         Job(summary, encode=one_short, **SMALL),
         Job(silent_in_helper, patience=0.5, **SMALL),
-        Job(lambda item: summary(item), **SMALL),  # cannot go to a helper: no helper starts
+        Job(lambda item: summary(item), **SMALL),  # spawned, no helper can start: it cannot be pickled
     ],
-    ids=["dies-at-once", "dies-after-some-batches", "fails", "sends-garbage", "miscounts", "silent", "cannot-start"],
+    ids=["dies-at-once", "dies-after-some-batches", "fails", "sends-garbage", "miscounts", "silent", "unpicklable"],
 )
-def test_a_failing_helper_changes_nothing(job: Job[ReportFields], transcript: Path) -> None:
+def test_a_failing_helper_changes_nothing(started: str, job: Job[ReportFields], transcript: Path) -> None:
     inline = _seen(iter_reported(transcript, parallel=False))
     assert _fields(iter_worked(transcript, job)) == inline
 
@@ -214,7 +231,7 @@ def test_a_failing_job_raises_naming_the_message(parallel: bool, transcript: Pat
     assert f"(while working on the message at {transcript}:5)" in raised.value.__notes__
 
 
-def test_stopping_early_stops_the_helper(transcript: Path) -> None:
+def test_stopping_early_stops_the_helper(started: str, transcript: Path) -> None:
     reports = iter_reported(transcript, job=replace(SUMMARY, **SMALL))
     first = [next(reports) for _ in range(20)]
     assert [r.source for r in first] == [item.source for item in list(iter_documents(transcript))[:20]]
