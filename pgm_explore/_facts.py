@@ -225,21 +225,36 @@ def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: 
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
     time = simple_time_seconds(doc.get("QueryTime"))
-    # What every Request and Response has, the first fields of their Facts.
+    # What every Request and Response has: the first fields of their Facts.
     head = (type_name, mode, findings, dialog, ids, time, query_id)
     if mode == "RQ":
-        return _request_facts(doc, head)
+        return _request_facts(doc, *head)
     if mode == "RS":
-        return _response_facts(doc, head)
+        return _response_facts(doc, *head)
     return Facts(*head)
 
 
-def _request_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
+def _request_facts(
+    doc: dict[str, Any],
+    type_name: str,
+    mode: str | None,
+    findings: tuple[Finding, ...],
+    dialog: str | None,
+    ids: tuple[Any, Any, Any],
+    time: tuple[bool, float] | None,
+    query_id: str | None,
+) -> Facts:
     # (Most Requests carry none of these lists: none is built for what is not there.)
     actions, submitted, released = doc.get("ProcessActions"), doc.get("Commitments"), doc.get("ReleasedCommitmentIDs")
     constraints, entity_ids = doc.get("Constraints"), doc.get("EntityIDs")
     return Facts(
-        *head,
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query_id,
         _turn(doc),
         kind=doc.get("Kind"),
         steps=tuple(
@@ -268,7 +283,16 @@ def _request_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
     )
 
 
-def _response_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
+def _response_facts(
+    doc: dict[str, Any],
+    type_name: str,
+    mode: str | None,
+    findings: tuple[Finding, ...],
+    dialog: str | None,
+    ids: tuple[Any, Any, Any],
+    time: tuple[bool, float] | None,
+    query_id: str | None,
+) -> Facts:
     request_id = doc.get("RequestID")
     representation, feasibility, stance = doc.get("Representation"), doc.get("Feasibility"), doc.get("Stance")
     answer, statuses = doc.get("Answer"), doc.get("CommitmentStatus")
@@ -286,7 +310,13 @@ def _response_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
         action_context = representation.get("ActionContext")
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
-        *head,
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query_id,
         _turn(doc),
         action_context=action_context,
         entities=added,
@@ -295,7 +325,7 @@ def _response_facts(doc: dict[str, Any], head: tuple[Any, ...]) -> Facts:
         filled=frozenset(filled) if filled else _NOTHING,
         feasibility=tuple(
             [
-                (item.get("Step"), item.get("PAStatus"))
+                (item["Step"], item.get("PAStatus"))
                 for _, item in _objects(feasibility.get("Steps"))
                 if _is_step(item.get("Step"))
             ]

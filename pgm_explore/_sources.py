@@ -81,7 +81,7 @@ class Item(NamedTuple):
     # the bulk path, and a tuple is built in a third of the time.
     source: str
     line: int | None
-    index: int | None
+    index: int | None  # type: ignore[assignment]  # (shadows tuple.index: "index" is what PATH#INDEX calls it)
     document: Any
     problem: Finding | None
     raw: bytes | None = None
@@ -215,13 +215,13 @@ def read(item: Item) -> Item:
     (UNREAD, {'a': 1})
     """
     source, line, index, document, _, raw, offset, _ = item
-    if document is not UNREAD:
+    if document is not UNREAD or raw is None or line is None:  # (an unread item has both)
         return item
     # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
     try:
         document = _decode_fast(raw)
     except (ValueError, RecursionError):
-        document, problem, notes = _parse_slowly(raw, line)  # type: ignore[arg-type]
+        document, problem, notes = _parse_slowly(raw, line)
         return _item((source, line, index, document, problem, raw, offset, notes))
     return _item((source, line, index, document, None, raw, offset, _noted(raw, document)))
 

@@ -108,7 +108,7 @@ def _outside_strings(pattern: re.Pattern[str], text: str) -> tuple[int, int] | N
     return None
 
 
-def loads(data: str | bytes, *, first_line: int = 1) -> Any:
+def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
     """Parse one JSON value, or raise :class:`InputProblem`.
 
     ``first_line`` is the line of the file the text starts on (JSON Lines), so that
@@ -187,8 +187,10 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
     surrogate = lone_surrogate(text, value)
     if surrogate is not None:
         path, code_point, key, offset = surrogate
-        line, column = position(text, offset) if offset is not None else (1, None)
-        where = {"line": line + first_line - 1, "column": column} if column is not None else {}
+        where = {}
+        if offset is not None:
+            line, column = position(text, offset)
+            where = {"line": line + first_line - 1, "column": column}
         raise InputProblem(surrogate_finding(path, code_point, key=key, **where))
     return value
 
@@ -214,7 +216,7 @@ def _encoder() -> Callable[[Any], bytes]:
     return msgspec.json.Encoder().encode
 
 
-def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
+def parse_json(data: str | bytes | bytearray, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
     """Parse one JSON value like :func:`loads`, and say what the value cannot show: the
     names that appear more than once in one object (``duplicate-key`` warnings, one per
     object and name, at the object's path). Raises :class:`InputProblem` like ``loads``.
@@ -227,7 +229,7 @@ def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Fi
     return value, duplicate_keys(data, value)
 
 
-def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
+def duplicate_keys(raw: str | bytes | bytearray, value: Any) -> tuple[Finding, ...]:
     """The ``duplicate-key`` warnings of the JSON text ``raw``, which reads as ``value``.
 
     Cheap when there are none (one more encode and two counts of a byte; the bulk reader
@@ -271,7 +273,7 @@ def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
     return repeated
 
 
-def _duplicates_slowly(raw: str | bytes) -> tuple[Finding, ...]:
+def _duplicates_slowly(raw: str | bytes | bytearray) -> tuple[Finding, ...]:
     text = raw.decode("utf-8-sig") if isinstance(raw, bytes | bytearray) else raw
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number, object_pairs_hook=_pairs)

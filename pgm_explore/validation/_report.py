@@ -207,8 +207,8 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
         if isinstance(document, _TEXT):
             try:
                 parsed, notes = parse_json(document)
-            except InputProblem as problem:
-                return None, None, False, (problem.finding,)
+            except InputProblem as unreadable:
+                return None, None, False, (unreadable.finding,)
             if isinstance(parsed, dict):
                 # (What the text says that its value cannot: names written twice.)
                 type_name, mode, conforms, findings = _report_fields(parsed)
