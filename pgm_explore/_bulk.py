@@ -58,6 +58,7 @@ from pgm_explore._sources import (
     Item,
     UnreadablePath,
     _item,
+    _pieces,
     _reason,
     iter_documents,
     read,
@@ -240,52 +241,9 @@ def _messages(data: bytes, first: int, prefix: str) -> list[Item]:
 
 def _regions(file: IO[bytes], start: int, first: int, size: int) -> Iterator[_Batch[Any]]:
     """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines of
-    about ``size`` bytes. A line longer than :data:`~pgm_explore._sources.MAX_LINE_BYTES` is
-    a batch of its own, ``long`` and without its bytes, which are skipped as they are read."""
-    limit = _sources.MAX_LINE_BYTES
-    held: list[bytes] = []  # the beginning of a line longer than a batch
-    held_size = 0
-    skipping = False  # in a line too long: its bytes are dropped up to its line break
-    while data := file.read(size):
-        if skipping:
-            end = data.find(b"\n") + 1
-            if not end:
-                start += len(data)
-                continue
-            start, first, skipping, data = start + end, first + 1, False, data[end:]
-        if held:
-            end = data.find(b"\n") + 1
-            if held_size + (end - 1 if end else len(data)) > limit:
-                yield _Batch(start, first, b"", 1, long=True)
-                if end:
-                    start, first, data = start + held_size + end, first + 1, data[end:]
-                else:
-                    start, skipping, data = start + held_size + len(data), True, b""
-                held, held_size = [], 0
-        cut = data.rfind(b"\n") + 1
-        if not cut:
-            if data:
-                held.append(data)
-                held_size += len(data)
-            continue
-        region = b"".join([*held, data[:cut]]) if held else data[:cut]
-        held = [data[cut:]] if cut < len(data) else []
-        held_size = len(data) - cut
-        lines = _line_count(region)
-        yield _Batch(start, first, region, lines)
-        start += len(region)
-        first += lines
-    if held:  # the last line, without its line break
-        yield _Batch(start, first, b"".join(held), 1)
-
-
-def _line_count(data: bytes) -> int:
-    # Four times as fast as data.count(b"\n"), which goes byte by byte where the line
-    # reader jumps from line break to line break.
-    count = 0
-    for count, _ in enumerate(io.BytesIO(data), 1):  # noqa: B007 -- the count is what is wanted
-        pass
-    return count
+    about ``size`` bytes, as the reader cuts them (a line too long is a batch of its own)."""
+    for piece in _pieces(file, start, first, size):
+        yield _Batch(piece.start, piece.first, piece.data, piece.lines, long=piece.long)
 
 
 def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tuple[str, T]]:
