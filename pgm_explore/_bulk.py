@@ -35,6 +35,7 @@ when a batch is full. ``PGM_EXPLORE_PARALLEL=0`` in the environment turns the he
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import multiprocessing
@@ -374,13 +375,16 @@ def _decoded(job: Job[T], answer: bytes) -> list[T] | None:
 def serve(connection: Connection, path: str, job: Job[Any]) -> None:
     """The helper's loop over the file ``path``: ``(start, end, first)`` in (the bytes from
     ``start`` to ``end``, whole lines whose first is line ``first``), an :func:`answer`
-    out, until the other end of ``connection`` is closed."""
+    out, until ``None`` comes or the other end of ``connection`` is closed."""
     with connection, open(path, "rb") as file:
         while True:
             try:
-                start, end, first = connection.recv()
-            except EOFError:
+                request = connection.recv()
+            except EOFError:  # this process has gone
                 return
+            if request is None:  # the end of the requests
+                return
+            start, end, first = request
             file.seek(start)
             connection.send_bytes(answer(file.read(end - start), first, job))
 
@@ -470,6 +474,10 @@ class _Helper:
         """Stop the helper: it ends when its requests do, or at once if it still has batches."""
         if self._waiting:
             self.give_up()
+        else:
+            # Said rather than left to the end of the pipe, which a helper forked later holds too.
+            with contextlib.suppress(OSError, ValueError):
+                self._connection.send(None)
         self._connection.close()
         self._process.join(timeout=10)
         if self._process.is_alive():

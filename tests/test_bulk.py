@@ -240,6 +240,19 @@ def test_stopping_early_stops_the_helper(started: str, transcript: Path) -> None
     assert not multiprocessing.active_children()
 
 
+def test_two_helpers_at_once_each_end_with_their_reader(started: str, transcript: Path) -> None:
+    first, second = (iter_reported(transcript, job=replace(SUMMARY, **SMALL)) for _ in range(2))
+    for _ in range(2):  # (a helper starts after the first message)
+        next(first), next(second)  # (the second helper, forked, holds the first one's pipe too)
+    count = len(list(iter_documents(transcript)))
+    for _ in range(count - 3):
+        next(first)
+    began = time.monotonic()
+    assert len(list(first)) == 1  # the last report, then the first helper's end
+    assert time.monotonic() - began < 5  # (not the 10 s a helper waiting for its pipe to end is given)
+    second.close()  # type: ignore[attr-defined]  # (a generator)
+
+
 def test_what_was_read_comes_out_before_a_read_error(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (A disk that fails half way through a file cannot be had on demand: the batch reader
     # is made to fail instead.)
