@@ -9,8 +9,8 @@ validate`` (:data:`SUMMARY`), and also read what the transcript rules need of it
 ``check`` (:data:`pgm_explore._facts.FACTS`) -- while this process reads the file in
 batches of whole lines, hands them over and goes on with what its caller does with the
 results (the transcript rules): the two cores work side by side. A job's ``work`` is a
-function of this layer or a lower one, which the helper imports by its name, as pickle
-does. The helper is told where each batch lies in the file and reads it there, so only
+function of this layer or a lower one (a spawned helper imports it by its name, as pickle
+does). The helper is told where each batch lies in the file and reads it there, so only
 the results travel between the processes, in a compact encoding, decoded when their batch
 goes out. This process does not even split a batch it hands over into lines, unless it has
 blank ones: the results name their messages by line.

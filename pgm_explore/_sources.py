@@ -18,6 +18,12 @@ An unreadable path (missing, a directory, no permission) raises :class:`Unreadab
 everything wrong *inside* a file is an item with a :class:`~pgm_explore.validation.Finding`,
 so that one bad line never stops the rest.
 
+The module is longer than most (about 600 lines) because what it holds belongs together:
+the three readers, the bounds they keep, and the one way to cut a stream into pieces of
+whole lines, which :mod:`pgm_explore._bulk` uses for its batches too. Its special
+representations (an :class:`Item` built as a plain tuple, ``UNREAD``, the pieces) stay
+inside it and ``_bulk``: what it gives out is items and reports.
+
 >>> import io
 >>> items = list(iter_stream(io.BytesIO(b'{"a": 1}\\n\\n[1, 2]\\n{oops\\n'), "t.jsonl", "jsonl"))
 >>> [(i.source, i.document, i.problem and i.problem.rule) for i in items]
