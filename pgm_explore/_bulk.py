@@ -72,7 +72,7 @@ from pgm_explore.validation._report import ReportFields
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, SpawnContext  # (no fork on Windows)
 
-__all__ = ["SUMMARY", "Job", "iter_reported", "iter_worked", "serve", "summary"]
+__all__ = ["SUMMARY", "Job", "answer", "iter_reported", "iter_worked", "serve", "summary"]
 
 T = TypeVar("T")
 
