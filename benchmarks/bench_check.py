@@ -32,7 +32,18 @@ command on a 13-message transcript (the interpreter, the imports and the compile
 the throughput file, to show how memory grows with the transcript. The 1M file (about 1 GB) is
 deleted afterwards. ``--memory-only`` skips the throughput part.
 
-Run: ``.venv/bin/python benchmarks/bench_check.py [--messages N] [--repeat R] [--memory]``.
+The transcript is one of several mixes (``--mix``, several at once separated by commas, or
+``all``; each gets its own file and its own ratios, printed together at the end):
+
+- ``scenarios``: every scenario, CONCURRENT at a time (long-deliberation's 105 messages make
+  most of its bytes: Requests and Responses of BKN-DAC);
+- ``short``: every scenario but long-deliberation: short dialogues of every type, a PC Prompt
+  every dozen messages (15,000 dialogues of about 7 messages in 100,000 messages);
+- ``long``: long-deliberation alone: long dialogues, many turns each;
+- ``open``: every scenario, OPEN_AT_ONCE at a time: a thousand dialogues and their Requests
+  open at any moment.
+
+Run: ``.venv/bin/python benchmarks/bench_check.py [--messages N] [--repeat R] [--mix M] [--memory]``.
 Each throughput figure is the best of R passes (default 3), after a warm-up pass over the
 scenarios, so that compiling the validators is not counted; the passes go round by round
 (json.loads, library, command, one core, then again), so that a machine that slows down for
@@ -63,6 +74,7 @@ SCENARIOS = ROOT / "data" / "transcripts"
 TARGET_RATIO = 0.5
 TARGET_RSS_MB = 500
 CONCURRENT = 8  # episodes running at once: the open dialogues and Requests at any time
+OPEN_AT_ONCE = 400  # episodes running at once in the "open" mix
 EPISODE_SPACING_MS = 6_000  # one new episode every 6 s of transcript time
 MB = 1024 * 1024
 
@@ -108,18 +120,26 @@ class Template:
             yield "".join(str(p + shift) if isinstance(p, int) else p.format(suffix) for p in pieces).encode()
 
 
-def templates() -> list[Template]:
+def templates(mix: str = "scenarios") -> list[Template]:
     paths = sorted(p for p in SCENARIOS.glob("*.jsonl"))
     assert paths, f"no scenarios in {SCENARIOS}"
+    if mix == "short":
+        paths = [p for p in paths if p.name != "long-deliberation.jsonl"]
+    elif mix == "long":
+        paths = [p for p in paths if p.name == "long-deliberation.jsonl"]
     return [Template.load(p) for p in paths]
 
 
-def generate(path: Path, count: int) -> None:
-    """``count`` messages: CONCURRENT episodes at a time, their messages taken in turn."""
+MIXES = ("scenarios", "short", "long", "open")
+
+
+def generate(path: Path, count: int, mix: str = "scenarios") -> None:
+    """``count`` messages of ``mix``: episodes running at once, their messages taken in turn."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    cycle = itertools.cycle(templates())
+    cycle = itertools.cycle(templates(mix))
     numbers = itertools.count()
-    running: list[Iterator[bytes]] = [next(cycle).episode(next(numbers)) for _ in range(CONCURRENT)]
+    at_once = OPEN_AT_ONCE if mix == "open" else CONCURRENT
+    running: list[Iterator[bytes]] = [next(cycle).episode(next(numbers)) for _ in range(at_once)]
     written = 0
     with path.open("wb") as out:
         while written < count:
@@ -202,18 +222,21 @@ def peak_rss(path: Path) -> tuple[float, float, float]:
 # --- the two parts -----------------------------------------------------------------------------------
 
 
-def generated(count: int) -> Path:
-    path = OUT / f"check-{count}.jsonl"
+def generated(count: int, mix: str = "scenarios") -> Path:
+    path = OUT / (f"check-{count}.jsonl" if mix == "scenarios" else f"check-{mix}-{count}.jsonl")
     start = time.perf_counter()
-    generate(path, count)
+    generate(path, count, mix)
     size = path.stat().st_size
-    print(f"file: {path.relative_to(ROOT)} ({count:,} messages, {size / count:.0f} bytes each on average,", end=" ")
-    print(f"generated in {time.perf_counter() - start:.1f} s)")
+    dialogues = len(set(re.findall(rb'"DialogID":"([^"]*)"', path.read_bytes())))
+    print(
+        f"mix {mix}: {path.relative_to(ROOT)} ({count:,} messages, {size / count:.0f} bytes each on average,", end=" "
+    )
+    print(f"{size / MB:.0f} MB, {dialogues:,} dialogues, generated in {time.perf_counter() - start:.1f} s)")
     return path
 
 
-def throughput(path: Path, count: int, repeat: int) -> None:
-    warm_up()
+def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
+    """Prints the passes over ``path``; returns the ratios to json.loads."""
     rules = library(path)
     described = ", ".join(f"{n} {rule}" for rule, n in sorted(rules.items())) or "none"
     print(f"findings: {described} (only Requests cut off by the end of the file are expected)")
@@ -242,8 +265,9 @@ def throughput(path: Path, count: int, repeat: int) -> None:
     print(f"check library (one core) / json.loads = {t_json / t_one:.2f}")
     for label, seconds in (("library", t_lib), ("command", t_cli)):
         ratio = t_json / seconds
-        verdict = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
-        print(f"check {label} / json.loads = {ratio:.2f} (target >= {TARGET_RATIO}) {verdict}")
+        status = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
+        print(f"check {label} / json.loads = {ratio:.2f} (target >= {TARGET_RATIO}) {status}")
+    return {"library": t_json / t_lib, "command": t_json / t_cli, "one core": t_json / t_one}
 
 
 def memory(count: int, throughput_file: tuple[Path, int] | None) -> None:
@@ -269,10 +293,10 @@ def memory(count: int, throughput_file: tuple[Path, int] | None) -> None:
         rss, helper, seconds = peak_rss(path)
     finally:
         path.unlink(missing_ok=True)  # about 1 GB
-    verdict = "ok" if rss + helper <= TARGET_RSS_MB else "ABOVE TARGET"
+    status = "ok" if rss + helper <= TARGET_RSS_MB else "ABOVE TARGET"
     print(
         f"peak RSS, check of {count:>9,} messages:           {rss:7.1f} MB + helper {helper:.1f} MB "
-        f"= {rss + helper:.1f} MB ({count / seconds:,.0f} msg/s) target <= {TARGET_RSS_MB} MB: {verdict}"
+        f"= {rss + helper:.1f} MB ({count / seconds:,.0f} msg/s) target <= {TARGET_RSS_MB} MB: {status}"
     )
     if middle is not None and count > middle[0]:
         growth = (rss - middle[1]) * MB / (count - middle[0])
@@ -283,19 +307,37 @@ def main_(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=200_000, help="messages for throughput (default 200000)")
     parser.add_argument("--repeat", type=int, default=3, help="passes per measurement; the best counts (default 3)")
+    parser.add_argument(
+        "--mix",
+        default="all",
+        help=f"transcript mixes, comma-separated, of {', '.join(MIXES)}; or all (the default)",
+    )
     parser.add_argument("--memory", action="store_true", help="also measure peak RSS on a large transcript")
     parser.add_argument("--memory-only", action="store_true", help="only measure peak RSS")
     parser.add_argument(
         "--memory-messages", type=int, default=1_000_000, help="messages for the memory run (default 1000000)"
     )
     args = parser.parse_args(argv)
-    path = None if args.memory_only else generated(args.messages)
+    mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
+    if unknown := set(mixes) - set(MIXES):
+        parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")
+    paths = {} if args.memory_only else {mix: generated(args.messages, mix) for mix in mixes}
     if args.memory or args.memory_only:
         # First, while this process is small: on Linux a child's ru_maxrss starts from the
         # resident size of the process that spawned it, which the throughput passes grow.
-        memory(args.memory_messages, None if path is None else (path, args.messages))
-    if path is not None:
-        throughput(path, args.messages, args.repeat)
+        first = next(iter(paths.items()), None)
+        memory(args.memory_messages, None if first is None else (first[1], args.messages))
+    if paths:
+        warm_up()
+    ratios = {}
+    for mix, path in paths.items():
+        print(f"--- mix {mix}")
+        ratios[mix] = throughput(path, args.messages, args.repeat)
+    if len(ratios) > 1:
+        print("ratios to json.loads, measured in this run:")
+        print(f"{'mix':<10} {'library':>8} {'command':>8} {'one core':>9}")
+        for mix, found in ratios.items():
+            print(f"{mix:<10} {found['library']:8.2f} {found['command']:8.2f} {found['one core']:9.2f}")
     return 0
 
 

@@ -305,17 +305,15 @@ def main_(argv: list[str] | None = None) -> int:
     print(f"json.loads                      {rate(t_json)}")
     print(f"library (read + validate)       {rate(t_lib)}")
     print(f"command (validate --format json) {rate(t_cli)}")
-    verdict = "ok" if ratio_lib >= TARGET_RATIO else "BELOW TARGET"
-    print(f"validate / json.loads = {ratio_lib:.2f} (target {TARGET_RATIO}) {verdict}")
+    status = "ok" if ratio_lib >= TARGET_RATIO else "BELOW TARGET"
+    print(f"validate / json.loads = {ratio_lib:.2f} (target {TARGET_RATIO}) {status}")
     print(f"command  / json.loads = {ratio_cli:.2f}")
 
     bare = import_time("sys")
     for module in ("pgm_explore", "pgm_explore.cli"):
         seconds = import_time(module)
-        verdict = "ok" if seconds <= TARGET_IMPORT else "ABOVE TARGET"
-        print(
-            f"import {module:<16} {seconds:.3f} s (target {TARGET_IMPORT} s; bare interpreter {bare:.3f} s) {verdict}"
-        )
+        status = "ok" if seconds <= TARGET_IMPORT else "ABOVE TARGET"
+        print(f"import {module:<16} {seconds:.3f} s (target {TARGET_IMPORT} s; bare interpreter {bare:.3f} s) {status}")
     return 0
 
 

@@ -3,24 +3,31 @@
 Checking a transcript is three kinds of work per message: reading and parsing it,
 validating it (the schema engine and the consistency rules), and the transcript rules. The
 rules need the messages in order, in one process; everything else depends on one message
-alone. So, for a large regular file, a helper process (a fresh interpreter running
-:func:`serve`) does a :class:`Job` on each message -- parse it and validate it for
-``pgm-explore validate`` (:data:`SUMMARY`), and also read what the transcript rules need
-of it for ``check`` (``pgm_explore.dialogue._facts.FACTS``) -- while this process reads
-the file in batches of whole lines, hands them over and goes on with what its caller does
-with the results (the transcript rules): the two cores work side by side. The helper is
-told where each batch lies in the file and reads it there, so only the results travel
-between the processes, in a compact encoding, decoded when their batch goes out. This
-process does not even split a batch it hands over into lines, unless it has blank ones:
-the results name their messages by line.
+alone. So, for a large regular file, a helper process (started by :mod:`multiprocessing`)
+does a :class:`Job` on each message -- parse it and validate it for ``pgm-explore
+validate`` (:data:`SUMMARY`), and also read what the transcript rules need of it for
+``check`` (:data:`pgm_explore._facts.FACTS`) -- while this process reads the file in
+batches of whole lines, hands them over and goes on with what its caller does with the
+results (the transcript rules): the two cores work side by side. A job's ``work`` is a
+function of this layer or a lower one (a spawned helper imports it by its name, as pickle
+does). The helper is told where each batch lies in the file and reads it there, so only
+the results travel between the processes, in a compact encoding, decoded when their batch
+goes out. This process does not even split a batch it hands over into lines, unless it has
+blank ones: the results name their messages by line.
 
-Both processes do a job with the same function on the same bytes (a CRC-32 of each batch
-shows they are the same bytes), so a result is the same wherever it was made
-(``tests/test_bulk.py`` holds them equal). The helper is an optimisation and nothing else:
-if it cannot start, dies, goes silent, sends something unreadable or has read other bytes
-(the file changed), its batches are done here, slower and otherwise the same. When it
-falls behind, this process does the batches it reads meanwhile.
+Both processes do a job with the same function on the same lines, so a result is the
+same wherever it was made (``tests/test_bulk.py`` holds them equal). The helper is an
+optimisation and nothing else: if it cannot start, dies, goes silent, fails on a message,
+or answers with another number of results than the batch has messages (the file
+changed), its batches are done here, slower and otherwise the same -- a message whose
+work fails raises here, the exception noting the message's source. When it falls behind,
+this process does the batches it reads meanwhile. Memory stays bounded whatever the size
+of the file: at most :data:`_AHEAD` batches are read ahead of the caller.
 
+The helper is forked from this process where that is safe, and is a fresh interpreter
+elsewhere (see :func:`_context`): there, like any :mod:`multiprocessing` worker, it imports
+the main script again, so a script that checks a large file while running threads (or on
+macOS) keeps its work under ``if __name__ == "__main__":``.
 Standard input, pipes and small files are done here, one message at a time: a live log
 (``tail -f log | pgm-explore check -``) must show a finding when its line arrives, not
 when a batch is full. ``PGM_EXPLORE_PARALLEL=0`` in the environment turns the helper off.
@@ -30,22 +37,19 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import io
+import multiprocessing
 import os
 import pickle
-import select
 import stat
-import struct
-import subprocess
 import sys
-import time
-import zlib
+import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any, Generic, TypeVar
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from pgm_explore import _sources
 from pgm_explore._sources import (
@@ -55,16 +59,20 @@ from pgm_explore._sources import (
     Item,
     UnreadablePath,
     _item,
+    _pieces,
     _reason,
     iter_documents,
     read,
     report,
-    verdict,
+    report_fields,
 )
 from pgm_explore.validation import Report
-from pgm_explore.validation._report import Verdict, _new_report
+from pgm_explore.validation._report import ReportFields
 
-__all__ = ["SUMMARY", "Job", "Request", "answer", "iter_reported", "iter_worked", "serve", "summary"]
+if TYPE_CHECKING:
+    from multiprocessing.context import ForkContext, SpawnContext  # (no fork on Windows)
+
+__all__ = ["SUMMARY", "Job", "answer", "iter_reported", "iter_worked", "serve", "summary"]
 
 T = TypeVar("T")
 
@@ -79,58 +87,82 @@ class Job(Generic[T]):
 
     ``work`` goes from an item (perhaps :data:`~pgm_explore._sources.UNREAD`) to a value;
     ``encode`` and ``decode`` carry a batch of values from the helper (pickle unless a
-    faster way is given; a batch that ``encode`` refuses goes as a pickle). ``name`` is
-    where the job is, ``module:attribute``, for the helper to import it. ``min_bytes`` is
-    the smallest file worth a helper: it takes about 0.2 s to start, and the less work a
-    job leaves this process, the more messages it takes to win that back.
+    faster way is given; a batch that ``encode`` refuses goes as a pickle). All three are
+    functions defined at the top of a module of this layer or a lower one: the job goes to
+    the helper as a pickle, which names them. A ``work`` that cannot go (a lambda) is
+    simply done here.
+
+    ``min_bytes`` is the smallest file worth a helper: it takes about 0.2 s to start, and
+    the less work a job leaves this process, the more messages it takes to win that back.
+    ``batch_bytes`` is the size of a batch handed over, in whole lines, and ``patience``
+    the seconds to wait for one batch (a batch takes milliseconds) before the helper is
+    taken for stuck and its batches are done here: slow, never a hang. (Tests make every
+    file worth a helper and batches small with them.)
     """
 
-    name: str
     work: Callable[[Item], T]
     encode: Callable[[list[T]], bytes] = _pickled
     decode: Callable[[bytes], list[T]] = pickle.loads
     min_bytes: int = 16 * 1024 * 1024
+    batch_bytes: int = 1 << 17
+    """About 140 messages of a typical transcript: enough that a batch's hand-over is small
+    next to its work."""
+    patience: float = 120.0
 
 
-_BATCH = 1 << 17
-"""Bytes per batch, in whole lines (about 140 messages of a typical transcript): enough
-that a batch's hand-over is small next to its work."""
 _IN_FLIGHT = 12
 """Batches the helper holds at once; a batch read while it holds this many is done here.
 Enough that it still has work while this process goes through the results that came."""
 _AHEAD = 24
 """Batches read ahead of the caller at most: what bounds the memory that reading ahead takes."""
-_PATIENCE = 120.0
-"""Seconds to wait for one batch (a batch takes milliseconds) before the helper is taken
-for stuck and its batches are done here: slow, never a hang."""
-_FRAME = struct.Struct("<Q")  # every frame on the pipes: its length, then its bytes
 
 
-def summary(item: Item) -> Verdict:
+def _context() -> ForkContext | SpawnContext:
+    """How the helper process starts: forked from this one where that is safe, a fresh
+    interpreter elsewhere.
+
+    A forked helper starts at once, with what this process has imported and compiled, and
+    does not import the main script again (a fresh interpreter must: a script that checks a
+    large file under ``spawn`` runs its top level twice unless it keeps it under ``if
+    __name__ == "__main__":``). But a process forked while another thread runs (a notebook's
+    kernel, a server) can inherit a lock that no thread will release, and macOS's system
+    libraries do not survive a fork: there, a fresh interpreter.
+    """
+    if sys.platform != "darwin" and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def summary(item: Item) -> ReportFields:
     """``item``'s report without its source (the work of :func:`iter_reported`)."""
-    return verdict(read(item))
+    return report_fields(read(item))
 
 
 # Measured: validating alone, a helper is even with this process at about 50,000 messages
 # and 20% faster at 200,000 (a transcript check wins from about 12,000).
-SUMMARY: Job[Verdict] = Job("pgm_explore._bulk:SUMMARY", summary, min_bytes=96 * 1024 * 1024)
+SUMMARY: Job[ReportFields] = Job(summary, min_bytes=96 * 1024 * 1024)
 
 
 def iter_reported(
-    path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True
+    path: str | os.PathLike[str],
+    *,
+    kind: InputKind | None = None,
+    parallel: bool = True,
+    job: Job[ReportFields] = SUMMARY,
 ) -> Iterator[Report]:
     """The validation report of every message in ``path``, in order.
 
     Raises :class:`~pgm_explore._sources.UnreadablePath` at once for a path that cannot
     be opened, like :func:`~pgm_explore._sources.iter_documents`; one that fails later is
     raised after every message read before it has been given out. With ``parallel`` (the
-    default), a large regular file is validated by a helper process (see the module).
+    default), a large regular file is validated by a helper process (see the module);
+    ``job`` is :data:`SUMMARY`, or a copy of it with other sizes.
     """
     path = os.fspath(path)
-    if not (parallel and _worth_a_helper(path, SUMMARY.min_bytes)):
+    if not (parallel and _worth_a_helper(path, job.min_bytes)):
         return (report(item) for item in iter_documents(path, kind=kind))
     items = iter_documents(path, kind=kind, unread=True)  # (raises now, not at the first message)
-    return (_new_report(t, m, c, f, source) for source, (t, m, c, f) in _with_helper(items, path, SUMMARY))
+    return (Report(t, m, c, f, source) for source, (t, m, c, f) in _with_helper(items, path, job))
 
 
 def iter_worked(
@@ -141,9 +173,21 @@ def iter_worked(
     a helper process. Raises like :func:`iter_reported`."""
     path = os.fspath(path)
     if not (parallel and _worth_a_helper(path, job.min_bytes)):
-        work = job.work
-        return ((item.source, work(item)) for item in iter_documents(path, kind=kind))
+        return _worked(job.work, iter_documents(path, kind=kind))
     return _with_helper(iter_documents(path, kind=kind, unread=True), path, job)
+
+
+def _worked(work: Callable[[Item], T], items: Iterable[Item]) -> Iterator[tuple[str, T]]:
+    """(source, value) of each item; an exception says which message it came from."""
+    for item in items:
+        try:
+            value = work(item)
+        except Exception as exc:
+            exc.add_note(f"(while working on the message at {item.source})")
+            if isinstance(items, Generator):  # (the file it reads is closed now, not when collected)
+                items.close()
+            raise
+        yield item.source, value
 
 
 def _cores() -> int:
@@ -155,10 +199,7 @@ def _cores() -> int:
 
 
 def _worth_a_helper(path: str, min_bytes: int) -> bool:
-    # (POSIX: the answers are read without blocking, which Windows pipes do not offer.)
-    if path == STDIN or os.name != "posix" or os.environ.get("PGM_EXPLORE_PARALLEL", "").strip() == "0":
-        return False
-    if _cores() < 2:
+    if path == STDIN or os.environ.get("PGM_EXPLORE_PARALLEL", "").strip() == "0" or _cores() < 2:
         return False
     try:
         info = os.stat(path)
@@ -199,71 +240,26 @@ def _messages(data: bytes, first: int, prefix: str) -> list[Item]:
     ]
 
 
-def _regions(file: IO[bytes], start: int, first: int) -> Iterator[_Batch[Any]]:
-    """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines. A
-    line longer than :data:`~pgm_explore._sources.MAX_LINE_BYTES` is a batch of its own,
-    ``long`` and without its bytes, which are skipped as they are read."""
-    limit = _sources.MAX_LINE_BYTES
-    held: list[bytes] = []  # the beginning of a line longer than a batch
-    held_size = 0
-    skipping = False  # in a line too long: its bytes are dropped up to its line break
-    while data := file.read(_BATCH):
-        if skipping:
-            end = data.find(b"\n") + 1
-            if not end:
-                start += len(data)
-                continue
-            start, first, skipping, data = start + end, first + 1, False, data[end:]
-        if held:
-            end = data.find(b"\n") + 1
-            if held_size + (end - 1 if end else len(data)) > limit:
-                yield _Batch(start, first, b"", 1, long=True)
-                if end:
-                    start, first, data = start + held_size + end, first + 1, data[end:]
-                else:
-                    start, skipping, data = start + held_size + len(data), True, b""
-                held, held_size = [], 0
-        cut = data.rfind(b"\n") + 1
-        if not cut:
-            if data:
-                held.append(data)
-                held_size += len(data)
-            continue
-        region = b"".join([*held, data[:cut]]) if held else data[:cut]
-        held = [data[cut:]] if cut < len(data) else []
-        held_size = len(data) - cut
-        lines = _line_count(region)
-        yield _Batch(start, first, region, lines)
-        start += len(region)
-        first += lines
-    if held:  # the last line, without its line break
-        yield _Batch(start, first, b"".join(held), 1)
-
-
-def _line_count(data: bytes) -> int:
-    # Four times as fast as data.count(b"\n"), which goes byte by byte where the line
-    # reader jumps from line break to line break.
-    count = 0
-    for count, _ in enumerate(io.BytesIO(data), 1):  # noqa: B007 -- the count is what is wanted
-        pass
-    return count
+def _regions(file: IO[bytes], start: int, first: int, size: int) -> Iterator[_Batch[Any]]:
+    """The rest of ``file`` (at byte ``start``, line ``first``) in batches of whole lines of
+    about ``size`` bytes, as the reader cuts them (a line too long is a batch of its own)."""
+    for piece in _pieces(file, start, first, size):
+        yield _Batch(piece.start, piece.first, piece.data, piece.lines, long=piece.long)
 
 
 def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tuple[str, T]]:
     """``items`` (unread, of ``path``) as (source, value) pairs."""
-    work = job.work
     # The reader decides what the file is from its first lines. For JSON Lines, this
     # process then reads the file in batches of whole lines and hands them over as they
     # are: it only splits into lines (and parses) the batches that it does itself.
     first = next(items, None)
     if first is None:
         return
-    yield first.source, work(first)
+    yield from _worked(job.work, [first])
     if first.raw is None or first.offset is None or first.line is None:  # one JSON value, read whole
-        for item in items:
-            yield item.source, work(item)
+        yield from _worked(job.work, items)
         return
-    items.close()  # type: ignore[attr-defined]
+    items.close()  # type: ignore[attr-defined]  # (a generator: iter_documents makes one)
     prefix = first.source[: len(first.source) - len(str(first.line))]  # "PATH:"
     yield from _in_batches(path, prefix, first.offset + len(first.raw), first.line + 1, job)
 
@@ -277,11 +273,10 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
 
     def done_here(batch: _Batch[T]) -> list[tuple[str, T]]:
         if batch.long:
-            item = _sources._long_line(prefix[:-1], batch.first, batch.start)
-            return [(item.source, work(item))]
+            return list(_worked(work, [_sources._long_line(prefix[:-1], batch.first, batch.start)]))
         # Here the lines are parsed as the work is done, at once: parsed messages waiting
         # in memory (thousands of small objects each) would make all the parsing slower.
-        return [(item.source, work(item)) for item in _messages(batch.data, batch.first, prefix)]
+        return list(_worked(work, _messages(batch.data, batch.first, prefix)))
 
     def front() -> list[tuple[str, T]]:
         batch = ahead.popleft()
@@ -303,7 +298,7 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
             raise UnreadablePath(path, _reason(exc)) from None
         with file:
             file.seek(start)
-            batches = _regions(file, start, line)
+            batches = _regions(file, start, line, job.batch_bytes)
             while True:
                 try:
                     batch = next(batches, None)
@@ -331,7 +326,8 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
 def _answered(job: Job[T], batch: _Batch[T], prefix: str) -> list[tuple[str, T]] | None:
     """The (source, value) pairs of a batch the helper answered; None when its answer
     cannot be read or does not have a value for each message."""
-    values = _decoded(job, batch.answer)  # type: ignore[arg-type]
+    assert batch.answer is not None
+    values = _decoded(job, batch.answer)
     if values is None:
         return None
     data, first, lines = batch.data, batch.first, batch.lines
@@ -343,198 +339,148 @@ def _answered(job: Job[T], batch: _Batch[T], prefix: str) -> list[tuple[str, T]]
 
 # --- the helper process -------------------------------------------------------------------
 
-Request = tuple[int, int, int]
-"""What the helper is asked: the bytes from ``start`` to ``end`` of its file, whole lines
-whose first is line ``first``."""
-_CRC = struct.Struct("<I")
-_ENCODED, _PICKLED = b"E", b"P"
+# How an answer is written: its first byte.
+_ENCODED, _PICKLED, _FAILED = b"E", b"P", b"X"
 
 
 def answer(data: bytes, first: int, job: Job[Any]) -> bytes:
-    """The helper's answer for ``data``, JSON Lines whose first line is line ``first``: the
-    CRC-32 of ``data`` (are they the bytes read here?), how the rest is written, and the
-    job's values for its messages."""
-    work = job.work
-    out = [work(item) for item in _messages(data, first, "")]
-    crc = _CRC.pack(zlib.crc32(data))
+    """The helper's answer for ``data``, JSON Lines whose first line is line ``first``: how
+    it is written, then the job's values for its messages. A failure of the work is
+    answered as such: this process does the batch again, and raises."""
     try:
-        return crc + _ENCODED + job.encode(out)
+        out = [job.work(item) for item in _messages(data, first, "")]
+    except Exception:
+        return _FAILED
+    try:
+        return _ENCODED + job.encode(out)
     except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits, a lone surrogate
-        return crc + _PICKLED + _pickled(out)
+        return _PICKLED + _pickled(out)
 
 
 def _decoded(job: Job[T], answer: bytes) -> list[T] | None:
-    """The values in an answer (after its CRC), or None when they cannot be read."""
+    """The values in an answer, or None when it has none."""
     how, payload = answer[:1], answer[1:]
     try:
-        results = job.decode(payload) if how == _ENCODED else pickle.loads(payload)
+        if how == _ENCODED:
+            results = job.decode(payload)
+        elif how == _PICKLED:
+            results = pickle.loads(payload)
+        else:
+            return None
     except Exception:  # any failure to read it means the same: no answer
         return None
     return results if isinstance(results, list) else None
 
 
-def _job_named(name: str) -> Job[Any]:
-    module, _, attribute = name.partition(":")
-    job = getattr(importlib.import_module(module), attribute)
-    if not isinstance(job, Job):
-        raise TypeError(f"{name} is not a Job")
-    return job
-
-
-def serve(path: str, job: str, requests: IO[bytes] | None = None, answers: IO[bytes] | None = None) -> None:
-    """The helper's loop over the file ``path``: a :data:`Request` in, an :func:`answer`
-    out, until the requests end. ``job`` names the :class:`Job` (``module:attribute``)."""
-    reader = requests if requests is not None else sys.stdin.buffer
-    writer = answers if answers is not None else sys.stdout.buffer
-    found = _job_named(job)
-    if requests is None:  # the helper process itself (not a test calling this)
-        # Everything alive now (the modules, the compiled schemas) lives as long as the
-        # helper does: out of the collector's sight, its full passes need not walk it again.
-        gc.freeze()
-    with open(path, "rb") as file:
-        while (request := _read_frame(reader)) is not None:
-            start, end, first = pickle.loads(request)
+def serve(connection: Connection, path: str, job: Job[Any]) -> None:
+    """The helper's loop over the file ``path``: ``(start, end, first)`` in (the bytes from
+    ``start`` to ``end``, whole lines whose first is line ``first``), an :func:`answer`
+    out, until ``None`` comes or the other end of ``connection`` is closed."""
+    with connection, open(path, "rb") as file:
+        while True:
+            try:
+                request = connection.recv()
+            except EOFError:  # this process has gone
+                return
+            if request is None:  # the end of the requests
+                return
+            start, end, first = request
             file.seek(start)
-            _write_frame(writer, answer(file.read(end - start), first, found))
+            connection.send_bytes(answer(file.read(end - start), first, job))
 
 
-def _write_frame(stream: IO[bytes], data: bytes) -> None:
-    stream.write(_FRAME.pack(len(data)) + data)
-    stream.flush()
-
-
-def _read_frame(stream: IO[bytes]) -> bytes | None:
-    """The next frame on ``stream``, or None at its end (a frame cut short included)."""
-    head = stream.read(_FRAME.size)
-    if len(head) < _FRAME.size:
-        return None
-    (size,) = _FRAME.unpack(head)
-    data = stream.read(size)
-    return data if len(data) == size else None
-
-
-def _command(path: str, job: Job[Any]) -> list[str]:
-    # The helper imports this very copy of the package, wherever it was imported from.
-    root = str(Path(__file__).resolve().parent.parent)
-    code = f"import sys; sys.path.insert(0, {root!r}); from pgm_explore._bulk import serve; serve(*sys.argv[1:])"
-    return [sys.executable, "-c", code, path, job.name]
+def _helper_main(connection: Connection, parents: Connection, path: str, job: Job[Any]) -> None:
+    """What the helper process runs. ``parents`` is the other end of the pipe, which a forked
+    helper holds too: closed, so that the helper sees its end when this process goes."""
+    parents.close()
+    # Everything alive now (the modules, the compiled schemas) lives as long as the helper
+    # does: out of the collector's sight, its full passes need not walk it again.
+    gc.freeze()
+    serve(connection, path, job)
 
 
 class _Helper:
     """The helper process, seen from here.
 
-    This process writes the requests and reads the answers itself, at batch boundaries
-    and without blocking, rather than leave the pipes to threads: a thread waiting for the
-    GIL behind a busy main thread waits up to the switch interval (5 ms) every time, and
-    that alone would starve the helper.
+    This process sends the requests and takes in the answers itself, at batch boundaries
+    and without blocking, rather than leave the pipe to threads (as a process pool does): a
+    thread waiting for the GIL behind a busy main thread waits up to the switch interval
+    (5 ms) every time, and that alone would starve the helper.
     """
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stdin is not None and process.stdout is not None
+    def __init__(self, process: BaseProcess, connection: Connection, patience: float) -> None:
         self._process = process
-        self._requests = process.stdin
-        self._answers = process.stdout.fileno()
-        os.set_blocking(self._answers, False)
-        self._received = bytearray()
-        # The batches it has, in the order sent, each with the CRC-32 of its lines as read here.
-        self._waiting: deque[tuple[_Batch, int]] = deque()
+        self._connection = connection
+        self._patience = patience
+        self._waiting: deque[_Batch[Any]] = deque()  # the batches it has, in the order sent
         self.gone = False
 
     @classmethod
     def start(cls, path: str, job: Job[Any]) -> _Helper | None:
-        """A running helper, or None where none can start (no interpreter to run, no processes)."""
-        if not sys.executable:
-            return None
+        """A running helper, or None where none can start (no processes, a job that cannot
+        be pickled)."""
+        context = _context()
+        mine, theirs = context.Pipe()
+        process = context.Process(
+            target=_helper_main, args=(theirs, mine, path, job), name="pgm-explore helper", daemon=True
+        )
         try:
-            process = subprocess.Popen(
-                _command(path, job),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,  # its failures are handled here, by doing its work
-            )
-        except (OSError, ValueError):
+            process.start()
+        except Exception:  # whatever stops it (OSError, a PicklingError, ...) means the same: no helper
+            mine.close()
             return None
-        return cls(process)
+        finally:
+            theirs.close()  # the helper's end: this process keeps its own only, so that it sees the helper end
+        return cls(process, mine, job.patience)
 
-    def take(self, batch: _Batch) -> bool:
+    def take(self, batch: _Batch[Any]) -> bool:
         """Hand ``batch`` over, unless the helper is gone or holds enough already."""
         if self.gone or len(self._waiting) >= _IN_FLIGHT:
             return False
-        request: Request = (batch.start, batch.start + len(batch.data), batch.first)
         try:
-            _write_frame(self._requests, pickle.dumps(request))
+            self._connection.send((batch.start, batch.start + len(batch.data), batch.first))
         except (OSError, ValueError):
             self.give_up()
             return False
-        self._waiting.append((batch, zlib.crc32(batch.data)))
+        self._waiting.append(batch)
         return True
 
-    def collect(self, *, until: _Batch | None = None) -> None:
+    def collect(self, *, until: _Batch[Any] | None = None) -> None:
         """Take in the answers that have come; with ``until``, wait for that batch's (at
-        most :data:`_PATIENCE` seconds)."""
-        deadline = None
-        while not self.gone:
-            self._receive()
-            if until is None or until.ready or self.gone:
-                return
-            if deadline is None:
-                deadline = time.monotonic() + _PATIENCE
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.give_up()
-                return
-            select.select([self._answers], [], [], remaining)
-
-    def _receive(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self._answers, 1 << 20)
-            except BlockingIOError:
-                break
-            except OSError:
-                self.give_up()
-                return
-            if not chunk:  # the helper has ended
-                self.give_up()
-                break
-            self._received += chunk
-        received = self._received
-        while len(received) >= _FRAME.size:
-            (size,) = _FRAME.unpack_from(received)
-            if len(received) < _FRAME.size + size:
-                break
-            data = bytes(received[_FRAME.size : _FRAME.size + size])
-            del received[: _FRAME.size + size]
-            if not self._waiting or not self._accept(data):
-                self.give_up()
-                return
-
-    def _accept(self, data: bytes) -> bool:
-        """Give the oldest batch the helper's answer; False when it is about other bytes than
-        were read here (or is no answer at all)."""
-        batch, crc = self._waiting.popleft()
-        if len(data) <= _CRC.size or _CRC.unpack_from(data)[0] != crc:
-            return False
-        batch.answer = data[_CRC.size :]
-        return True
+        most ``patience`` seconds)."""
+        connection = self._connection
+        try:
+            while not self.gone:
+                while connection.poll():
+                    if not self._waiting:  # an answer to nothing
+                        self.give_up()
+                        return
+                    self._waiting.popleft().answer = connection.recv_bytes()
+                if until is None or until.ready:
+                    return
+                if not connection.poll(self._patience):
+                    self.give_up()
+        except (OSError, EOFError):  # the helper has ended
+            self.give_up()
 
     def give_up(self) -> None:
         """Take the helper for gone: the batches it had are done here, and it is stopped."""
         self.gone = True
         self._waiting.clear()
-        if self._process.poll() is None:
+        if self._process.is_alive():
             self._process.kill()
 
     def close(self) -> None:
         """Stop the helper: it ends when its requests do, or at once if it still has batches."""
         if self._waiting:
             self.give_up()
-        with contextlib.suppress(OSError):  # a helper gone already
-            self._requests.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+        else:
+            # Said rather than left to the end of the pipe, which a helper forked later holds too.
+            with contextlib.suppress(OSError, ValueError):
+                self._connection.send(None)
+        self._connection.close()
+        self._process.join(timeout=10)
+        if self._process.is_alive():
             self._process.kill()
-            self._process.wait()
-        if self._process.stdout is not None:
-            self._process.stdout.close()
+            self._process.join()
+        self._process.close()

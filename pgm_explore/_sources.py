@@ -18,6 +18,12 @@ An unreadable path (missing, a directory, no permission) raises :class:`Unreadab
 everything wrong *inside* a file is an item with a :class:`~pgm_explore.validation.Finding`,
 so that one bad line never stops the rest.
 
+The module is longer than most (about 600 lines) because what it holds belongs together:
+the three readers, the bounds they keep, and the one way to cut a stream into pieces of
+whole lines, which :mod:`pgm_explore._bulk` uses for its batches too. Its special
+representations (an :class:`Item` built as a plain tuple, ``UNREAD``, the pieces) stay
+inside it and ``_bulk``: what it gives out is items and reports.
+
 >>> import io
 >>> items = list(iter_stream(io.BytesIO(b'{"a": 1}\\n\\n[1, 2]\\n{oops\\n'), "t.jsonl", "jsonl"))
 >>> [(i.source, i.document, i.problem and i.problem.rule) for i in items]
@@ -26,19 +32,20 @@ so that one bad line never stops the rest.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
-from typing import IO, Any, Literal, NamedTuple
+from dataclasses import dataclass, replace
+from typing import IO, Any, Literal, NamedTuple, TypeVar
 
 import msgspec
 
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation import Finding, InputProblem, Report, parse_json
 from pgm_explore.validation._parse import duplicate_keys, read_number
-from pgm_explore.validation._report import Verdict, _has_long_integer, _new_report, _verdict
+from pgm_explore.validation._report import ReportFields, _has_long_integer, _report_fields
 
 __all__ = [
     "InputKind",
@@ -51,8 +58,10 @@ __all__ = [
     "iter_stream",
     "read",
     "report",
-    "verdict",
+    "report_fields",
 ]
+
+T = TypeVar("T")
 
 InputKind = Literal["json", "jsonl", "auto"]
 """How to read a source: one JSON value, JSON Lines, or decide from the content."""
@@ -81,7 +90,7 @@ class Item(NamedTuple):
     # the bulk path, and a tuple is built in a third of the time.
     source: str
     line: int | None
-    index: int | None
+    index: int | None  # type: ignore[assignment]  # (shadows tuple.index: "index" is what PATH#INDEX calls it)
     document: Any
     problem: Finding | None
     raw: bytes | None = None
@@ -186,7 +195,7 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unr
     if kind == "json":
         return _whole(source, _bounded_read(stream, MAX_LINE_BYTES + 1), 1)
     if kind == "jsonl":
-        return _lines(source, _numbered(stream), None, unread)
+        return _lines(source, _pieces(stream), None, unread)
     return _sniffed(stream, source, unread)
 
 
@@ -215,13 +224,13 @@ def read(item: Item) -> Item:
     (UNREAD, {'a': 1})
     """
     source, line, index, document, _, raw, offset, _ = item
-    if document is not UNREAD:
+    if document is not UNREAD or raw is None or line is None:  # (an unread item has both)
         return item
     # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
     try:
         document = _decode_fast(raw)
     except (ValueError, RecursionError):
-        document, problem, notes = _parse_slowly(raw, line)  # type: ignore[arg-type]
+        document, problem, notes = _parse_slowly(raw, line)
         return _item((source, line, index, document, problem, raw, offset, notes))
     return _item((source, line, index, document, None, raw, offset, _noted(raw, document)))
 
@@ -240,10 +249,16 @@ _encode_fast = msgspec.json.Encoder().encode
 
 
 def _noted(raw: bytes, document: Any) -> tuple[Finding, ...]:
-    """``duplicate_keys(raw, document)``, with its common case first: a text without a
-    backslash (no escaped colon, nothing msgspec cannot write) that has exactly as many
-    colons as the value written out again has no name written twice."""
-    if b"\\" not in raw and raw.count(b":") == _encode_fast(document).count(b":"):
+    """``duplicate_keys(raw, document)``, with its common cases first. The value written out
+    again is the very text (a compact line, as programs write them, with its line break):
+    a text that one value writes has no name twice. Or a text without a backslash (no
+    escaped colon, nothing msgspec cannot write) has exactly as many colons as the value
+    written out again: no name was dropped."""
+    written = _encode_fast(document)
+    rest = len(raw) - len(written)
+    if raw.startswith(written) and (rest == 0 or raw[-rest:].isspace()):
+        return ()
+    if b"\\" not in raw and raw.count(b":") == written.count(b":"):
         return ()
     return duplicate_keys(raw, document)
 
@@ -319,35 +334,38 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
             yield Item(f"{source}#{index}", None, index, document, None, notes=mine)
 
 
-def _lines(
-    source: str, numbered: Iterable[tuple[int, int, bytes]], first: Item | None, unread: bool = False
-) -> Iterator[Item]:
-    """Items of JSON Lines, from (number, offset, line) triples as :func:`_numbered` makes them."""
+def _lines(source: str, pieces: Iterable[_Piece], first: Item | None, unread: bool = False) -> Iterator[Item]:
+    """Items of JSON Lines, from pieces of whole lines as :func:`_pieces` makes them."""
     seen = first is not None
     if first is not None:
         yield first
-    decode, encode, noted = _decode_fast, _encode_fast, duplicate_keys
-    for number, start, raw in numbered:
-        if raw is _LONG:
+    decode, noted = _decode_fast, _noted
+    for piece in pieces:
+        if piece.long:
             seen = True
-            yield _long_line(source, number, start)
+            yield _long_line(source, piece.first, piece.start)
             continue
-        if raw.isspace():  # never empty: a line keeps its b"\n"
-            continue
-        seen = True
-        if unread:
-            yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start, ()))
-            continue
-        # _parse() inlined: this loop runs once per message of a transcript.
-        try:
-            document = decode(raw)
-        except (ValueError, RecursionError):
-            document, problem, notes = _parse_slowly(raw, number)
-        else:
-            problem = None
-            # _noted() inlined, for the same reason.
-            notes = () if b"\\" not in raw and raw.count(b":") == encode(document).count(b":") else noted(raw, document)
-        yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
+        offset = piece.start
+        # (The lines of a piece are split as iterating over a file splits them, in C: this
+        # loop runs once per message of a transcript.)
+        for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
+            start = offset
+            offset += len(raw)
+            if raw.isspace():  # never empty: a line keeps its b"\n"
+                continue
+            seen = True
+            if unread:
+                yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start, ()))
+                continue
+            # _parse() inlined, for the same reason.
+            try:
+                document = decode(raw)
+            except (ValueError, RecursionError):
+                document, problem, notes = _parse_slowly(raw, number)
+            else:
+                problem = None
+                notes = noted(raw, document)
+            yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
@@ -362,7 +380,7 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
     if first_raw is _LONG:
         # Beyond repair, and said at once (before the rest of it is skipped, which for
         # `cat /dev/zero` is never): the input is taken for JSON Lines.
-        yield from _lines(source, numbered, _long_line(source, first_number, first_offset), unread)
+        yield from _lines(source, _one_by_one(numbered), _long_line(source, first_number, first_offset), unread)
         return
     if not _incomplete(first_raw):
         # Complete or beyond repair: JSON Lines exactly when another message follows.
@@ -372,10 +390,22 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
             return
         document, problem, notes = _parse(first_raw, first_number)
         lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset, notes)
-        yield from _lines(source, _chain(second, numbered), lead, unread)
+        number, offset, raw = second
+        if raw is _LONG:  # (its rest is still to be skipped, line by line)
+            yield from _lines(source, _one_by_one(_chain(second, numbered)), lead, unread)
+            return
+        # The stream stands just after the second line: the rest is read in pieces.
+        rest = _pieces(stream, offset + len(raw), number + 1)
+        yield from _lines(source, _chain(_Piece(offset, number, raw, 1), rest), lead, unread)
         return
     # A value that goes on over several lines: read it all, like a .json file.
     yield from _whole(source, first_raw + _bounded_read(stream, MAX_LINE_BYTES + 1 - len(first_raw)), first_number)
+
+
+def _one_by_one(numbered: Iterable[tuple[int, int, bytes]]) -> Iterator[_Piece]:
+    """The lines :func:`_numbered` reads, each a piece of its own."""
+    for number, offset, raw in numbered:
+        yield _Piece(offset, number, b"", 1, long=True) if raw is _LONG else _Piece(offset, number, raw, 1)
 
 
 def _next_content(numbered: Iterator[tuple[int, int, bytes]]) -> tuple[int, int, bytes] | None:
@@ -385,7 +415,7 @@ def _next_content(numbered: Iterator[tuple[int, int, bytes]]) -> tuple[int, int,
     return None
 
 
-def _chain(head: tuple[int, int, bytes], rest: Iterator[tuple[int, int, bytes]]) -> Iterator[tuple[int, int, bytes]]:
+def _chain(head: T, rest: Iterator[T]) -> Iterator[T]:
     yield head
     yield from rest
 
@@ -407,6 +437,79 @@ class _Long:
 
 _LONG: Any = _Long()
 """The line in place of one longer than :data:`MAX_LINE_BYTES` (see :func:`_numbered`)."""
+
+
+_PIECE = 1 << 20
+"""Bytes read at a time from a JSON Lines stream (a pipe gives what it has, a line at least)."""
+
+
+@dataclass(slots=True)
+class _Piece:
+    """Whole lines of a stream: ``data``, from byte ``start``, ``lines`` lines whose first is
+    line ``first``; or (``long``) one line longer than :data:`MAX_LINE_BYTES`, without its bytes."""
+
+    start: int
+    first: int
+    data: bytes
+    lines: int
+    long: bool = False
+
+
+def _pieces(stream: IO[bytes], start: int = 0, first: int = 1, size: int = _PIECE) -> Iterator[_Piece]:
+    """The rest of ``stream`` (at byte ``start``, line ``first``) in pieces of whole lines of
+    about ``size`` bytes; a line longer than :data:`MAX_LINE_BYTES` is a ``long`` piece of its
+    own, said as soon as it is known, its bytes skipped as they are read. Splitting a piece into
+    lines is C's work (``io.BytesIO``), where reading line by line with a bound costs a call
+    for each. A pipe gives what it has (``read1``), so a live log's lines come as they arrive."""
+    limit = MAX_LINE_BYTES
+    size = min(size, limit)  # (so that a line found whole in one read is never too long)
+    read = getattr(stream, "read1", stream.read)
+    held: list[bytes] = []  # the beginning of a line longer than a piece
+    held_size = 0
+    skipping = False  # in a line too long: its bytes are dropped up to its line break
+    while data := read(size):
+        if skipping:
+            end = data.find(b"\n") + 1
+            if not end:
+                start += len(data)
+                continue
+            start, first, skipping, data = start + end, first + 1, False, data[end:]
+        if held:
+            end = data.find(b"\n") + 1
+            if held_size + (end - 1 if end else len(data)) > limit:
+                yield _Piece(start, first, b"", 1, long=True)
+                if end:
+                    start, first, data = start + held_size + end, first + 1, data[end:]
+                else:
+                    start, skipping, data = start + held_size + len(data), True, b""
+                held, held_size = [], 0
+        cut = data.rfind(b"\n") + 1
+        if not cut:
+            if data:
+                held.append(data)
+                held_size += len(data)
+            continue
+        region = b"".join([*held, data[:cut]]) if held else data[:cut]
+        held = [data[cut:]] if cut < len(data) else []
+        held_size = len(data) - cut
+        lines = _line_count(region)
+        yield _Piece(start, first, region, lines)
+        start += len(region)
+        first += lines
+    if held:  # the last line, without its line break
+        if held_size > limit:
+            yield _Piece(start, first, b"", 1, long=True)
+        else:
+            yield _Piece(start, first, b"".join(held), 1)
+
+
+def _line_count(data: bytes) -> int:
+    # Four times as fast as data.count(b"\n"), which goes byte by byte where the line
+    # reader jumps from line break to line break.
+    count = 0
+    for count, _ in enumerate(io.BytesIO(data), 1):  # noqa: B007 -- the count is what is wanted
+        pass
+    return count
 
 
 def _numbered(stream: IO[bytes]) -> Iterator[tuple[int, int, bytes]]:
@@ -470,8 +573,9 @@ def _too_long(source: str) -> Item:
 
 def report(item: Item, *, python_values: bool = False) -> Report:
     """The validation report on one item; a reading problem is the report's only finding.
-    ``python_values``: the document was built in Python, not read here (see :func:`verdict`)."""
-    return _new_report(*verdict(item, python_values=python_values), item.source)
+    ``python_values``: the document was built in Python, not read here (see :func:`report_fields`)."""
+    type_name, mode, conforms, findings = report_fields(item, python_values=python_values)
+    return Report(type_name, mode, conforms, findings, item.source)
 
 
 def report_built(item: Item) -> Report:
@@ -481,13 +585,13 @@ def report_built(item: Item) -> Report:
     misjudges, so python-jsonschema judges it (as ``validate()`` does)."""
     document = item.document
     if item.problem is None and type(document) is dict and _has_long_integer(document):
-        type_name, mode, conforms, findings = _verdict(document, exact=True, python_values=True)
-        return _new_report(type_name, mode, conforms, findings + item.notes, item.source)
+        type_name, mode, conforms, findings = _report_fields(document, exact=True, python_values=True)
+        return Report(type_name, mode, conforms, findings + item.notes, item.source)
     return report(item, python_values=True)
 
 
-def verdict(item: Item, *, python_values: bool = False) -> Verdict:
-    """:func:`report` as a tuple (type, mode, conforms, findings), for the bulk paths.
+def report_fields(item: Item, *, python_values: bool = False) -> ReportFields:
+    """:func:`report` but its source, as a tuple (type, mode, conforms, findings), for the bulk paths.
 
     A document the reader made holds JSON values only; one built in Python
     (``python_values``) is first looked through for values JSON cannot hold, as
@@ -501,9 +605,9 @@ def verdict(item: Item, *, python_values: bool = False) -> Verdict:
         document = json.dumps(document)
     try:
         if item.notes:
-            type_name, mode, conforms, findings = _verdict(document, python_values=python_values)
+            type_name, mode, conforms, findings = _report_fields(document, python_values=python_values)
             return type_name, mode, conforms, findings + item.notes
-        return _verdict(document, python_values=python_values)
+        return _report_fields(document, python_values=python_values)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.

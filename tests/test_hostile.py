@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -326,7 +327,7 @@ def test_running_out_of_stack_in_validation_is_one_messages_problem(monkeypatch:
     def exhausted(document: Any, **options: Any) -> Any:
         raise RecursionError
 
-    monkeypatch.setattr(_sources, "_verdict", exhausted)
+    monkeypatch.setattr(_sources, "_report_fields", exhausted)
     rep = report(Item("m.jsonl:7", 7, None, {"Header": "PGM-KPA-V1.0"}, None))
     assert (rep.source, rep.conforms, [f.rule for f in rep.findings]) == ("m.jsonl:7", False, ["too-deep"])
 
@@ -821,12 +822,10 @@ def test_an_endless_line_is_reported_at_once_in_little_memory(small_limit: int) 
     assert peak < 8 * 1024 * 1024, f"{peak:,} bytes to skip a 200 MB line"
 
 
-def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pgm_explore import _bulk
+def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path) -> None:
+    from pgm_explore._bulk import SUMMARY, iter_reported
 
-    monkeypatch.setattr(_bulk, "_worth_a_helper", lambda path, min_bytes: True)
-    monkeypatch.setattr(_bulk, "_BATCH", 1000)
-    monkeypatch.setattr(_bulk, "_cores", lambda: 2)
+    small = replace(SUMMARY, min_bytes=0, batch_bytes=1000)  # a helper, batches of a few lines
     lines = [GOOD, _long(_LIMIT + 1), GOOD, _long(3 * _LIMIT), _long(_LIMIT), b"", GOOD, _long(_LIMIT * 2) + b"x"]
     path = tmp_path / "m.jsonl"
     path.write_bytes(b"\n".join(lines))
@@ -834,7 +833,8 @@ def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path, monk
     expected += [(f"{path}:5", "header-unknown"), (f"{path}:7", None), (f"{path}:8", "too-large")]
     for parallel in (True, False):
         found = [
-            (r.source, r.findings[0].rule if r.findings else None) for r in _bulk.iter_reported(path, parallel=parallel)
+            (r.source, r.findings[0].rule if r.findings else None)
+            for r in iter_reported(path, parallel=parallel, job=small)
         ]
         assert found == expected, parallel
 

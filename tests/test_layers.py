@@ -22,6 +22,7 @@ LAYERS = {
     "validation": 3,
     "_sources": 3,
     "_bulk": 3,
+    "_facts": 3,
     "io": 3,
     "dialogue": 4,
     "analysis": 5,

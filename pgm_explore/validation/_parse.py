@@ -108,7 +108,7 @@ def _outside_strings(pattern: re.Pattern[str], text: str) -> tuple[int, int] | N
     return None
 
 
-def loads(data: str | bytes, *, first_line: int = 1) -> Any:
+def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
     """Parse one JSON value, or raise :class:`InputProblem`.
 
     ``first_line`` is the line of the file the text starts on (JSON Lines), so that
@@ -187,8 +187,10 @@ def loads(data: str | bytes, *, first_line: int = 1) -> Any:
     surrogate = lone_surrogate(text, value)
     if surrogate is not None:
         path, code_point, key, offset = surrogate
-        line, column = position(text, offset) if offset is not None else (1, None)
-        where = {"line": line + first_line - 1, "column": column} if column is not None else {}
+        where = {}
+        if offset is not None:
+            line, column = position(text, offset)
+            where = {"line": line + first_line - 1, "column": column}
         raise InputProblem(surrogate_finding(path, code_point, key=key, **where))
     return value
 
@@ -205,20 +207,16 @@ def _number_at(text: str, number: str) -> int | None:
 _DUPLICATE_SPEC = "RFC 8259 section 4: the names within an object SHOULD be unique"
 
 
-_ENCODE: list[Callable[[Any], bytes]] = []
-"""msgspec's JSON encoder, once it is needed: msgspec (with typing_extensions) would double
-the time ``import pgm_explore`` takes, and only reading JSON text needs it."""
+@cache
+def _encoder() -> Callable[[Any], bytes]:
+    """msgspec's JSON encoder, once it is needed: msgspec (with typing_extensions) would double
+    the time ``import pgm_explore`` takes, and only reading JSON text needs it."""
+    import msgspec
+
+    return msgspec.json.Encoder().encode
 
 
-def _encode(value: Any) -> bytes:
-    if not _ENCODE:
-        import msgspec
-
-        _ENCODE.append(msgspec.json.Encoder().encode)
-    return _ENCODE[0](value)
-
-
-def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
+def parse_json(data: str | bytes | bytearray, *, first_line: int = 1) -> tuple[Any, tuple[Finding, ...]]:
     """Parse one JSON value like :func:`loads`, and say what the value cannot show: the
     names that appear more than once in one object (``duplicate-key`` warnings, one per
     object and name, at the object's path). Raises :class:`InputProblem` like ``loads``.
@@ -231,7 +229,7 @@ def parse_json(data: str | bytes, *, first_line: int = 1) -> tuple[Any, tuple[Fi
     return value, duplicate_keys(data, value)
 
 
-def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
+def duplicate_keys(raw: str | bytes | bytearray, value: Any) -> tuple[Finding, ...]:
     """The ``duplicate-key`` warnings of the JSON text ``raw``, which reads as ``value``.
 
     Cheap when there are none (one more encode and two counts of a byte; the bulk reader
@@ -242,7 +240,7 @@ def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
     the text read again, noting the names of each object.
     """
     try:
-        written = (_ENCODE[0] if _ENCODE else _encode)(value)
+        written = _encoder()(value)
     except (TypeError, ValueError, OverflowError):  # (a lone surrogate, which msgspec will not write)
         return _duplicates_slowly(raw)
     if isinstance(raw, str):
@@ -256,29 +254,35 @@ def duplicate_keys(raw: str | bytes, value: Any) -> tuple[Finding, ...]:
     return ()
 
 
-def _duplicates_slowly(raw: str | bytes) -> tuple[Finding, ...]:
-    repeated: dict[int, tuple[dict[str, Any], dict[str, int]]] = {}
+class _Repeated(dict[str, Any]):
+    """An object in which a name is written more than once: ``counts`` says how many times."""
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(items)
-        if len(obj) != len(items):
-            counts: dict[str, int] = {}
-            for name, _ in items:
-                counts[name] = counts.get(name, 0) + 1
-            repeated[id(obj)] = (obj, {name: n for name, n in counts.items() if n > 1})
+    counts: dict[str, int]
+
+
+def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of ``items``, as the json module makes it, told apart when a name repeats."""
+    obj = dict(items)
+    if len(obj) == len(items):
         return obj
+    counts: dict[str, int] = {}
+    for name, _ in items:
+        counts[name] = counts.get(name, 0) + 1
+    repeated = _Repeated(obj)
+    repeated.counts = {name: n for name, n in counts.items() if n > 1}
+    return repeated
 
+
+def _duplicates_slowly(raw: str | bytes | bytearray) -> tuple[Finding, ...]:
     text = raw.decode("utf-8-sig") if isinstance(raw, bytes | bytearray) else raw
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number, object_pairs_hook=pairs)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number, object_pairs_hook=_pairs)
     except (ValueError, RecursionError):
-        return ()
-    if not repeated:
         return ()
     findings = []
     for path, obj in _objects(value):
-        if id(obj) in repeated and repeated[id(obj)][0] is obj:
-            for name, count in repeated[id(obj)][1].items():
+        if isinstance(obj, _Repeated):
+            for name, count in obj.counts.items():
                 times = "twice" if count == 2 else f"{count} times"
                 findings.append(
                     Finding.of(

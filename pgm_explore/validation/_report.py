@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -127,26 +127,6 @@ class Report:
         )
 
 
-# The slots' own setters, in field order (unpacked below: a new field fails at import).
-_SETTERS = tuple(Report.__dict__[field.name].__set__ for field in fields(Report))
-
-
-def _new_report(
-    type: str | None, mode: str | None, conforms: bool, findings: tuple[Finding, ...], source: str | None
-) -> Report:
-    """``Report(type, mode, conforms, findings, source)`` in half the time: the frozen
-    dataclass's ``__init__`` goes through ``object.__setattr__`` for each field, and this
-    is built once per message of a bulk run."""
-    report = object.__new__(Report)
-    set_type, set_mode, set_conforms, set_findings, set_source = _SETTERS
-    set_type(report, type)
-    set_mode(report, mode)
-    set_conforms(report, conforms)
-    set_findings(report, findings)
-    set_source(report, source)
-    return report
-
-
 _TEXT = (str, bytes, bytearray)
 _MODES = ("RQ", "RS")
 _DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
@@ -190,8 +170,9 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
     return dt, None
 
 
-Verdict = tuple[str | None, str | None, bool, tuple[Finding, ...]]
-"""A report without its source: (type, mode, conforms, findings)."""
+ReportFields = tuple[str | None, str | None, bool, tuple[Finding, ...]]
+"""A :class:`Report`'s fields but its source: (type, mode, conforms, findings), what the bulk
+paths make of a message (a tuple travels between processes and is made faster than a Report)."""
 
 
 def validate(document: Any, *, source: str | None = None) -> Report:
@@ -212,10 +193,11 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     # Only a dict built in Python can hold an int longer than Python writes (the readers
     # refuse them): the compiled engine misjudges those, so python-jsonschema judges.
     exact = type(document) is dict and _has_long_integer(document)
-    return _new_report(*_verdict(document, python_values=True, exact=exact), source)
+    type_name, mode, conforms, findings = _report_fields(document, python_values=True, exact=exact)
+    return Report(type_name, mode, conforms, findings, source)
 
 
-def _verdict(document: Any, *, python_values: bool = False, exact: bool = False) -> Verdict:
+def _report_fields(document: Any, *, python_values: bool = False, exact: bool = False) -> ReportFields:
     """What :func:`validate` reports, as a tuple: the bulk paths need no Report object.
 
     ``python_values``: the document was built in Python rather than read by the JSON
@@ -225,11 +207,11 @@ def _verdict(document: Any, *, python_values: bool = False, exact: bool = False)
         if isinstance(document, _TEXT):
             try:
                 parsed, notes = parse_json(document)
-            except InputProblem as problem:
-                return None, None, False, (problem.finding,)
+            except InputProblem as unreadable:
+                return None, None, False, (unreadable.finding,)
             if isinstance(parsed, dict):
                 # (What the text says that its value cannot: names written twice.)
-                type_name, mode, conforms, findings = _verdict(parsed)
+                type_name, mode, conforms, findings = _report_fields(parsed)
                 return type_name, mode, conforms, findings + notes
             document = parsed
         if not isinstance(document, dict):

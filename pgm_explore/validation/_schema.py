@@ -56,7 +56,7 @@ _SUGGESTED = 60
 
 @cache
 def _rs_registry() -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(schema_resources().items()))
+    return jsonschema_rs.Registry([(uri, dict(resource)) for uri, resource in schema_resources().items()])
 
 
 @cache
@@ -315,10 +315,27 @@ def spec_reference(dt: DataType, path: tuple[str | int, ...]) -> str:
     return dt.clause(labels)
 
 
+def _value(error: ValidationError) -> Any:
+    """The value of the keyword that ``error`` broke. (Typed "maybe unset" for errors made by
+    hand; the engine's errors always have it.)"""
+    return error.validator_value
+
+
+def _instance(error: ValidationError) -> Any:
+    """The value that broke it (see :func:`_value`)."""
+    return error.instance
+
+
+def _schema_of(error: ValidationError) -> Mapping[str, Any]:
+    """The (sub)schema holding the keyword, or nothing (see :func:`_value`)."""
+    schema = error.schema
+    return schema if isinstance(schema, Mapping) else {}
+
+
 def _one_of(error: ValidationError) -> str:
     """Describe the alternatives of a failed oneOf/anyOf by the property each requires."""
     forms = []
-    for alternative in error.validator_value:
+    for alternative in _value(error):
         required = alternative.get("required") if isinstance(alternative, dict) else None
         if not required:
             return "matches none of the allowed forms"
@@ -344,7 +361,7 @@ def _shaped_branch(error: ValidationError) -> int | None:
         return None
     shaped = [
         index
-        for index, alternative in enumerate(error.validator_value)
+        for index, alternative in enumerate(_value(error))
         if isinstance(alternative, dict)
         and alternative.get("type", "object") == "object"
         and alternative.get("required")
@@ -380,7 +397,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         # python-jsonschema yields one error per missing property; naming each one at
         # its own path lets a form put the message beside the empty field.
         instance = error.instance if isinstance(error.instance, dict) else {}
-        for prop in error.validator_value:
+        for prop in _value(error):
             if prop in instance:
                 continue
             where = (*path, prop)
@@ -431,8 +448,8 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 f"{dt.requirement('Header')}; {dt.clause((prop,))} (DECISIONS D8)",
             )
     elif keyword == "additionalProperties":
-        declared = list((error.schema or {}).get("properties", {}))
-        for extra in error.instance:
+        declared = list(_schema_of(error).get("properties", {}))
+        for extra in _instance(error):
             if extra in declared:
                 continue
             where = (*path, extra)
@@ -447,7 +464,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 else f"{dt.name} Tables (DECISIONS D3)",
             )
     elif keyword == "type":
-        expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        expected = _value(error) if isinstance(_value(error), list) else [_value(error)]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
         schema = error.schema if isinstance(error.schema, dict) else {}
         bundled = _BUNDLED_TYPES.get(schema.get("$id", ""))
@@ -464,7 +481,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
                 spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
         yield Finding.of("type", path, f"{name} must be {words}, not {_shown(error.instance)}.", spec)
     elif keyword == "enum":
-        options = [str(o) for o in error.validator_value]
+        options = [str(o) for o in _value(error)]
         hint = _close(error.instance, options) if isinstance(error.instance, str) else ""
         yield Finding.of(
             "enum",
@@ -490,7 +507,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
         yield Finding.of(
             "max-length",
             path,
-            f"{name} has {len(error.instance):,} characters; at most {error.validator_value:,} are allowed.",
+            f"{name} has {len(_instance(error)):,} characters; at most {error.validator_value:,} are allowed.",
             spec,
         )
     elif keyword == "pattern":
