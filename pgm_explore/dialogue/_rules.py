@@ -10,6 +10,11 @@ updates what the checker remembers (:mod:`._state`).
 
 The error-level rules are exactly those of DECISIONS D16; every other rule is a warning (NOTES
 6.3, with the codes of ``docs/rules.md``).
+
+Its size (some 600 lines) is that of the list of rules: the 25 transcript rule codes of
+``docs/rules.md``, each with its message and its spec reference written out, in reading order. Where
+a rule needs more than a few lines of its own (the pre-check, the commitment ledger), that lives
+elsewhere (:mod:`.precheck`, :mod:`.commitments`).
 """
 
 from __future__ import annotations

@@ -77,6 +77,10 @@ Conventions of the project (none of them is in the spec):
 * Without an ActionContext only the ``statement`` (and, with ``known_ids``, the ``ids``) and ``clash``
   checks can fail.
 
+This module holds the table and runs it step by step; what each row reads (the operand conventions,
+an ActionContext compiled into :class:`~pgm_explore.dialogue._precheck_checks.ContextRules`, a statement
+read once, the plan so far) is in :mod:`pgm_explore.dialogue._precheck_checks`.
+
 >>> context = {"Repertoire": ["MM-Move", "MM-Add", "Transact"], "MLocations": ["ML-Gate", "ML-Stall"], "WalletLimit": 150}
 >>> for p in predict([(0, "MM-Move Nil me From ML-Gate To ML-Stall"),
 ...                   (1, "Transact With Transaction=180 AGR"),
@@ -275,7 +279,6 @@ def predict_with_rules(
 ) -> list[Prediction]:
     """:func:`predict` under an ActionContext compiled beforehand (:func:`context_rules`): a transcript
     checker compiles each distinct ActionContext once for all the Requests made under it."""
-    ctx = rules
     plan = Plan()
     predictions = []
     for position, (step, text) in enumerate(_step_pairs(steps), start=1):
@@ -286,10 +289,10 @@ def predict_with_rules(
         )
         parsed, failure = facts.parsed, facts.failure
         check: CheckName | None = "statement" if failure else None
-        if parsed is not None and failure is None and (fired := run_checks(parsed, facts, ctx, plan, known_ids)):
+        if parsed is not None and failure is None and (fired := run_checks(parsed, facts, rules, plan, known_ids)):
             check, failure = fired
-        if failure is None and ctx.max_steps is not None and position > ctx.max_steps:
-            check, failure = "max-steps", f"it is Process Action number {position}, beyond MaxSteps {ctx.max_steps}"
+        if failure is None and rules.max_steps is not None and position > rules.max_steps:
+            check, failure = "max-steps", f"it is Process Action number {position}, beyond MaxSteps {rules.max_steps}"
         if failure is None:
             predicted: PAStatusCode = "Ack"
             reason = "no check of the heuristic fails"
