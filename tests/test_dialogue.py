@@ -290,3 +290,12 @@ def test_a_transcript_built_in_python_judges_integers_longer_than_python_writes(
     where = ("range", "$.QueryTime.SimpleTimeData[0].FlagsByte")
     assert where in [(f.rule, f.path) for f in Transcript.from_documents([doc]).findings]
     assert [(f.rule, f.path) for f in TranscriptChecker().feed("x", doc)] == [where]
+
+
+def test_a_reused_query_id_names_the_first_source_as_it_was_written() -> None:
+    first = request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")
+    again = request("BKN-PAL", "q-1", 1, 3_000, dialog="pal-1")
+    checker = TranscriptChecker()
+    checker.feed("log.jsonl:007", first)  # (no reader writes a line so; a caller may)
+    (reused,) = [f for f in checker.feed("log.jsonl:8", again) if f.rule == "query-id-reused"]
+    assert "at log.jsonl:007;" in reused.message

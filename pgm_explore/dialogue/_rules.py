@@ -111,13 +111,14 @@ def _some(steps: list[Any], shown: int = 10) -> str:
 def prompt_id_unused(state: TranscriptState, source: str, prompt_id: str, found: list[Finding]) -> None:
     earlier = state.prompt_ids.get(prompt_id)
     if earlier is None:
-        state.prompt_ids[prompt_id] = source
+        state.prompt_ids[prompt_id] = state.sources.add(source)
     else:
         found.append(
             Finding.of(
                 "prompt-id-reused",
                 ("PCPromptID",),
-                f"PCPromptID {prompt_id} was already used by the PC Prompt at {earlier}; it identifies one instance.",
+                f"PCPromptID {prompt_id} was already used by the PC Prompt at {state.sources.source(earlier)}; "
+                "it identifies one instance.",
                 "PC Prompt Table 1, PCPromptID; DECISIONS D16",
             )
         )
@@ -141,20 +142,23 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
 
 
 def query_id_unused(state: TranscriptState, source: str, query_id: str, found: list[Finding]) -> None:
-    # One look-up in a dictionary that holds every QueryID of the transcript, not two.
-    known = state.query_ids
-    count = len(known)
-    earlier = known.setdefault(query_id, source)
-    if len(known) == count:
-        found.append(
-            Finding.of(
-                "query-id-reused",
-                ("QueryID",),
-                f"QueryID {query_id} was already used by the message at {earlier}; "
-                "a QueryID identifies one Request or Response.",
-                'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
-            )
+    earlier = state.answered.get(query_id)
+    if earlier is None:
+        # One look-up in a dictionary that holds every QueryID of the transcript, not two.
+        known = state.query_ids
+        count = len(known)
+        earlier = known.setdefault(query_id, state.sources.add(source))
+        if len(known) > count:
+            return
+    found.append(
+        Finding.of(
+            "query-id-reused",
+            ("QueryID",),
+            f"QueryID {query_id} was already used by the message at {state.sources.source(earlier)}; "
+            "a QueryID identifies one Request or Response.",
+            'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
         )
+    )
 
 
 def opened_by_a_prompt(dialog: str, found: list[Finding]) -> None:
@@ -268,7 +272,9 @@ def answers_a_request(
             )
         )
         return None
-    state.answered.add(pending.query_id or request_id)  # (the Request's own string: no second copy kept)
+    first_use = state.query_ids.pop(request_id, None)
+    if first_use is not None:  # (else a reused QueryID already answered once)
+        state.answered[pending.query_id or request_id] = first_use  # (the Request's own string: no copy kept)
     return pending
 
 

@@ -16,8 +16,10 @@ values (which, unlike sets, the collector stops tracking when they hold only str
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -27,7 +29,14 @@ from pgm_explore.dialogue._precheck_checks import ContextRules, context_rules
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import Prediction
 
-__all__ = ["DialogueContext", "DialogueState", "KnownActionContext", "PendingRequest", "TranscriptState"]
+__all__ = [
+    "DialogueContext",
+    "DialogueState",
+    "KnownActionContext",
+    "PendingRequest",
+    "SourceLog",
+    "TranscriptState",
+]
 
 _encode = msgspec.msgpack.Encoder().encode
 _NO_COMMITMENTS: frozenset[str] = frozenset()
@@ -101,16 +110,68 @@ class DialogueState(msgspec.Struct, gc=False):
         return self.commitments
 
 
+class SourceLog:
+    """Where messages were read ("PATH:LINE", "PATH#INDEX", or any other text), each kept as a
+    number: the sources of the ids a transcript keeps to its end, when a reuse may name them.
+
+    A reader gives message after message the next line (or index) of the same file, so the log
+    holds runs: where a run starts, and the line its first source names. A source kept as text
+    would keep some 90 bytes for each QueryID of the transcript; a number keeps none.
+
+    >>> log = SourceLog()
+    >>> sources = ["t.jsonl:7", "t.jsonl:8", "t.jsonl:10", "u.json#0", "u.json#1", "odd", "", "", "t.jsonl:011"]
+    >>> numbers = [log.add(s) for s in sources]
+    >>> numbers, [log.source(n) for n in numbers] == sources, len(log.runs)
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8], True, 7)
+    """
+
+    __slots__ = ("_next", "runs", "size")
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[int, str, int | None]] = []
+        """(number of its first source, "PATH:" or "PATH#" or the whole source, first line or None)."""
+        self.size = 0
+        self._next: str | None = None  # the source that would continue the last run
+
+    def add(self, source: str) -> int:
+        """Log ``source``; return its number."""
+        number = self.size
+        self.size += 1
+        if source != self._next:
+            self._start_run(number, source)
+        run_start, head, first = self.runs[-1]
+        self._next = f"{head}{first + number + 1 - run_start}" if first is not None else None
+        return number
+
+    def _start_run(self, number: int, source: str) -> None:
+        for separator in (":", "#"):
+            head, found, tail = source.rpartition(separator)
+            # (only a line written as str(int) writes back the same: not "011", not "²")
+            if found and tail.isascii() and tail.isdigit() and (tail == "0" or tail[0] != "0"):
+                self.runs.append((number, head + separator, int(tail)))
+                return
+        self.runs.append((number, source, None))
+
+    def source(self, number: int) -> str:
+        """The source logged under ``number``."""
+        run_start, head, first = self.runs[bisect_right(self.runs, number, key=itemgetter(0)) - 1]
+        return head if first is None else f"{head}{first + number - run_start}"
+
+
 @dataclass(slots=True)
 class TranscriptState:
     """Everything the checker keeps, from the first message to the end of the transcript."""
 
-    query_ids: dict[str, str] = field(default_factory=dict)
-    """QueryID -> where it was first used (QueryIDs are unique in a transcript: query-id-reused)."""
-    answered: set[str] = field(default_factory=set)
-    """QueryIDs of the Requests that have had their Response."""
-    prompt_ids: dict[str, str] = field(default_factory=dict)
-    """PCPromptID -> where it was first used."""
+    sources: SourceLog = field(default_factory=SourceLog)
+    query_ids: dict[str, int] = field(default_factory=dict)
+    """QueryID -> the source (in :attr:`sources`) of its first use, for every QueryID used but those
+    of :attr:`answered` (QueryIDs are unique in a transcript: query-id-reused)."""
+    answered: dict[str, int] = field(default_factory=dict)
+    """The same for the QueryIDs of the Requests that have had their Response: each moves here
+    from :attr:`query_ids` (one entry for each QueryID: a transcript of a million messages holds
+    half a million of them)."""
+    prompt_ids: dict[str, int] = field(default_factory=dict)
+    """PCPromptID -> the source (in :attr:`sources`) of its first use."""
     opened: dict[str, DialogueContext] = field(default_factory=dict)
     """DialogID -> the context of the PC Prompt that opened it."""
     session_context: dict[str, DialogueContext] = field(default_factory=dict)
