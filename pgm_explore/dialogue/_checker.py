@@ -68,12 +68,14 @@ class TranscriptFinding:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Found(Sequence[TranscriptFinding]):
     """What the checker found at one message (or at the end of the transcript).
 
     It is the sequence of its :attr:`findings` (``for f in checker.feed(...)``, ``len``, truth),
     as :meth:`TranscriptChecker.feed` returned a list of findings before it returned more.
+    (Not frozen: one is made for every BKN-DAC Request, and a frozen dataclass takes three times
+    as long to make.)
     """
 
     findings: tuple[TranscriptFinding, ...] = ()

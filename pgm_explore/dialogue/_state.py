@@ -125,32 +125,40 @@ class SourceLog:
     ([0, 1, 2, 3, 4, 5, 6, 7, 8], True, 7)
     """
 
-    __slots__ = ("_next", "runs", "size")
+    __slots__ = ("_head", "_line", "_next", "runs", "size")
 
     def __init__(self) -> None:
         self.runs: list[tuple[int, str, int | None]] = []
-        """(number of its first source, "PATH:" or "PATH#" or the whole source, first line or None)."""
+        """(number of its first source, "PATH:" or "PATH#" or the whole source, its line or None)."""
         self.size = 0
-        self._next: str | None = None  # the source that would continue the last run
+        # The last run's head and last line, and the source that would continue it.
+        self._head = ""
+        self._line: int | None = None
+        self._next: str | None = None
 
     def add(self, source: str) -> int:
         """Log ``source``; return its number."""
         number = self.size
-        self.size += 1
-        if source != self._next:
-            self._start_run(number, source)
-        run_start, head, first = self.runs[-1]
-        self._next = f"{head}{first + number + 1 - run_start}" if first is not None else None
+        self.size = number + 1
+        line = self._line
+        if source == self._next and line is not None:
+            line = self._line = line + 1
+        else:
+            line = self._start_run(number, source)
+        self._next = f"{self._head}{line + 1}" if line is not None else None
         return number
 
-    def _start_run(self, number: int, source: str) -> None:
+    def _start_run(self, number: int, source: str) -> int | None:
         for separator in (":", "#"):
             head, found, tail = source.rpartition(separator)
             # (only a line written as str(int) writes back the same: not "011", not "²")
             if found and tail.isascii() and tail.isdigit() and (tail == "0" or tail[0] != "0"):
-                self.runs.append((number, head + separator, int(tail)))
-                return
+                self._head, self._line = head + separator, int(tail)
+                self.runs.append((number, self._head, self._line))
+                return self._line
+        self._head, self._line = source, None
         self.runs.append((number, source, None))
+        return None
 
     def source(self, number: int) -> str:
         """The source logged under ``number``."""
