@@ -16,6 +16,7 @@ from mcp.server import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
+from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.mcp import DomainAccess, PersonalityAlignment
 from pgm_explore.mcp._common import RequestRejected, _Dialogue
 from pgm_explore.mcp.servers import _server, prompt_creation_server
@@ -49,10 +50,10 @@ class ForgetsCommitments(DomainAccess):
 class MixesDialogues(DomainAccess):
     """Keeps one set of commitments for every dialogue."""
 
-    shared: dict[str, tuple[str, str]]
+    shared: CommitmentLedger
 
     def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict:
-        shared = self.__dict__.setdefault("shared", {})
+        shared = self.__dict__.setdefault("shared", CommitmentLedger())
         dialogue.state["commitments"] = shared
         return super().payload(message, dialogue, **extra)
 

@@ -172,6 +172,52 @@ def test_action_context_of_a_prompt_creation_response_replaces_the_prompts() -> 
     assert transcript.action_context(transcript.messages[3]) == wider
 
 
+def test_feed_returns_the_action_context_and_the_predictions_it_used() -> None:
+    context = {"Repertoire": ["MM-Add"], "MLocations": ["ML-Stall"]}
+    checker = TranscriptChecker()
+    assert not checker.feed("t#0", prompt(ActionContext=context))
+    found = checker.feed("t#1", _feasibility("q-1", 0, 2_000, PLACE))
+    assert (len(found), found.action_context) == (0, context)
+    assert [(p.step, p.predicted, p.check) for p in found.predictions or ()] == [(0, "LocOOR", "m-location")]
+    answered = checker.feed("t#2", _feasible("q-2", "q-1", 0, 2_500))
+    assert [f.rule for f in answered] == ["precheck-differs"] and answered.predictions is None
+    assert answered.findings[0] is answered[0] and "LocOOR" in answered[0].message
+
+
+def test_an_empty_action_context_is_in_force_but_rules_nothing_out() -> None:
+    docs = [prompt(ActionContext={}), _feasibility("q-1", 0, 2_000, "Track Nil x"), _feasible("q-2", "q-1", 0, 2_500)]
+    t = Transcript.from_documents(docs)
+    request = t.messages[1]
+    assert t.action_context(request) == {}
+    # Shown in the tables (the statement does not parse), yet no precheck-differs: nothing in force
+    # rules it out (validation says what is wrong with the statement).
+    assert [p.predicted for p in t.predicted(request) or ()] == ["FaultyReq"]
+    assert rules(docs) == [(1, "statement-syntax")]
+
+
+def test_the_checker_and_domain_access_keep_commitments_alike() -> None:
+    # The reference partner answers; the checker, reading the exchange, finds nothing to say.
+    from pgm_explore.mcp import DomainAccess
+
+    partner = DomainAccess()
+    ids = {key: minimal_message("BKN-DAC", "RQ")[key] for key in ("MInstance", "UEnvironment", "SessionID")}
+    checker = TranscriptChecker()
+    asked = [
+        _commitment_request("q-1", 0, 2_000, "The budget is 150."),
+        _commitment_request("q-3", 1, 3_000, "The budget is 200."),
+        _commitment_request("q-5", 2, 4_000, release=True),
+    ]
+    findings = []
+    for index, ask in enumerate(asked):
+        ask.update(ids)
+        findings += [f.rule for f in checker.feed(f"t#{2 * index}", ask)]
+        findings += [f.rule for f in checker.feed(f"t#{2 * index + 1}", partner.answer(ask))]
+    # Only the re-submission itself, which the partner refuses too. (It dates its Responses now, after
+    # Requests dated in 1970: time-backwards is no matter here.)
+    assert [rule for rule in findings if rule != "time-backwards"] == ["commitment-conflict"]
+    assert partner.retained("dac-1") == {}
+
+
 def test_entities_of_every_pc_prompt_of_the_session_are_known() -> None:
     first = prompt("d-1", 1_000, ResolvedReferents=[{"Expression": "that stall", "EntityID": "stall-05"}])
     second = prompt("d-2", 5_000, ResolvedReferents=[{"Expression": "the lantern", "EntityID": "lantern-1"}])
@@ -244,3 +290,12 @@ def test_a_transcript_built_in_python_judges_integers_longer_than_python_writes(
     where = ("range", "$.QueryTime.SimpleTimeData[0].FlagsByte")
     assert where in [(f.rule, f.path) for f in Transcript.from_documents([doc]).findings]
     assert [(f.rule, f.path) for f in TranscriptChecker().feed("x", doc)] == [where]
+
+
+def test_a_reused_query_id_names_the_first_source_as_it_was_written() -> None:
+    first = request("BKN-PAL", "q-1", 0, 2_000, dialog="pal-1")
+    again = request("BKN-PAL", "q-1", 1, 3_000, dialog="pal-1")
+    checker = TranscriptChecker()
+    checker.feed("log.jsonl:007", first)  # (no reader writes a line so; a caller may)
+    (reused,) = [f for f in checker.feed("log.jsonl:8", again) if f.rule == "query-id-reused"]
+    assert "at log.jsonl:007;" in reused.message

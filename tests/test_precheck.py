@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -56,13 +55,13 @@ def test_every_prediction_is_labelled_a_heuristic() -> None:
     assert "heuristic=True" in repr(p)
 
 
-def test_predictions_are_what_the_constructor_builds() -> None:
-    # predict builds its Predictions without the dataclass __init__ (for speed): same fields, same object.
-    predictions = predict([(0, "MM-Send Nil Message To proc-1"), (1, "Track Nil x"), {"Step": 2, "Statement": 7}], None)
-    for p in predictions:
-        built = Prediction(**{f.name: getattr(p, f.name) for f in fields(Prediction)})
-        assert vars(p) == vars(built)
-        assert (p, hash(p), repr(p)) == (built, hash(built), repr(built))
+def test_a_prediction_is_a_frozen_record_whose_repr_leaves_out_the_parse() -> None:
+    p = _one("MM-Send Nil Message To proc-1", None)
+    assert "parsed" not in repr(p) and "'MM-Send Nil Message To proc-1'" in repr(p)
+    with pytest.raises(AttributeError):
+        p.predicted = "InsValue"  # type: ignore[misc]  # (frozen: the assignment is the point)
+    assert p == Prediction(p.step, p.statement, p.predicted, p.reason, p.check, p.parsed)
+    assert hash(p) == hash(Prediction(p.step, p.statement, p.predicted, p.reason, p.check, p.parsed))
 
 
 # --- row: statement --------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from typing import Any
 import pandas as pd
 
 from pgm_explore.dialogue import Transcript
-from pgm_explore.dialogue.precheck import predict
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.spec.process_actions import PA_STATUS_CODES, StatementError, parse_statement
 from pgm_explore.validation.findings import written
@@ -382,9 +381,8 @@ def _checked(item: Mapping[str, Any]) -> bool:
 def _feasibility_requests(t: Transcript) -> Iterator[_FeasibilityRequest]:
     """Every BKN-DAC feasibility Request in transcript order, its steps as rows of :func:`feasibility`.
 
-    The ActionContext is the one the checker had in force when the Request came
-    (:meth:`Transcript.action_context`), which is what makes the predictions the ones behind
-    its ``precheck-differs`` warnings.
+    The predictions are the checker's own (:meth:`Transcript.predicted`), made under the ActionContext
+    it had in force when the Request came: the ones behind its ``precheck-differs`` warnings.
     """
     responses = {e.request.position: e.response for e in t.exchanges()}
     for m in t.messages:
@@ -401,14 +399,11 @@ def _feasibility_requests(t: Transcript) -> Iterator[_FeasibilityRequest]:
             if isinstance(item, dict):
                 reported.setdefault(_step_key(item.get("Step")), item)  # the first report counts, as in compare()
 
-        action_context = t.action_context(m)
-        # The checker pre-checks the steps with an integer Step and a string Statement; so do we, so that
-        # the spending and placements the heuristic accumulates over a plan are the same.
-        checked = [(item["Step"], item["Statement"]) for item in steps if _checked(item)]
+        # The checker pre-checks the steps with an integer Step and a string Statement, in Step order;
+        # a Step given twice has a prediction for each, taken in turn.
         predicted: dict[Any, deque[str]] = defaultdict(deque)
-        if action_context is not None:
-            for prediction in predict(checked, action_context):
-                predicted[prediction.step].append(prediction.predicted)
+        for prediction in t.predicted(m) or ():
+            predicted[prediction.step].append(prediction.predicted)
 
         request = _FeasibilityRequest(m.dialog, _str(m.get("QueryID")), _str(result.get("Overall")))
         for item in steps:

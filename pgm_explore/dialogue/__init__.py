@@ -6,7 +6,8 @@ happened. :class:`Transcript` holds one in memory; :class:`TranscriptChecker` an
 :func:`check_paths` check one as a stream.
 """
 
-from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, check_documents, simple_time_seconds
+from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, check_documents
+from pgm_explore.dialogue._facts import simple_time_seconds
 from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths, dialogue_key
 
 __all__ = [

@@ -15,8 +15,9 @@ from pgm_explore import _display
 from pgm_explore._bulk import iter_worked
 from pgm_explore._sources import Item, iter_documents, report_built
 from pgm_explore._sources import report as _report
-from pgm_explore.dialogue._facts import FACTS
-from pgm_explore.dialogue._rules import TranscriptChecker, TranscriptFinding, simple_time_seconds
+from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
+from pgm_explore.dialogue._facts import FACTS, simple_time_seconds
+from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.validation import Report
 
 __all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key"]
@@ -103,6 +104,9 @@ class Transcript:
     findings: list[TranscriptFinding] = field(default_factory=list)
     action_contexts: dict[int, Mapping[str, Any]] = field(default_factory=dict, repr=False)
     """The ActionContext in force at each BKN-DAC Request (by position), as the checker saw it."""
+    predictions: dict[int, list[Prediction]] = field(default_factory=dict, repr=False)
+    """The checker's HEURISTIC pre-check of the steps of each BKN-DAC Request (by position) that
+    has steps and an ActionContext in force."""
 
     @classmethod
     def from_documents(cls, documents: Iterable[Any], *, source: str = "transcript") -> Transcript:
@@ -124,14 +128,15 @@ class Transcript:
         checker = TranscriptChecker()
         for position, item in enumerate(items):
             source, document = item.source, item.document
-            if isinstance(document, dict) and document.get("Header") == "PGM-KDA-V1.0" and document.get("Mode") == "RQ":
-                context = checker.action_context_for(document)
-                if context is not None:
-                    transcript.action_contexts[position] = context
             report = reporting(item)  # (with what the reader noted: names written twice)
-            transcript.findings += checker.feed_report(source, document, report)
+            found = checker.feed_report(source, document, report)
+            transcript.findings += found.findings
+            if found.action_context is not None:
+                transcript.action_contexts[position] = found.action_context
+            if found.predictions is not None:
+                transcript.predictions[position] = found.predictions
             transcript.messages.append(Message(position, source, document, report))
-        transcript.findings += checker.finish()
+        transcript.findings += checker.finish().findings
         return transcript
 
     @property
@@ -154,6 +159,12 @@ class Transcript:
     def action_context(self, message: Message) -> Mapping[str, Any] | None:
         """The ActionContext that applied to a BKN-DAC Request when it was sent (None if none)."""
         return self.action_contexts.get(message.position)
+
+    def predicted(self, message: Message) -> list[Prediction] | None:
+        """HEURISTIC: the PA Status the pre-check expects for each step of a BKN-DAC Request, under
+        its :meth:`action_context` (the predictions behind the checker's ``precheck-differs``);
+        None when it has no steps or no ActionContext was in force."""
+        return self.predictions.get(message.position)
 
     def exchanges(self) -> list[Exchange]:
         """Every Request with the first later Response that names it, in the order of the Requests.

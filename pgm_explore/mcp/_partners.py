@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import predict
 from pgm_explore.mcp import _common
 from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
@@ -148,8 +149,7 @@ class DomainAccess(Partner):
         **extra: Any,
     ) -> dict:
         kind = message["Kind"]
-        # CommitmentID -> (Statement, "retained" | "released"), in submission order.
-        held: dict[str, tuple[str, str]] = dialogue.state.setdefault("commitments", {})
+        held: CommitmentLedger = dialogue.state.setdefault("commitments", CommitmentLedger())
         result: dict[str, Any]
         if kind == "feasibility":
             result = self._feasibility(message, action_context)
@@ -301,29 +301,26 @@ class DomainAccess(Partner):
 
     # -- commitments ------------------------------------------------------------------------------
 
-    def _commitments(self, message: dict[str, Any], held: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    def _commitments(self, message: dict[str, Any], held: CommitmentLedger) -> dict[str, Any]:
         reported: dict[str, str] = {}
         notes = []
         for item in message.get("Commitments") or ():
             cid, statement = item["CommitmentID"], item["Statement"]
-            before = held.get(cid)
-            if before is not None and before[1] == "retained" and before[0] != statement:
+            if held.conflicting(cid, statement) is not None:
                 # The retained statement stands until Basic Knowledge releases it (C1).
                 reported[cid] = "conflicting"
                 notes.append(f"{cid} is retained with another Statement; it is kept.")
             else:
-                held[cid] = (statement, "retained")
+                held.retain(cid, statement)
                 reported[cid] = "retained"
         for cid in message.get("ReleasedCommitmentIDs") or ():
-            before = held.get(cid)
-            if before is None or before[1] == "released":
+            if held.release(cid) != "released":
                 notes.append(f"{cid} is not retained in this dialogue; nothing to release.")
                 continue
-            held[cid] = (before[0], "released")
             reported[cid] = "released"
         # "Status of the commitments of the dialogue": every one held so far, this Request's verdicts first.
         status = [{"CommitmentID": c, "Status": s} for c, s in reported.items()]
-        status += [{"CommitmentID": c, "Status": s} for c, (_, s) in held.items() if c not in reported]
+        status += [{"CommitmentID": c, "Status": s} for c, s in held.statuses() if c not in reported]
         if not status:
             return {"Outcome": "not_answered", "DescrMetadata": " ".join(notes) or "No commitments in this dialogue."}
         result: dict[str, Any] = {
@@ -337,8 +334,8 @@ class DomainAccess(Partner):
     def retained(self, dialog_id: str) -> dict[str, str]:
         """The commitments Domain Access holds for ``dialog_id`` now: CommitmentID -> Statement."""
         dialogue = self.dialogues.get(dialog_id)
-        held = dialogue.state.get("commitments", {}) if dialogue is not None else {}
-        return {c: s for c, (s, state) in held.items() if state == "retained"}
+        held = dialogue.state.get("commitments") if dialogue is not None else None
+        return held.retained() if held is not None else {}
 
 
 class PersonalityAlignment(Partner):

@@ -1,0 +1,244 @@
+"""What the transcript checker remembers between messages (the rules are in :mod:`._rules`).
+
+Only what later messages can refer to is kept: the ids in use (a reuse may come at any time), the
+open dialogues with the context their PC Prompt gave (PC Prompt Table 1; BKN-PRC Responses refine
+it), the Requests still waiting for a Response (the Functional Requirement "Correlation" of each
+type) and the commitments of each BKN-DAC dialogue (:mod:`pgm_explore.dialogue.commitments`).
+Memory grows with those and not with the transcript, so a transcript larger than memory can be checked.
+
+The checker keeps a :class:`DialogueContext` and a :class:`DialogueState` for every dialogue it
+has seen (one may go on at any time), tens of thousands in a long transcript. Each full pass of
+the garbage collector walks every container object still alive, so what is kept for long is kept
+in objects it does not track: msgspec Structs with ``gc=False`` (nothing in them refers back to
+them, so they can be in no reference cycle), and sets of Entity ids as dictionaries with None
+values (which, unlike sets, the collector stops tracking when they hold only strings).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
+
+import msgspec
+
+from pgm_explore.dialogue._facts import Facts
+from pgm_explore.dialogue._precheck_checks import ContextRules, context_rules
+from pgm_explore.dialogue.commitments import CommitmentLedger
+from pgm_explore.dialogue.precheck import Prediction
+
+__all__ = [
+    "DialogueContext",
+    "DialogueState",
+    "KnownActionContext",
+    "PendingRequest",
+    "SourceLog",
+    "TranscriptState",
+]
+
+_encode = msgspec.msgpack.Encoder().encode
+_NO_COMMITMENTS: frozenset[str] = frozenset()
+
+
+class KnownActionContext(msgspec.Struct, gc=False):
+    """One distinct ActionContext of the transcript (PC Prompt Table 1, ActionContext), and what
+    the pre-check compiled of it once a feasibility Request needed it."""
+
+    value: Mapping[str, Any]
+    rules: ContextRules | None = None
+
+    def precheck_rules(self) -> ContextRules:
+        if self.rules is None:
+            self.rules = context_rules(self.value, {}, None)
+        return self.rules
+
+
+class DialogueContext(msgspec.Struct, gc=False):
+    """What a PC Prompt, and the BKN-PRC Responses of its dialogue, tell about a dialogue.
+
+    A BKN-PRC Response returns "a more complete or different representation of the
+    understanding of the context": its ActionContext replaces the PC Prompt's and its
+    ResolvedReferents add Entities.
+    """
+
+    source: str
+    """Where the PC Prompt was read."""
+    ids: tuple[Any, Any, Any]
+    """Its MInstance, UEnvironment and SessionID."""
+    action_context: KnownActionContext | None
+    entities: dict[str, None]
+    """The Entity ids mentioned so far (the keys)."""
+    time: tuple[bool, float] | None = None
+
+
+class PendingRequest(msgspec.Struct, gc=False):
+    """A Request waiting for its Response: what the Response is checked against."""
+
+    query_id: str | None
+    """None for a Request without a (string) QueryID: checked, but never kept."""
+    source: str
+    turn: Any
+    kind: Any
+    time: tuple[bool, float] | None
+    steps: tuple[tuple[int, str], ...]
+    commitments: list[str]
+    """The CommitmentIDs it submitted."""
+    constraints: Mapping[str, Any] | None
+    new_commitments: frozenset[str] = _NO_COMMITMENTS
+    """CommitmentIDs it submitted that the dialogue did not hold before."""
+    predictions: list[Prediction] | None = None
+    """The pre-check of its steps under the ActionContext in force, made once when it came."""
+    foresees_failure: bool = False
+    """Whether the pre-check, under a non-empty ActionContext, foresees a failure: only then can a
+    Response be more lenient than it (``precheck-differs``)."""
+
+
+class DialogueState(msgspec.Struct, gc=False):
+    """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
+
+    last_turn: int | None = None
+    last_time: tuple[bool, float] | None = None
+    pending: dict[str, PendingRequest] = {}  # (msgspec gives each instance a dictionary of its own)
+    commitments: CommitmentLedger | None = None
+    """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
+
+    def ledger(self) -> CommitmentLedger:
+        if self.commitments is None:
+            self.commitments = CommitmentLedger()
+        return self.commitments
+
+
+class SourceLog:
+    """Where messages were read ("PATH:LINE", "PATH#INDEX", or any other text), each kept as a
+    number: the sources of the ids a transcript keeps to its end, when a reuse may name them.
+
+    A reader gives message after message the next line (or index) of the same file, so the log
+    holds runs: where a run starts, and the line its first source names. A source kept as text
+    takes some 90 bytes for each QueryID of the transcript (a million in a long one), a number 28.
+
+    >>> log = SourceLog()
+    >>> sources = ["t.jsonl:7", "t.jsonl:8", "t.jsonl:10", "u.json#0", "u.json#1", "odd", "", "", "t.jsonl:011"]
+    >>> numbers = [log.add(s) for s in sources]
+    >>> numbers, [log.source(n) for n in numbers] == sources, len(log.runs)
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8], True, 7)
+    """
+
+    __slots__ = ("_head", "_line", "_next", "runs", "size")
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[int, str, int | None]] = []
+        """(number of its first source, "PATH:" or "PATH#" or the whole source, its line or None)."""
+        self.size = 0
+        # The last run's head and last line, and the source that would continue it.
+        self._head = ""
+        self._line: int | None = None
+        self._next: str | None = None
+
+    def add(self, source: str) -> int:
+        """Log ``source``; return its number."""
+        number = self.size
+        self.size = number + 1
+        line = self._line
+        if source == self._next and line is not None:
+            line = self._line = line + 1
+        else:
+            line = self._start_run(number, source)
+        self._next = f"{self._head}{line + 1}" if line is not None else None
+        return number
+
+    def _start_run(self, number: int, source: str) -> int | None:
+        for separator in (":", "#"):
+            head, found, tail = source.rpartition(separator)
+            # (only a line written as str(int) writes back the same: not "011", not "²")
+            if found and tail.isascii() and tail.isdigit() and (tail == "0" or tail[0] != "0"):
+                self._head, self._line = head + separator, int(tail)
+                self.runs.append((number, self._head, self._line))
+                return self._line
+        self._head, self._line = source, None
+        self.runs.append((number, source, None))
+        return None
+
+    def source(self, number: int) -> str:
+        """The source logged under ``number``."""
+        run_start, head, first = self.runs[bisect_right(self.runs, number, key=itemgetter(0)) - 1]
+        return head if first is None else f"{head}{first + number - run_start}"
+
+
+@dataclass(slots=True)
+class TranscriptState:
+    """Everything the checker keeps, from the first message to the end of the transcript."""
+
+    sources: SourceLog = field(default_factory=SourceLog)
+    query_ids: dict[str, int] = field(default_factory=dict)
+    """QueryID -> the source (in :attr:`sources`) of its first use, for every QueryID used but those
+    of :attr:`answered` (QueryIDs are unique in a transcript: query-id-reused)."""
+    answered: dict[str, int] = field(default_factory=dict)
+    """The same for the QueryIDs of the Requests that have had their Response: each moves here
+    from :attr:`query_ids` (one entry for each QueryID: a transcript of a million messages holds
+    half a million of them)."""
+    prompt_ids: dict[str, int] = field(default_factory=dict)
+    """PCPromptID -> the source (in :attr:`sources`) of its first use."""
+    opened: dict[str, DialogueContext] = field(default_factory=dict)
+    """DialogID -> the context of the PC Prompt that opened it."""
+    session_context: dict[str, DialogueContext] = field(default_factory=dict)
+    """SessionID -> the context of its latest PC Prompt."""
+    session_entities: dict[str, dict[str, None]] = field(default_factory=dict)
+    action_contexts: dict[bytes, KnownActionContext] = field(default_factory=dict)
+    """One entry for each distinct ActionContext (by its MessagePack encoding): an A-User mostly
+    opens dialogue after dialogue with the same one, and keeping one copy saves memory, the
+    collector's time, and the pre-check's work (it compiles each once)."""
+    dialogues: dict[tuple[str, str], DialogueState] = field(default_factory=dict)
+    """(DialogID, data type) -> its state."""
+
+    def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
+        if action_context is None:
+            return None
+        try:
+            key = _encode(action_context)
+        except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits: kept on its own
+            return KnownActionContext(action_context)
+        known = self.action_contexts.get(key)
+        if known is None:
+            known = self.action_contexts[key] = KnownActionContext(action_context)
+        return known
+
+    def open_dialogue(self, source: str, facts: Facts) -> None:
+        """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
+        assert facts.dialog is not None
+        entities = dict.fromkeys(facts.entities or ())
+        context = DialogueContext(
+            source, facts.ids, self.known_action_context(facts.action_context), entities, facts.time
+        )
+        self.opened[facts.dialog] = context
+        session = facts.session
+        if session is not None:
+            self.session_context[session] = context
+            self.session_entities.setdefault(session, {}).update(entities)
+
+    def refine_context(self, facts: Facts) -> None:
+        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
+        context = self.opened.get(facts.dialog) if facts.dialog is not None else None
+        if facts.entities is None or context is None or facts.outcome == "not_answered":
+            return
+        if facts.action_context is not None:
+            context.action_context = self.known_action_context(facts.action_context)
+        added = dict.fromkeys(facts.entities)
+        context.entities.update(added)
+        session = facts.session
+        if session is not None:
+            self.session_entities.setdefault(session, {}).update(added)
+
+    def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
+        """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP
+        sessions of their own, D15) that of the latest PC Prompt of the same A-User session."""
+        opened = self.opened.get(dialog)
+        if opened is not None:
+            return opened
+        return self.session_context.get(session) if session is not None else None
+
+    def known_entities(self, session: str | None, context: DialogueContext) -> dict[str, None]:
+        # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
+        # Entity any PC Prompt of the session mentioned is known to them.
+        return self.session_entities.get(session, context.entities) if session is not None else context.entities
