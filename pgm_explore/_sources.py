@@ -327,8 +327,8 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
         # A note about the array's items goes to its item, at a path within it.
         per_item: dict[int, list[Finding]] = {}
         for note in notes:
-            if note.path:
-                per_item.setdefault(note.path[0], []).append(note)  # type: ignore[arg-type]
+            if note.path and isinstance(first := note.path[0], int):
+                per_item.setdefault(first, []).append(note)
         for index, document in enumerate(value):
             mine = tuple(replace(note, path=note.path[1:]) for note in per_item.get(index, ()))
             yield Item(f"{source}#{index}", None, index, document, None, notes=mine)

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from pgm_explore.dialogue import Transcript
-from pgm_explore.spec import DATA_TYPES, data_type
+from pgm_explore.spec import DATA_TYPES, OUTCOMES, data_type
 from pgm_explore.spec.process_actions import PA_STATUS_CODES, StatementError, parse_statement
 from pgm_explore.validation.findings import written
 
@@ -86,7 +86,7 @@ _FEASIBILITY_DTYPES: Mapping[str, str] = {
     "PredictedPAStatus": "string",
 }
 _PA_STATUS_DTYPES: Mapping[str, str] = {"PAStatus": "string", "count": "int64"}
-_OUTCOMES_DTYPES: Mapping[str, str] = {
+OUTCOMES_DTYPES: Mapping[str, str] = {
     "type": "string",
     "kind": "string",
     "answered": "int64",
@@ -119,7 +119,7 @@ DTYPES: Mapping[str, Mapping[str, str]] = {
     "exchanges": _EXCHANGES_DTYPES,
     "feasibility": _FEASIBILITY_DTYPES,
     "pastatus": _PA_STATUS_DTYPES,
-    "outcomes": _OUTCOMES_DTYPES,
+    "outcomes": OUTCOMES_DTYPES,
     "commitments": _COMMITMENTS_DTYPES,
     "findings": _FINDINGS_DTYPES,
 }
@@ -137,7 +137,7 @@ FEASIBILITY_COLUMNS: tuple[str, ...] = tuple(_FEASIBILITY_DTYPES)
 """Columns of :func:`feasibility`, in order (named as in BKN-DAC, ``PredictedPAStatus`` is the heuristic's)."""
 PA_STATUS_COLUMNS: tuple[str, ...] = tuple(_PA_STATUS_DTYPES)
 """Columns of :func:`pa_status_counts`, in order."""
-OUTCOMES_COLUMNS: tuple[str, ...] = tuple(_OUTCOMES_DTYPES)
+OUTCOMES_COLUMNS: tuple[str, ...] = tuple(OUTCOMES_DTYPES)
 """Columns of :func:`outcomes`, in order."""
 COMMITMENTS_COLUMNS: tuple[str, ...] = tuple(_COMMITMENTS_DTYPES)
 """Columns of :func:`commitments`, in order."""
@@ -147,7 +147,6 @@ FINDINGS_COLUMNS: tuple[str, ...] = tuple(_FINDINGS_DTYPES)
 COMMITMENT_EVENTS: tuple[str, ...] = ("submitted", "released", "retained", "conflicting", "status-released")
 """The values of the ``event`` column of :func:`commitments`: two a Request makes, three a Response reports."""
 
-_OUTCOMES = ("answered", "partially_answered", "not_answered")
 # CommitmentStatus[].Status -> event; "released" gets its own name so that a Request's release and a
 # Response's confirmation of it stay apart in the timeline.
 _STATUS_EVENTS: Mapping[str, str] = {
@@ -334,7 +333,7 @@ def outcomes(t: Transcript) -> pd.DataFrame:
         tally["total"] += 1
         if e.response is None:
             tally["unanswered"] += 1
-        elif (outcome := e.response.get("Outcome")) in _OUTCOMES:
+        elif (outcome := e.response.get("Outcome")) in OUTCOMES:
             tally[outcome] += 1
     type_rank = {dt.name: i for i, dt in enumerate(DATA_TYPES)}
 
@@ -345,10 +344,10 @@ def outcomes(t: Transcript) -> pd.DataFrame:
         return (type_rank.get(type_name, len(type_rank)), type_name, *kind_rank)
 
     rows = [
-        (type_name, kind, *(tally[o] for o in _OUTCOMES), tally["unanswered"], tally["total"])
+        (type_name, kind, *(tally[o] for o in OUTCOMES), tally["unanswered"], tally["total"])
         for (type_name, kind), tally in sorted(counts.items(), key=lambda item: rank(item[0]))
     ]
-    return _frame(rows, _OUTCOMES_DTYPES)
+    return _frame(rows, OUTCOMES_DTYPES)
 
 
 # --- feasibility ------------------------------------------------------------------------------------

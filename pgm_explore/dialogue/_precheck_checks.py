@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pgm_explore.spec.process_actions import (
     OPERAND_TYPES,
-    Rule,
+    ProcessRule,
     Statement,
     StatementError,
     covers,
@@ -179,7 +179,7 @@ class ContextRules:
 
 
 @lru_cache(maxsize=4096)
-def _rule_or_none(text: str) -> Rule | None:
+def _rule_or_none(text: str) -> ProcessRule | None:
     # RightsRefs and Rules are mostly opaque ids that never parse; a transcript names the
     # same few thousand times, and a failed parse (an exception) is the costly case.
     try:
@@ -188,15 +188,15 @@ def _rule_or_none(text: str) -> Rule | None:
         return None
 
 
-def _readable(entry: str, definitions: Mapping[str, str | Sequence[str]]) -> list[Rule] | None:
+def _readable(entry: str, definitions: Mapping[str, str | Sequence[str]]) -> list[ProcessRule] | None:
     defined = definitions.get(entry, entry)
     if isinstance(defined, str):  # the usual case (no definitions), without building lists
         rule = _rule_or_none(defined)
         return None if rule is None else [rule]
-    rules = [_rule_or_none(t) for t in defined if isinstance(t, str)]
-    if not rules or any(rule is None for rule in rules):
+    rules = [rule for t in defined if isinstance(t, str) and (rule := _rule_or_none(t)) is not None]
+    if not rules or len(rules) != sum(isinstance(t, str) for t in defined):
         return None
-    return rules  # type: ignore[return-value]
+    return rules
 
 
 @lru_cache(maxsize=1024)

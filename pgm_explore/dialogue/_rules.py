@@ -19,12 +19,13 @@ elsewhere (:mod:`.precheck`, :mod:`.commitments`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from pgm_explore.dialogue._facts import Facts
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare, predict_with_rules
+from pgm_explore.spec import PAYLOAD_FOR_KIND
 from pgm_explore.validation import Finding
 from pgm_explore.validation.findings import clip
 
@@ -77,21 +78,8 @@ def _response_rule(*type_names: str) -> Callable[[ResponseRule], ResponseRule]:
     return register
 
 
-# What an answered Response should carry for the Kind of its Request (NOTES 6.3 O2).
-_PAYLOAD_FOR_KIND: Mapping[tuple[str, str], tuple[str, tuple[str, ...]]] = {
-    ("BKN-PRC", "referents"): ("Representation", ("ResolvedReferents",)),
-    ("BKN-PRC", "intent"): ("Representation", ("Intent",)),
-    ("BKN-PRC", "propositions"): ("Representation", ("Propositions",)),
-    ("BKN-PRC", "goal_constraints"): ("Representation", ("GoalConstraints",)),
-    ("BKN-PRC", "action_context"): ("Representation", ("ActionContext",)),
-    ("BKN-DAC", "semantic_grounding"): ("Answer", ("ObjectClasses", "Relations", "Text")),
-    ("BKN-DAC", "affordances"): ("Answer", ("Affordances",)),
-    ("BKN-DAC", "constraints"): ("Answer", ("Constraints",)),
-    ("BKN-DAC", "behavioural_expectations"): ("Answer", ("BehaviouralExpectations",)),
-    ("BKN-DAC", "clarification"): ("Answer", ("Text",)),
-}
 # The same members as Facts.filled names them ("Representation.Intent").
-_QUALIFIED = {kind: frozenset(f"{holder}.{key}" for key in keys) for kind, (holder, keys) in _PAYLOAD_FOR_KIND.items()}
+_QUALIFIED = {kind: frozenset(f"{holder}.{key}" for key in keys) for kind, (holder, keys) in PAYLOAD_FOR_KIND.items()}
 
 
 def _some(steps: list[Any], shown: int = 10) -> str:
@@ -462,7 +450,7 @@ def payload_fits_kind(
                 "BKN-DAC Table 3, Feasibility: the result for the Process Actions of the Request (NOTES 6.3 F6)",
             )
         )
-    wanted = _PAYLOAD_FOR_KIND.get((type_name, kind))
+    wanted = PAYLOAD_FOR_KIND.get((type_name, kind))
     if wanted is None:
         return
     holder, keys = wanted

@@ -20,7 +20,7 @@ from pgm_explore.mcp import _common
 from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata
-from pgm_explore.spec import simple_time_now
+from pgm_explore.spec import overall_of, simple_time_now
 
 __all__ = ["DomainAccess", "PersonalityAlignment", "PromptCreation"]
 
@@ -295,8 +295,7 @@ class DomainAccess(Partner):
                 rows.append({"Step": p.step, "PAStatus": status, "Reason": reason})
             else:
                 rows.append({"Step": p.step, "PAStatus": "Ack"})
-        acks = sum(row["PAStatus"] == "Ack" for row in rows)
-        overall = "feasible" if acks == len(rows) else "infeasible" if acks == 0 else "partially_feasible"
+        overall = overall_of(row["PAStatus"] for row in rows)  # rows: one a step, and there are steps
         return {"Outcome": "answered", "Feasibility": {"Steps": rows, "Overall": overall}}
 
     # -- commitments ------------------------------------------------------------------------------

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pgm_explore.spec import DataType, schema_resources
+from pgm_explore.spec import (
+    DATA_EXCHANGE_METADATA_ID,
+    MODE_WORDS,
+    SIMPLE_TIME_ID,
+    DataType,
+    resolve,
+    schema_resources,
+)
+from pgm_explore.spec import registry as spec_registry
 from pgm_explore.validation.findings import CLIPPED, Finding, RuleCode, clip, written
 
 if TYPE_CHECKING:
@@ -36,7 +44,6 @@ __all__ = [
     "schema_findings",
 ]
 
-_MODE_WORD = {"RQ": "Request", "RS": "Response"}
 _TYPE_WORDS = {
     "string": "a string",
     "integer": "an integer",
@@ -47,7 +54,6 @@ _TYPE_WORDS = {
     "null": "null",
 }
 _SHOWN = CLIPPED
-_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _DATA_TYPE_PATTERN = r"^[A-Z]{3}-[A-Z]{3}-V[0-9]{1,2}\.[0-9]{1,2}$"
 """Data Exchange Metadata's form of a data type or AI Module type (``$defs/Pattern``)."""
 _SUGGESTED = 60
@@ -67,7 +73,7 @@ def _rs_validator(dt: DataType) -> jsonschema_rs.Validator:
 @cache
 def _rs_clean_validator(dt: DataType) -> jsonschema_rs.Validator:
     """The schema and the advisory checks in one: most messages pass both, in one pass."""
-    both = {"allOf": [{"$ref": dt.schema_id}, _advisory(dict(dt.schema), dt.schema.get("$defs", {}))]}
+    both = {"allOf": [{"$ref": dt.schema_id}, _advisory(dict(dt.schema), dt.schema)]}
     return jsonschema_rs.validator_for(both, registry=_rs_registry(), offline=True)
 
 
@@ -136,29 +142,8 @@ def _validator_class() -> type[Validator]:
 
 
 @cache
-def _py_registry() -> Any:
-    # Imported here: python-jsonschema costs up to ~2 s to import where the Jupyter
-    # stack is installed, and conforming messages never need it.
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
-
-    def resource(contents: Mapping[str, Any]) -> Resource[Any]:
-        # Following a $ref into a resource that names its "$schema", python-jsonschema
-        # switches to the class registered for it, and would check `pattern` the Python
-        # way there. Every bundled schema is draft 2020-12: said once, by the registry.
-        if contents.get("$schema") != _DRAFT_2020_12:
-            return Resource.from_contents(contents)
-        return DRAFT202012.create_resource({k: v for k, v in contents.items() if k != "$schema"})
-
-    registry: Registry[Any] = Registry().with_resources(
-        (uri, resource(contents)) for uri, contents in schema_resources().items()
-    )
-    return registry
-
-
-@cache
 def _py_validator(dt: DataType) -> Validator:
-    return _validator_class()(dt.schema, registry=_py_registry())
+    return _validator_class()(dt.schema, registry=spec_registry())
 
 
 @lru_cache(maxsize=256)
@@ -173,7 +158,7 @@ def _py_validator_within(dt: DataType, properties: frozenset[str], branches: fro
     schema["properties"] = {name: sub if name in properties else True for name, sub in dt.schema["properties"].items()}
     if "allOf" in schema:
         schema["allOf"] = [sub if i in branches else True for i, sub in enumerate(dt.schema["allOf"])]
-    return _validator_class()(schema, registry=_py_registry())
+    return _validator_class()(schema, registry=spec_registry())
 
 
 def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
@@ -296,8 +281,8 @@ _BUNDLED = {
 }
 # The bundled schemas by $id: what a value that must be one of them is called.
 _BUNDLED_TYPES = {
-    "https://schemas.mpai.community/PTF/V1.0/data/DataExchangeMetadata.json": "a PTF V1.0 Data Exchange Metadata",
-    "https://schemas.mpai.community/OSD/V1.5/data/SimpleTime.json": "an OSD V1.5 Simple Time",
+    DATA_EXCHANGE_METADATA_ID: "a PTF V1.0 Data Exchange Metadata",
+    SIMPLE_TIME_ID: "an OSD V1.5 Simple Time",
 }
 
 
@@ -401,12 +386,12 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             if prop in instance:
                 continue
             where = (*path, prop)
-            if not path and "then" in schema_path and mode in _MODE_WORD:
+            if not path and "then" in schema_path and (word := MODE_WORDS.get(mode or "")):
                 requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
                 yield Finding.of(
                     "mode-required",
                     where,
-                    f"{prop} is missing: a {dt.name} {_MODE_WORD[mode]} must state its {prop}.",
+                    f"{prop} is missing: a {dt.name} {word} must state its {prop}.",
                     f"{dt.requirement(requirement)} (DECISIONS D7)",
                 )
             elif not path and prop == "DataXMData":
@@ -444,7 +429,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
             yield Finding.of(
                 "mode-forbidden",
                 (prop,),
-                f"{prop} is a {_MODE_WORD[other]} property and may not appear in a {_MODE_WORD.get(mode or '', '')}.",
+                f"{prop} is a {MODE_WORDS[other]} property and may not appear in a {MODE_WORDS.get(mode or '', '')}.",
                 f"{dt.requirement('Header')}; {dt.clause((prop,))} (DECISIONS D8)",
             )
     elif keyword == "additionalProperties":
@@ -648,12 +633,12 @@ def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
 _NOT_CHECKED = frozenset({"SceneContext", "Intent", "Personality", "Spatial", "Temporal", "DataXMData"})
 
 
-def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
+def _advisory(node: Any, root: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a schema that asks for non-empty strings and arrays."""
     if not isinstance(node, dict):
         return {}
-    if node.get("$ref", "").startswith("#/$defs/"):
-        return _advisory(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+    if node.get("$ref", "").startswith("#/"):
+        return _advisory(resolve(node["$ref"], root)[0], root)
     out: dict[str, Any] = {}
     types = node.get("type")
     types = types if isinstance(types, list) else [types]
@@ -664,13 +649,13 @@ def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
         out["minimum"], out["maximum"] = -sys.float_info.max, sys.float_info.max
     if "array" in types:
         out["minItems"] = 1
-        items = _advisory(node.get("items"), defs)
+        items = _advisory(node.get("items"), root)
         if items:
             out["items"] = items
     props = {
         key: sub
         for key, value in node.get("properties", {}).items()
-        if key not in _NOT_CHECKED and (sub := _advisory(value, defs))
+        if key not in _NOT_CHECKED and (sub := _advisory(value, root))
     }
     if props:
         out["properties"] = props
@@ -679,7 +664,7 @@ def _advisory(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
 
 @cache
 def _advisory_schema(dt: DataType) -> dict[str, Any]:
-    return _advisory(dict(dt.schema), dt.schema.get("$defs", {}))
+    return _advisory(dict(dt.schema), dt.schema)
 
 
 @cache
