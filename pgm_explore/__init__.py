@@ -21,6 +21,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from pgm_explore._version import __version__
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
 from pgm_explore.validation import RULES, Finding, Report, validate, validate_json
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from pgm_explore.io import validate_file
     from pgm_explore.models import Message, data_exchange_metadata, parse_message, simple_time_now
 
-__version__ = "0.1.0"
 
 __all__ = [
     "DATA_TYPES",

@@ -17,6 +17,7 @@ LAYERS = {
     "_display": 0,
     "_files": 0,
     "errors": 0,
+    "_version": 0,
     "spec": 1,
     "models": 2,
     "validation": 3,
@@ -37,14 +38,17 @@ LAYERS = {
 
 def _layer(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "__init__"
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "__init__"
 
 
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and node.module == "pgm_explore" and node.level == 0:
+            # `from pgm_explore import analysis` imports that unit; `import __version__`, the top.
+            found.update(f"pgm_explore.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

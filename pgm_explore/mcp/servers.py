@@ -30,7 +30,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
-from pgm_explore import __version__
+from pgm_explore._version import __version__
 from pgm_explore.mcp._common import Partner, RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation, Source
 from pgm_explore.mcp._schemas import response_schema, tool_input_schema
