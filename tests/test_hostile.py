@@ -595,11 +595,11 @@ def test_empty_values_are_found_in_the_order_of_the_compiled_engine(doc: Any) ->
     # The advisory findings are a walk of the advisory schema, one at a time (a million empty
     # strings must not come all at once): the same paths, in the same order, as jsonschema-rs.
     from pgm_explore.spec import HEADERS
-    from pgm_explore.validation import _schema
+    from pgm_explore.validation import _advisory
 
     dt = HEADERS[doc["Header"]]
-    engine = [tuple(error.instance_path) for error in _schema._advisory_validator(dt).iter_errors(doc)]
-    assert [f.path for f in _schema.iter_advisory_findings(dt, doc)] == engine
+    engine = [tuple(error.instance_path) for error in _advisory._advisory_validator(dt).iter_errors(doc)]
+    assert [f.path for f in _advisory.iter_advisory_findings(dt, doc)] == engine
 
 
 # --- numbers of any size the schema allows (issue 11: a message that conforms never crashes) ---

@@ -10,7 +10,7 @@ from conftest import KINDS, minimal_message
 
 import pgm_explore
 from pgm_explore.spec import data_type
-from pgm_explore.validation import RULES, Finding, Report, _schema, validate
+from pgm_explore.validation import RULES, Finding, Report, _advisory, _explain, _schema, validate
 
 
 @pytest.mark.parametrize(("type_name", "mode"), KINDS)
@@ -333,15 +333,15 @@ def test_the_fast_path_says_what_the_full_path_says(monkeypatch: pytest.MonkeyPa
             continue
         checked += 1
         mode = doc.get("Mode") if dt.has_modes and doc.get("Mode") in ("RQ", "RS") else None
-        clean = _schema.is_clean(dt, doc)
-        assert clean == (_schema.is_valid(dt, doc) and not _schema.advisory_findings(dt, doc)), doc
+        clean = _advisory.is_clean(dt, doc)
+        assert clean == (_schema.is_valid(dt, doc) and not _advisory.advisory_findings(dt, doc)), doc
         every_rule = [f for rule in RULE_FUNCTIONS.get((dt.name, mode or ""), []) for f in rule(dt, doc)]
         assert consistency_findings(dt, doc, mode) == every_rule, doc
         if not _schema.is_valid(dt, doc):
-            pruned = _schema.schema_findings(dt, doc, mode)
+            pruned = _explain.schema_findings(dt, doc, mode)
             with monkeypatch.context() as patched:
-                patched.setattr(_schema, "_explainer", lambda dt, doc: _schema._py_validator(dt))
-                assert pruned == _schema.schema_findings(dt, doc, mode), doc
+                patched.setattr(_explain, "_explainer", lambda dt, doc: _schema._py_validator(dt))
+                assert pruned == _explain.schema_findings(dt, doc, mode), doc
     assert checked > 800
 
 
@@ -430,7 +430,7 @@ def test_a_10_mb_property_name_gives_a_short_message() -> None:
     assert [f.rule for f in report.findings] == ["unknown-property"]
     message = report.findings[0].message
     assert len(message) < 200 and "…" in message and "Did you mean" not in message
-    assert _schema._close("Questoin" * 10, ["Question"]) == ""  # difflib is quadratic in the length
+    assert _explain._close("Questoin" * 10, ["Question"]) == ""  # difflib is quadratic in the length
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pgm_explore import _display
 from pgm_explore.spec import HEADERS, DataType
-from pgm_explore.validation import _schema
+from pgm_explore.validation import _advisory, _explain, _schema
 from pgm_explore.validation._consistency import consistency_findings
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
 from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
-from pgm_explore.validation.findings import Finding, clip, written
+from pgm_explore.validation.findings import Finding, clip, shown, written
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +134,7 @@ _LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range
 
 
 def _quoted(value: Any) -> str:
-    return f'"{clip(value)}"' if isinstance(value, str) else _schema._shown(value)
+    return f'"{clip(value)}"' if isinstance(value, str) else shown(value)
 
 
 def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | None]:
@@ -151,14 +151,13 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
         return None, Finding.of(
             "header-unknown",
             ("Header",),
-            f"Header must be a string such as PGM-KDA-V1.0, not {_schema._shown(header)}; "
-            f"the Headers are {', '.join(HEADERS)}.",
+            f"Header must be a string such as PGM-KDA-V1.0, not {shown(header)}; the Headers are {', '.join(HEADERS)}.",
             'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     dt = HEADERS.get(header)
     if dt is None:
         # (A very long "Header" is no typo of one, and difflib is quadratic in its length.)
-        close = _schema.closest(header, tuple(HEADERS)) if len(header) <= _schema._SUGGESTED else None
+        close = _explain.closest(header, tuple(HEADERS)) if len(header) <= _explain._SUGGESTED else None
         hint = f' Did you mean "{close}" ({HEADERS[close].name})?' if close else ""
         return None, Finding.of(
             "header-unknown",
@@ -218,7 +217,7 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
             finding = Finding.of(
                 "not-object",
                 (),
-                f"A message must be a JSON object, not {_schema._shown(document)}.",
+                f"A message must be a JSON object, not {shown(document)}.",
                 "Syntax section of every PGM-AUA data type: the schema's top level is an object",
             )
             return None, None, False, (finding,)
@@ -235,7 +234,7 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
     mode = mode if dt.modes and mode in _MODES else None
 
     try:
-        if not exact and _schema.is_clean(dt, document):
+        if not exact and _advisory.is_clean(dt, document):
             # Conforms, and nothing is empty: only the consistency rules can have a word.
             return dt.name, mode, True, _capped(consistency_findings(dt, document, mode))
         conforms, findings = _checked(dt, document, mode, exact)
@@ -259,13 +258,13 @@ def _checked(
     message that has something to be told."""
     conforms = _schema.is_valid(dt, document, exact=exact)
     tally = Tally()
-    if not conforms and not tally.extend(_schema.iter_schema_findings(dt, document, mode, exact=exact)):
+    if not conforms and not tally.extend(_explain.iter_schema_findings(dt, document, mode, exact=exact)):
         return conforms, tuple(tally.findings())
     consistency = consistency_findings(dt, document, mode)
     # Where a consistency rule already explains an empty value, "it is empty" adds nothing.
     explained = {f.path for f in consistency}
     advice: Iterable[Finding] = chain(
-        consistency, (f for f in _schema.iter_advisory_findings(dt, document) if f.path not in explained)
+        consistency, (f for f in _advisory.iter_advisory_findings(dt, document) if f.path not in explained)
     )
     if wrong := set(tally.paths):  # (a copy: the tally goes on adding the paths of the advice)
         # Inside a value that is already wrong (a forbidden or mistyped property), advice is
@@ -285,25 +284,25 @@ def _capped(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def _too_deep(dt: DataType, document: dict[str, Any]) -> Finding:
     path = _deep_value(document)
-    where = _schema._name(path, dt) if path else "The message"
+    where = _explain._name(path, dt) if path else "The message"
     return Finding.of(
         "too-deep",
         path,
         f"{where} nests too deeply to be checked: reading it worked, explaining it ran out of stack "
         "(no PGM-AUA value nests more than a few levels).",
-        f"{_DEPTH_SPEC}; {_schema.spec_reference(dt, path)}",
+        f"{_DEPTH_SPEC}; {_explain.spec_reference(dt, path)}",
     )
 
 
 def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
     path, value = _long_integer(document)
-    where = _schema._name(path, dt) if path else "The message"
+    where = _explain._name(path, dt) if path else "The message"
     return Finding.of(
         "too-large",
         path,
         f"{where} is {written(value)}: too long to check (Python writes integers of at most "
         f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
-        f"{_LIMIT_SPEC}; {_schema.spec_reference(dt, path)}",
+        f"{_LIMIT_SPEC}; {_explain.spec_reference(dt, path)}",
     )
 
 

@@ -260,6 +260,23 @@ def clip(text: str, limit: int = CLIPPED) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def shown(value: Any) -> str:
+    """A short, safe rendering of a value for a message (never the whole of a 10 MB string)."""
+    if isinstance(value, bool) or value is None:
+        return {True: "true", False: "false", None: "null"}[value]
+    if isinstance(value, str):
+        text = value if len(value) <= CLIPPED else value[:CLIPPED] + "…"
+        return f'the string "{text}"'
+    if isinstance(value, int | float):
+        text = written(value)
+        return text if text.startswith(("an ", "about ")) else f"the number {text}"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 def written(value: Any) -> str:
     """``repr(value)`` clipped; an integer too long to quote in scientific notation, or by
     its size when Python will not write it (more than 4,300 digits: the reader refuses
