@@ -14,9 +14,7 @@ when one is called. ``docs/tables.md`` describes every column.
 (0, True)
 """
 
-from pgm_explore.analysis._plots import plot_feasibility, plot_pa_status, plot_timeline
-from pgm_explore.analysis._reports import REPORT_COLUMNS, report_summary
-from pgm_explore.analysis._tables import (
+from pgm_explore.analysis._columns import (
     COMMITMENT_EVENTS,
     COMMITMENTS_COLUMNS,
     DTYPES,
@@ -26,15 +24,11 @@ from pgm_explore.analysis._tables import (
     MESSAGES_COLUMNS,
     OUTCOMES_COLUMNS,
     PA_STATUS_COLUMNS,
-    TABLES,
-    commitments,
-    exchanges,
-    feasibility,
-    findings,
-    messages,
-    outcomes,
-    pa_status_counts,
 )
+from pgm_explore.analysis._feasibility import feasibility, pa_status_counts
+from pgm_explore.analysis._plots import plot_feasibility, plot_pa_status, plot_timeline
+from pgm_explore.analysis._reports import REPORT_COLUMNS, report_summary
+from pgm_explore.analysis._tables import TABLES, commitments, exchanges, findings, messages, outcomes
 from pgm_explore.analysis._tidy import tidy_html, tidy_tables
 
 __all__ = [

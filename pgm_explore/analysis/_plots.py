@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from pgm_explore.analysis._tables import FEASIBILITY_COLUMNS, _feasibility_requests, pa_status_counts
+from pgm_explore.analysis._columns import FEASIBILITY_COLUMNS
+from pgm_explore.analysis._feasibility import _feasibility_requests, pa_status_counts
 from pgm_explore.dialogue import Message, Transcript, simple_time_seconds
 from pgm_explore.spec import DATA_TYPES, OVERALLS
 from pgm_explore.spec.process_actions import PA_STATUS_CODES

@@ -12,140 +12,28 @@ exact Python ints, in that table only: never a wrong value, never an exception (
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from pgm_explore.analysis._columns import (
+    _COMMITMENTS_DTYPES,
+    _EXCHANGES_DTYPES,
+    _FINDINGS_DTYPES,
+    _MESSAGES_DTYPES,
+    OUTCOMES_DTYPES,
+    _frame,
+    _int,
+    _list,
+    _str,
+)
+from pgm_explore.analysis._feasibility import feasibility, pa_status_counts
 from pgm_explore.dialogue import Transcript
 from pgm_explore.spec import DATA_TYPES, OUTCOMES, data_type
-from pgm_explore.spec.process_actions import PA_STATUS_CODES, StatementError, parse_statement
-from pgm_explore.validation.findings import written
 
-__all__ = [
-    "COMMITMENTS_COLUMNS",
-    "COMMITMENT_EVENTS",
-    "DTYPES",
-    "EXCHANGES_COLUMNS",
-    "FEASIBILITY_COLUMNS",
-    "FINDINGS_COLUMNS",
-    "MESSAGES_COLUMNS",
-    "OUTCOMES_COLUMNS",
-    "PA_STATUS_COLUMNS",
-    "TABLES",
-    "commitments",
-    "exchanges",
-    "feasibility",
-    "findings",
-    "messages",
-    "outcomes",
-    "pa_status_counts",
-]
-
-_MESSAGES_DTYPES: Mapping[str, str] = {
-    "position": "int64",
-    "source": "string",
-    "type": "string",
-    "mode": "string",
-    "dialog": "string",
-    "session": "string",
-    "query_id": "string",
-    "request_id": "string",
-    "turn": "Int64",
-    "kind": "string",
-    "outcome": "string",
-    "time": "float64",
-    "conforms": "bool",
-    "errors": "int64",
-    "warnings": "int64",
-}
-_EXCHANGES_DTYPES: Mapping[str, str] = {
-    "type": "string",
-    "dialog": "string",
-    "turn": "Int64",
-    "kind": "string",
-    "request": "string",
-    "request_source": "string",
-    "response": "string",
-    "response_source": "string",
-    "latency": "float64",
-    "outcome": "string",
-}
-_FEASIBILITY_DTYPES: Mapping[str, str] = {
-    "DialogID": "string",
-    "RequestID": "string",
-    "Step": "Int64",
-    "Statement": "string",
-    "Action": "string",
-    "PAStatus": "string",
-    "Reason": "string",
-    "Overall": "string",
-    "PredictedPAStatus": "string",
-}
-_PA_STATUS_DTYPES: Mapping[str, str] = {"PAStatus": "string", "count": "int64"}
-OUTCOMES_DTYPES: Mapping[str, str] = {
-    "type": "string",
-    "kind": "string",
-    "answered": "int64",
-    "partially_answered": "int64",
-    "not_answered": "int64",
-    "unanswered": "int64",
-    "total": "int64",
-}
-_COMMITMENTS_DTYPES: Mapping[str, str] = {
-    "dialog": "string",
-    "source": "string",
-    "position": "int64",
-    "commitment": "string",
-    "event": "string",
-    "statement": "string",
-}
-_FINDINGS_DTYPES: Mapping[str, str] = {
-    "source": "string",
-    "dialog": "string",
-    "type": "string",
-    "severity": "string",
-    "rule": "string",
-    "path": "string",
-    "message": "string",
-    "spec": "string",
-}
-
-DTYPES: Mapping[str, Mapping[str, str]] = {
-    "messages": _MESSAGES_DTYPES,
-    "exchanges": _EXCHANGES_DTYPES,
-    "feasibility": _FEASIBILITY_DTYPES,
-    "pastatus": _PA_STATUS_DTYPES,
-    "outcomes": OUTCOMES_DTYPES,
-    "commitments": _COMMITMENTS_DTYPES,
-    "findings": _FINDINGS_DTYPES,
-}
-"""The dtype of every column of every table, by the table's name in :data:`TABLES`, in column order.
-
->>> DTYPES["messages"]["turn"], DTYPES["exchanges"]["latency"], DTYPES["feasibility"]["Step"]
-('Int64', 'float64', 'Int64')
-"""
-
-MESSAGES_COLUMNS: tuple[str, ...] = tuple(_MESSAGES_DTYPES)
-"""Columns of :func:`messages`, in order."""
-EXCHANGES_COLUMNS: tuple[str, ...] = tuple(_EXCHANGES_DTYPES)
-"""Columns of :func:`exchanges`, in order."""
-FEASIBILITY_COLUMNS: tuple[str, ...] = tuple(_FEASIBILITY_DTYPES)
-"""Columns of :func:`feasibility`, in order (named as in BKN-DAC, ``PredictedPAStatus`` is the heuristic's)."""
-PA_STATUS_COLUMNS: tuple[str, ...] = tuple(_PA_STATUS_DTYPES)
-"""Columns of :func:`pa_status_counts`, in order."""
-OUTCOMES_COLUMNS: tuple[str, ...] = tuple(OUTCOMES_DTYPES)
-"""Columns of :func:`outcomes`, in order."""
-COMMITMENTS_COLUMNS: tuple[str, ...] = tuple(_COMMITMENTS_DTYPES)
-"""Columns of :func:`commitments`, in order."""
-FINDINGS_COLUMNS: tuple[str, ...] = tuple(_FINDINGS_DTYPES)
-"""Columns of :func:`findings`, in order (unlike ``validation.FINDING_COLUMNS``: ``dialog``, no ``mode``)."""
-
-COMMITMENT_EVENTS: tuple[str, ...] = ("submitted", "released", "retained", "conflicting", "status-released")
-"""The values of the ``event`` column of :func:`commitments`: two a Request makes, three a Response reports."""
+__all__ = ["TABLES", "commitments", "exchanges", "findings", "messages", "outcomes"]
 
 # CommitmentStatus[].Status -> event; "released" gets its own name so that a Request's release and a
 # Response's confirmation of it stay apart in the timeline.
@@ -154,74 +42,6 @@ _STATUS_EVENTS: Mapping[str, str] = {
     "conflicting": "conflicting",
     "released": "status-released",
 }
-
-
-# --- reading values as the tables show them -------------------------------------------------------
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: Any) -> int | None:
-    """An integral JSON number as an int (``2.0`` is 2, as the transcript checker reads TurnIndex)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        return None
-    return int(value)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _dict(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _step_key(value: Any) -> Any:
-    # Steps are compared the way the checker compares them (1 == 1.0), but a bool is no step number and
-    # an unhashable value from a broken message must not raise.
-    if isinstance(value, int | float | str) and not isinstance(value, bool):
-        return value
-    return ("not-a-step", repr(value))
-
-
-_INT64 = range(-(2**63), 2**63)
-
-
-def _series(values: Sequence[Any], dtype: str) -> pd.Series:
-    """A column of ``dtype``; for Int64, ``object`` with exact ints when a value does not fit,
-    and, for an int longer than Python writes (only a dict built in Python holds one), its size
-    in words: no table, CSV or JSON could show it.
-
-    >>> _series([1, None], "Int64").dtype, _series([2**64, None, 10**5000], "Int64").tolist()
-    (Int64Dtype(), [18446744073709551616, <NA>, 'an integer of about 5,000 digits'])
-    """
-    if dtype == "Int64" and any(value is not None and value not in _INT64 for value in values):
-        return pd.Series([_shown_int(value) for value in values], dtype="object")
-    return pd.Series(list(values), dtype=dtype)
-
-
-def _shown_int(value: Any) -> Any:
-    if value is None:
-        return pd.NA
-    if isinstance(value, int) and value.bit_length() >= 14_000:  # near sys.get_int_max_str_digits()
-        try:
-            repr(value)
-        except ValueError:
-            return written(value)
-    return value
-
-
-def _frame(rows: Sequence[Sequence[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
-    """Rows (tuples in column order) as a DataFrame with exactly these columns and, save for whole
-    numbers beyond 64 bits (:func:`_series`), these dtypes."""
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in dtypes]
-    return pd.DataFrame(
-        {name: _series(values, dtype) for (name, dtype), values in zip(dtypes.items(), columns, strict=True)}
-    )
 
 
 # --- messages ---------------------------------------------------------------------------------------
@@ -348,126 +168,6 @@ def outcomes(t: Transcript) -> pd.DataFrame:
         for (type_name, kind), tally in sorted(counts.items(), key=lambda item: rank(item[0]))
     ]
     return _frame(rows, OUTCOMES_DTYPES)
-
-
-# --- feasibility ------------------------------------------------------------------------------------
-
-
-@dataclass
-class _FeasibilityRequest:
-    """One BKN-DAC feasibility Request with what the table and the plots need of it."""
-
-    dialog: str | None
-    request_id: str | None
-    overall: str | None
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
-
-
-def _action(statement: Any) -> str | None:
-    if not isinstance(statement, str):
-        return None
-    try:
-        return parse_statement(statement).action
-    except StatementError:
-        return None
-
-
-def _checked(item: Mapping[str, Any]) -> bool:
-    step = item.get("Step")
-    return isinstance(step, int) and not isinstance(step, bool) and isinstance(item.get("Statement"), str)
-
-
-def _feasibility_requests(t: Transcript) -> Iterator[_FeasibilityRequest]:
-    """Every BKN-DAC feasibility Request in transcript order, its steps as rows of :func:`feasibility`.
-
-    The predictions are the checker's own (:meth:`Transcript.predicted`), made under the ActionContext
-    it had in force when the Request came: the ones behind its ``precheck-differs`` warnings.
-    """
-    responses = {e.request.position: e.response for e in t.exchanges()}
-    for m in t.messages:
-        if m.type != "BKN-DAC" or m.mode != "RQ":
-            continue
-        items = m.get("ProcessActions")
-        if m.get("Kind") != "feasibility" and not isinstance(items, list):
-            continue
-        steps = [item for item in _list(items) if isinstance(item, dict)]
-        response = responses.get(m.position)
-        result = _dict(response.get("Feasibility")) if response else {}
-        reported: dict[Any, Mapping[str, Any]] = {}
-        for item in _list(result.get("Steps")):
-            if isinstance(item, dict):
-                reported.setdefault(_step_key(item.get("Step")), item)  # the first report counts, as in compare()
-
-        # The checker pre-checks the steps with an integer Step and a string Statement, in Step order;
-        # a Step given twice has a prediction for each, taken in turn.
-        predicted: dict[Any, deque[str]] = defaultdict(deque)
-        for prediction in t.predicted(m) or ():
-            predicted[prediction.step].append(prediction.predicted)
-
-        request = _FeasibilityRequest(m.dialog, _str(m.get("QueryID")), _str(result.get("Overall")))
-        for item in steps:
-            step, statement = item.get("Step"), item.get("Statement")
-            answer = reported.get(_step_key(step), {})
-            queue = predicted.get(step) if _checked(item) else None
-            request.rows.append(
-                (
-                    m.dialog,
-                    request.request_id,
-                    _int(step),
-                    _str(statement),
-                    _action(statement),
-                    _str(answer.get("PAStatus")),
-                    _str(answer.get("Reason")),
-                    request.overall,
-                    queue.popleft() if queue else None,
-                )
-            )
-        yield request
-
-
-def feasibility(t: Transcript) -> pd.DataFrame:
-    """One row per Process Action of every BKN-DAC feasibility Request (columns :data:`FEASIBILITY_COLUMNS`).
-
-    A feasibility Request is a BKN-DAC Request with Kind ``feasibility`` or with ProcessActions.
-    ``DialogID`` and ``RequestID`` (the Request's QueryID) say which Request; ``Step`` and
-    ``Statement`` are the ProcessActions item's, ``Action`` the action the statement parser reads
-    (missing when the statement does not parse). ``PAStatus`` and ``Reason`` are what the Response
-    reports for that Step (its first report), ``Overall`` the Response's Feasibility.Overall; all
-    three are missing while the Request is unanswered or when the Response reports nothing for it.
-    Steps a Response reports that the Request did not ask about have no row.
-
-    ``PredictedPAStatus`` is a HEURISTIC (:func:`pgm_explore.dialogue.precheck.predict`): the PA
-    Status the ActionContext suggests, with the ActionContext of the PC Prompt that opened the
-    dialogue, else of the latest earlier PC Prompt of the same SessionID. It is missing when that PC
-    Prompt has no ActionContext (or there is none), and for steps without an integer Step and a
-    string Statement, which the pre-check leaves out.
-
-    >>> from pgm_explore.dialogue import Transcript
-    >>> t = Transcript.from_documents([
-    ...     {"Header": "PGM-PCP-V1.0", "DialogID": "d", "SessionID": "s", "ActionContext": {"Repertoire": ["MM-Move"]}},
-    ...     {"Header": "PGM-KDA-V1.0", "Mode": "RQ", "QueryID": "q-1", "DialogID": "d-dac", "SessionID": "s",
-    ...      "Kind": "feasibility", "ProcessActions": [{"Step": 0, "Statement": "MM-Add Nil item-1 At ML-Home"}]}])
-    >>> feasibility(t)[["Step", "Action", "PAStatus", "PredictedPAStatus"]].astype(object).values.tolist()
-    [[0, 'MM-Add', <NA>, 'FaultyReq']]
-    """
-    return _frame([row for request in _feasibility_requests(t) for row in request.rows], _FEASIBILITY_DTYPES)
-
-
-def pa_status_counts(t: Transcript, *, predicted: bool = False) -> pd.DataFrame:
-    """How many steps of :func:`feasibility` have each PA Status (columns :data:`PA_STATUS_COLUMNS`).
-
-    Always ten rows, the codes of the BKN-DAC spec in its order, zeros included. ``predicted=True``
-    counts the heuristic's ``PredictedPAStatus`` instead of the reported ``PAStatus``. Steps without
-    a status, or with a value that is not one of the ten codes, are not counted.
-
-    >>> from pgm_explore.dialogue import Transcript
-    >>> pa_status_counts(Transcript())["PAStatus"].tolist()[:4]
-    ['Ack', 'Clash', 'FaultyReq', 'IncID']
-    """
-    column = "PredictedPAStatus" if predicted else "PAStatus"
-    index = FEASIBILITY_COLUMNS.index(column)
-    tally = Counter(row[index] for request in _feasibility_requests(t) for row in request.rows)
-    return _frame([(code, tally[code]) for code in PA_STATUS_CODES], _PA_STATUS_DTYPES)
 
 
 # --- commitments ------------------------------------------------------------------------------------
