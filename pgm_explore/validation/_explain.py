@@ -53,13 +53,7 @@ def _name(path: tuple[str | int, ...], dt: DataType) -> str:
     >>> _name(("Commitments", 0), data_type("BKN-DAC")), _name((), data_type("BKN-DAC"))
     ('Each item of Commitments', 'A BKN-DAC message')
     """
-    if not path:
-        return f"A {dt.name} message"
-    last = path[-1]
-    if isinstance(last, int):
-        parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
-        return f"Each item of {clip(parent)}"
-    return clip(str(last))
+    return _named(path, dt, ("A", "Each item of"))
 
 
 def _owner(path: tuple[str | int, ...], dt: DataType) -> str:
@@ -71,12 +65,17 @@ def _owner(path: tuple[str | int, ...], dt: DataType) -> str:
     >>> _owner(("Failure",), data_type("BKN-DAC"))
     'Failure'
     """
+    return _named(path, dt, ("a", "an item of"))
+
+
+def _named(path: tuple[str | int, ...], dt: DataType, words: tuple[str, str]) -> str:
+    article, item_of = words
     if not path:
-        return f"a {dt.name} message"
+        return f"{article} {dt.name} message"
     last = path[-1]
     if isinstance(last, int):
         parent = next((p for p in reversed(path) if isinstance(p, str)), "the array")
-        return f"an item of {clip(parent)}"
+        return f"{item_of} {clip(parent)}"
     return clip(str(last))
 
 
