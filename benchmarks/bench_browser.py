@@ -44,12 +44,13 @@ WATCH = """(cell) => {
     const times = (window.__pgmxBench = {});
     document.addEventListener("keydown", () => { times.typed = performance.now(); }, { capture: true, once: true });
     const seen = new MutationObserver(() => {
-        if (times.typed !== undefined && cell.querySelector(".pgmx-finding-TurnIndex")) {
+        const finding = cell.querySelector(".pgmx-finding-TurnIndex");
+        if (times.typed !== undefined && finding && finding.checkVisibility()) {
             times.shown = performance.now();
             seen.disconnect();
         }
     });
-    seen.observe(cell, { subtree: true, childList: true });
+    seen.observe(cell, { subtree: true, childList: true, attributes: true, characterData: true });
 }"""
 
 
