@@ -317,7 +317,7 @@ class DomainAccess(Partner):
                 notes.append(f"{cid} is not retained in this dialogue; nothing to release.")
                 continue
             reported[cid] = "released"
-        # "Status of the commitments of the dialogue": every one held so far, this Request's verdicts first.
+        # "Status of the commitments of the dialogue": every one held so far, this Request's statuses first.
         status = [{"CommitmentID": c, "Status": s} for c, s in reported.items()]
         status += [{"CommitmentID": c, "Status": s} for c, s in held.statuses() if c not in reported]
         if not status:

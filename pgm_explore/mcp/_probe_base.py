@@ -1,4 +1,4 @@
-"""The probe's vocabulary: the checks, a verdict, and one partner's run (connection, exchanges, verdicts)."""
+"""The probe's vocabulary: the checks, a result, and one partner's run (connection, exchanges, results)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ _BY_ID = {c.id: c for c in CHECKS}
 
 @dataclass(frozen=True)
 class Check:
-    """The verdict of one check on one partner."""
+    """The result of one check on one partner."""
 
     partner: str
     check: str
@@ -64,7 +64,7 @@ class Check:
     message: str
     spec: str
     evidence: tuple[Any, ...] = ()
-    """The messages exchanged (Requests, Responses, tool errors) that the verdict rests on."""
+    """The messages exchanged (Requests, Responses, tool errors) that the result rests on."""
 
     def to_dict(self) -> dict[str, str]:
         """The ``--format json`` line: exactly partner, check, status, message, spec."""
@@ -90,7 +90,7 @@ class _Exchange:
 
 @dataclass
 class _Run:
-    """One partner's probe: its connection, what was exchanged, and the verdicts so far."""
+    """One partner's probe: its connection, what was exchanged, and the results so far."""
 
     role: str
     endpoint: Endpoint
@@ -105,7 +105,7 @@ class _Run:
     def type_name(self) -> str:
         return ROLES[self.role]
 
-    def verdict(self, check: str, status: Status, message: str, evidence: Iterable[Any] = ()) -> None:
+    def record(self, check: str, status: Status, message: str, evidence: Iterable[Any] = ()) -> None:
         spec = _BY_ID[check].spec
         if spec.startswith(("Table", "FR")):  # a clause of the partner's own type
             spec = f"{self.type_name} {spec}"
@@ -176,16 +176,16 @@ async def _handshakes(run: _Run) -> None:
             async with AsyncExitStack() as stack:
                 client = await _connect(run, stack, mode)
                 version = client.session.protocol_version
-        except Exception as exc:  # any failure to connect is this check's verdict
+        except Exception as exc:  # any failure to connect is this check's result
             failures[check] = _why(exc)
-            run.verdict(check, "fail", f"could not connect: {failures[check]}")
+            run.record(check, "fail", f"could not connect: {failures[check]}")
             continue
         if mode == "legacy":
-            run.verdict(check, "pass", f"initialize handshake, protocol {version}")
+            run.record(check, "pass", f"initialize handshake, protocol {version}")
         elif version in MODERN_PROTOCOL_VERSIONS:
-            run.verdict(check, "pass", f"server/discover, protocol {version}")
+            run.record(check, "pass", f"server/discover, protocol {version}")
         else:
-            run.verdict(
+            run.record(
                 check, "skip", f"speaks only the initialize handshake (protocol {version}); binding v1 allows it"
             )
     if len(failures) == 2:

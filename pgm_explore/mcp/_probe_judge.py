@@ -1,4 +1,4 @@
-"""The probe's verdicts over every exchange of a partner: result shape, conformance, echoes, Outcome, schemas."""
+"""The probe's results over every exchange of a partner: result shape, conformance, echoes, Outcome, schemas."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pgm_explore.mcp._probe_base import _evidence, _Exchange, _Run
 from pgm_explore.validation import validate
 
-# -- verdicts over every exchange -----------------------------------------------------------------
+# -- results over every exchange -----------------------------------------------------------------
 
 
 def _over_exchanges(run: _Run) -> None:
@@ -16,14 +16,14 @@ def _over_exchanges(run: _Run) -> None:
 
     def judge(check: str, problems: list[tuple[_Exchange, str]], passed: str) -> None:
         if not answered:
-            run.verdict(check, "skip", "no Response to judge")
+            run.record(check, "skip", "no Response to judge")
         elif problems:
             first = "; ".join(p for _, p in problems[:3])
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             evidence = [item for e, _ in problems[:3] for item in _evidence(e)]
-            run.verdict(check, "fail", f"{first}{more}", evidence)
+            run.record(check, "fail", f"{first}{more}", evidence)
         else:
-            run.verdict(check, "pass", passed.format(n=len(answered)))
+            run.record(check, "pass", passed.format(n=len(answered)))
 
     shape = []
     for e in run.exchanges:
@@ -86,7 +86,7 @@ def _over_exchanges(run: _Run) -> None:
 
 def _tool_schemas(run: _Run) -> None:
     if run.tool is None:
-        run.verdict("tool-schemas", "skip", "no tool to read schemas from")
+        run.record("tool-schemas", "skip", "no tool to read schemas from")
         return
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
@@ -121,6 +121,6 @@ def _tool_schemas(run: _Run) -> None:
     except (SchemaError, Unresolvable) as exc:
         problems.append(f"a schema that cannot be used without fetching anything: {str(exc).splitlines()[0]}")
     if problems:
-        run.verdict("tool-schemas", "fail", "; ".join(problems))
+        run.record("tool-schemas", "fail", "; ".join(problems))
     else:
-        run.verdict("tool-schemas", "pass", "self-contained schemas: conforming messages pass, a stray object does not")
+        run.record("tool-schemas", "pass", "self-contained schemas: conforming messages pass, a stray object does not")

@@ -1,4 +1,4 @@
-"""The probe's scenarios: what is sent to a partner, and the verdicts each scenario gives itself."""
+"""The probe's scenarios: what is sent to a partner, and the results each scenario gives itself."""
 
 from __future__ import annotations
 
@@ -23,15 +23,15 @@ async def _tool_listed(run: _Run) -> None:
     name = TOOLS[run.type_name]
     run.tool = next((t for t in tools if t.name == name), None)
     if run.tool is None:
-        run.verdict("tool-listed", "fail", f"no tool {name}; tools: {', '.join(t.name for t in tools) or 'none'}")
+        run.record("tool-listed", "fail", f"no tool {name}; tools: {', '.join(t.name for t in tools) or 'none'}")
         return
     properties = (run.tool.input_schema or {}).get("properties", {})
     wanted = ["message", "action_context"] if run.type_name == "BKN-DAC" else ["message"]
     missing = [a for a in wanted if a not in properties]
     if missing:
-        run.verdict("tool-listed", "fail", f"{name} takes no argument {', '.join(missing)}")
+        run.record("tool-listed", "fail", f"{name} takes no argument {', '.join(missing)}")
     else:
-        run.verdict("tool-listed", "pass", f"{name}({', '.join(wanted)})")
+        run.record("tool-listed", "pass", f"{name}({', '.join(wanted)})")
 
 
 async def _pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
@@ -51,26 +51,26 @@ async def _check_pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
     try:
         templates = (await run.client.list_resource_templates()).resource_templates
     except Exception as exc:
-        run.verdict("pc-prompt", "fail", f"resources/templates/list failed: {_why(exc)}")
+        run.record("pc-prompt", "fail", f"resources/templates/list failed: {_why(exc)}")
         return None
     if not any(t.uri_template == "pc-prompt://{dialog_id}" for t in templates):
-        run.verdict("pc-prompt", "fail", "no resource template pc-prompt://{dialog_id}")
+        run.record("pc-prompt", "fail", "no resource template pc-prompt://{dialog_id}")
         return None
     prompt = await _pc_prompt(run, dialog)
     again = await _pc_prompt(run, dialog)
     if prompt is None:
-        run.verdict("pc-prompt", "fail", f"reading pc-prompt://{dialog} gave no JSON object")
+        run.record("pc-prompt", "fail", f"reading pc-prompt://{dialog} gave no JSON object")
         return None
     report = validate(prompt)
     if report.type != "PC Prompt" or not report.conforms:
         problems = "; ".join(f"{f.json_path}: {f.message}" for f in report.findings if f.conformance)
-        run.verdict("pc-prompt", "fail", f"the PC Prompt does not conform: {problems}", [prompt])
+        run.record("pc-prompt", "fail", f"the PC Prompt does not conform: {problems}", [prompt])
     elif prompt.get("DialogID") != dialog:
-        run.verdict("pc-prompt", "fail", f"the PC Prompt of {dialog} has DialogID {prompt.get('DialogID')!r}", [prompt])
+        run.record("pc-prompt", "fail", f"the PC Prompt of {dialog} has DialogID {prompt.get('DialogID')!r}", [prompt])
     elif again != prompt:
-        run.verdict("pc-prompt", "fail", "a second read gave another document (one PC Prompt per DialogID)", [prompt])
+        run.record("pc-prompt", "fail", "a second read gave another document (one PC Prompt per DialogID)", [prompt])
     else:
-        run.verdict("pc-prompt", "pass", f"pc-prompt://{dialog}: a conforming PC Prompt, the same on every read")
+        run.record("pc-prompt", "pass", f"pc-prompt://{dialog}: a conforming PC Prompt, the same on every read")
     return prompt
 
 
@@ -125,9 +125,9 @@ async def _commitments(run: _Run) -> None:
             "(Domain Access retains the commitments for the duration of the dialogue)"
         )
     if problems:
-        run.verdict("commitments", "fail", "; ".join(problems), sent)
+        run.record("commitments", "fail", "; ".join(problems), sent)
     else:
-        run.verdict("commitments", "pass", "retained, released, and kept across three turns", sent)
+        run.record("commitments", "pass", "retained, released, and kept across three turns", sent)
 
 
 async def _feasibility(run: _Run) -> None:
@@ -142,16 +142,14 @@ async def _feasibility(run: _Run) -> None:
     evidence = _evidence(run.exchanges[-1])
     response = reply.document
     if response is None:
-        run.verdict("feasibility", "fail", f"no Response: {reply.error}", evidence)
+        run.record("feasibility", "fail", f"no Response: {reply.error}", evidence)
         return
     if response.get("Outcome") == "not_answered":
-        run.verdict(
-            "feasibility", "skip", "the partner did not answer the feasibility Request (not_answered)", evidence
-        )
+        run.record("feasibility", "skip", "the partner did not answer the feasibility Request (not_answered)", evidence)
         return
     feasibility = response.get("Feasibility")
     if not isinstance(feasibility, dict):
-        run.verdict("feasibility", "fail", f"Outcome {response.get('Outcome')!r} without Feasibility", evidence)
+        run.record("feasibility", "fail", f"Outcome {response.get('Outcome')!r} without Feasibility", evidence)
         return
     findings = [f for f in validate(response).findings if f.rule in ("overall-mismatch", "reason-missing", "enum")]
     listed = feasibility.get("Steps")
@@ -161,9 +159,9 @@ async def _feasibility(run: _Run) -> None:
     if numbers != list(range(len(statements))):
         problems.append(f"the Request had steps 0-{len(statements) - 1}; the Response has {numbers}")
     if problems:
-        run.verdict("feasibility", "fail", "; ".join(problems), evidence)
+        run.record("feasibility", "fail", "; ".join(problems), evidence)
     else:
-        run.verdict("feasibility", "pass", f"Overall {feasibility.get('Overall')!r} agrees with its steps", evidence)
+        run.record("feasibility", "pass", f"Overall {feasibility.get('Overall')!r} agrees with its steps", evidence)
 
 
 async def _bad_request(run: _Run) -> None:
@@ -200,9 +198,9 @@ async def _bad_request(run: _Run) -> None:
     if r_after.document is None:
         problems.append(f"the next good Request was not answered: {r_after.error}")
     if problems:
-        run.verdict("bad-request", "fail", "; ".join(problems), evidence)
+        run.record("bad-request", "fail", "; ".join(problems), evidence)
     else:
-        run.verdict(
+        run.record(
             "bad-request",
             "pass",
             "not_answered for a named bad Request, a tool error for a nameless one, then served",
@@ -244,9 +242,9 @@ async def _interleaved(run: _Run) -> None:
                     )
     evidence = [item for exchange in run.exchanges[start:] for item in _evidence(exchange)]
     if problems:
-        run.verdict("interleaved", "fail", "; ".join(problems), evidence)
+        run.record("interleaved", "fail", "; ".join(problems), evidence)
     else:
-        run.verdict("interleaved", "pass", "two dialogues, turns alternated: each answered in its own", evidence)
+        run.record("interleaved", "pass", "two dialogues, turns alternated: each answered in its own", evidence)
 
 
 async def _cancellation(run: _Run) -> None:
@@ -270,15 +268,15 @@ async def _cancellation(run: _Run) -> None:
             finally:
                 run.client = previous
     except Exception as exc:
-        run.verdict("cancellation", "fail", f"after a cancelled Request the server failed: {_why(exc)}")
+        run.record("cancellation", "fail", f"after a cancelled Request the server failed: {_why(exc)}")
         return
     evidence = _evidence(run.exchanges[-1])
     if again.document is not None and again.document.get("RequestID") == message["QueryID"]:
-        run.verdict(
+        run.record(
             "cancellation", "pass", "ping answered, and the cancelled Request was served when sent again", evidence
         )
     elif again.is_error:
-        run.verdict(
+        run.record(
             "cancellation",
             "pass",
             "ping answered; the Request had been answered before the cancellation arrived, so sending it again "
@@ -286,4 +284,4 @@ async def _cancellation(run: _Run) -> None:
             evidence,
         )
     else:
-        run.verdict("cancellation", "fail", f"the Request sent again after a cancellation: {again.error}", evidence)
+        run.record("cancellation", "fail", f"the Request sent again after a cancellation: {again.error}", evidence)

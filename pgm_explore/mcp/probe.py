@@ -61,12 +61,12 @@ async def _probe_one(role: str, endpoint: Endpoint) -> list[Check]:
         except Exception as exc:
             for check in _applicable(role):
                 if check.id not in run.results:
-                    run.verdict(check.id, "fail", f"the connection broke during the probe: {_why(exc)}")
+                    run.record(check.id, "fail", f"the connection broke during the probe: {_why(exc)}")
         _over_exchanges(run)
         _tool_schemas(run)
         for check in _applicable(role):
             if check.id not in run.results:
-                run.verdict(check.id, "skip", "not run: the tool is not listed")
+                run.record(check.id, "skip", "not run: the tool is not listed")
         return [run.results[c.id] for c in _applicable(role)]
 
 

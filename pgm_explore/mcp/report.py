@@ -1,4 +1,4 @@
-"""The probe's verdicts as text, JSON Lines or JUnit XML (``pgm-explore probe --format``), and
+"""The probe's results as text, JSON Lines or JUnit XML (``pgm-explore probe --format``), and
 as a table for a notebook (:func:`as_frame`).
 
 >>> from pgm_explore.mcp.probe import Check
