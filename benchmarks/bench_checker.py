@@ -1,0 +1,104 @@
+"""The transcript checker alone, per message, on each mix of ``bench_check.py``.
+
+``pgm-explore check`` splits its work in two: a helper process reads, validates and extracts
+the facts of each message (:data:`pgm_explore._facts.FACTS`), and the checking process feeds
+them, in order, to :meth:`TranscriptChecker.feed_facts <pgm_explore.dialogue.TranscriptChecker>`
+(issue 14: "the two cores are unbalanced"). This measures the second part on its own, so that a
+mix that makes the command slower can be put down to one side or the other.
+
+For each mix (``--mix``, as in ``bench_check.py``), it generates the transcript, extracts the
+facts of every message once, and keeps them MessagePack-encoded in batches of about 140 messages,
+as the helper's answers arrive. Each measurement is then a fresh interpreter that decodes batch
+after batch and feeds it to one new checker, as the command does (a first pass: what a transcript
+the size of the file meets, with no memory left over from an earlier pass to reuse), and reports
+its CPU time (user + system) per message. The mixes alternate round by round (``--rounds``), so
+that a machine busy for a while slows each alike; the median of each mix counts, and its ratio to
+the ``scenarios`` mix, measured in the same run.
+
+Run: ``.venv/bin/python benchmarks/bench_checker.py [--messages N] [--rounds R] [--mix M]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from bench_check import MIXES, OUT, generate
+
+from pgm_explore._bulk import _messages
+from pgm_explore._facts import encode_facts, item_facts
+
+BATCH = 140  # messages a batch: about Job.batch_bytes of a typical transcript
+
+_CHILD = """\
+import pickle, resource, sys
+from pgm_explore._facts import decode_facts
+from pgm_explore.dialogue import TranscriptChecker
+with open(sys.argv[1], "rb") as f:
+    batches = pickle.load(f)
+checker = TranscriptChecker()
+feed = checker.feed_facts
+before = resource.getrusage(resource.RUSAGE_SELF)
+for first, encoded in batches:
+    for number, facts in enumerate(decode_facts(encoded), first):
+        feed(f"t.jsonl:{number}", facts)
+checker.finish()
+after = resource.getrusage(resource.RUSAGE_SELF)
+seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+sys.stdout.write(str(seconds) + "\\n")
+"""
+
+
+def facts_file(mix: str, count: int) -> Path:
+    """The facts of ``count`` messages of ``mix``, in encoded batches, pickled (made once)."""
+    path = OUT / f"facts-{mix}-{count}.pickle"
+    if path.exists():
+        return path
+    transcript = OUT / f"checker-{mix}-{count}.jsonl"
+    generate(transcript, count, mix)
+    items = _messages(transcript.read_bytes(), 1, "t.jsonl:")
+    facts = [item_facts(item) for item in items]
+    batches = [(1 + start, encode_facts(facts[start : start + BATCH])) for start in range(0, len(facts), BATCH)]
+    with path.open("wb") as out:
+        pickle.dump(batches, out)
+    transcript.unlink()
+    return path
+
+
+def cold_pass(path: Path) -> float:
+    """CPU seconds of one checker over the facts in ``path``, in a fresh interpreter."""
+    result = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, check=True, text=True)
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=100_000, help="messages per mix (default 100000)")
+    parser.add_argument("--rounds", type=int, default=5, help="passes per mix, alternating (default 5)")
+    parser.add_argument("--mix", default="all", help=f"mixes, comma-separated, of {', '.join(MIXES)}; or all")
+    args = parser.parse_args(argv)
+    mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
+    if unknown := set(mixes) - set(MIXES):
+        parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    paths = {mix: facts_file(mix, args.messages) for mix in mixes}
+    times: dict[str, list[float]] = {mix: [] for mix in mixes}
+    for _ in range(args.rounds):
+        for mix, path in paths.items():
+            times[mix].append(cold_pass(path) / args.messages * 1e6)
+    medians = {mix: statistics.median(found) for mix, found in times.items()}
+    print(f"the checker alone (feed_facts), CPU time a message, median of {args.rounds} fresh passes:")
+    for mix, median in medians.items():
+        against = f"  {median / medians['scenarios']:.2f}x scenarios" if "scenarios" in medians else ""
+        spread = json.dumps([round(t, 2) for t in times[mix]])
+        print(f"{mix:<10} {median:6.2f} us{against}  (passes: {spread})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
