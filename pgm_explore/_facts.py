@@ -23,6 +23,7 @@ import msgspec
 
 from pgm_explore._bulk import Job
 from pgm_explore._sources import Item, read, report_fields
+from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Finding, Report
 
 __all__ = [
@@ -36,47 +37,8 @@ __all__ = [
     "simple_time_seconds",
 ]
 
-_UNIT = {"00": 1.0, "01": 1e-3, "10": 1e-6, "11": 1e-9}
-_DIVISOR = {"00": 1, "01": 1000, "10": 1000_000, "11": 1000_000_000}
-_FLAG_UNIT = ("00", "01", "10", "11")  # bits 1-2 of FlagsByte
 _ID_SUFFIXES = ("ID", "IDs")
 _NOTHING: frozenset[str] = frozenset()
-
-
-def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
-    """(absolute?, seconds) of the first segment of an OSD Simple Time, if it can be read.
-
-    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": 1500, "TimeType": True, "TimeUnit": "01"}]})
-    (True, 1.5)
-    >>> simple_time_seconds({"SimpleTimeData": [{"FlagsByte": 0, "StartTime": 2}]})
-    (False, 2.0)
-
-    The schema allows any number: a StartTime of 10**309 milliseconds is 1e306 seconds, and
-    one too far from the epoch for a float of seconds (beyond about 1.8e308) cannot be read:
-
-    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": 10**309, "TimeType": True, "TimeUnit": "01"}]})
-    (True, 1e+306)
-    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": -(10**400), "TimeType": True, "TimeUnit": "00"}]}) is None
-    True
-    """
-    try:
-        segment = value["SimpleTimeData"][0]
-        start = segment["StartTime"]
-        absolute = segment.get("TimeType")
-        unit = segment.get("TimeUnit")
-        if absolute is None or unit is None:  # read from the flags only when not spelt out
-            flags = segment.get("FlagsByte", 0)
-            absolute = bool(flags & 1) if absolute is None else absolute
-            unit = _FLAG_UNIT[(flags >> 1) & 3] if unit is None else unit
-        scale = _UNIT.get(unit) if type(unit) is str else None
-        if scale is None or type(start) not in (int, float):
-            return None
-        try:
-            return bool(absolute), start * scale
-        except OverflowError:  # an int beyond a float: divided exactly, if the result is one
-            return bool(absolute), start / _DIVISOR[unit]
-    except (KeyError, IndexError, TypeError, AttributeError, OverflowError):
-        return None
 
 
 def entities(value: Any, into: set[str], key: str = "") -> None:

@@ -182,8 +182,8 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
 def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
     from pgm_explore._bulk import iter_worked
+    from pgm_explore._facts import FACTS
     from pgm_explore.dialogue import TranscriptChecker
-    from pgm_explore.dialogue._facts import FACTS
 
     problems = unreadable(args.paths)
     if problems:

@@ -7,8 +7,8 @@ happened. :class:`Transcript` holds one in memory; :class:`TranscriptChecker` an
 """
 
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, check_documents
-from pgm_explore.dialogue._facts import simple_time_seconds
 from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths, dialogue_key
+from pgm_explore.spec import simple_time_seconds
 
 __all__ = [
     "Exchange",

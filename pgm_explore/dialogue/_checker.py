@@ -19,8 +19,7 @@ from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.validation import Finding, Report, RuleCode
-from pgm_explore.validation._limits import MAX_FINDINGS, Tally
+from pgm_explore.validation import MAX_FINDINGS, Finding, Report, RuleCode, Tally
 
 __all__ = ["Found", "TranscriptChecker", "TranscriptFinding", "check_documents"]
 

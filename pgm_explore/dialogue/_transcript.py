@@ -16,8 +16,9 @@ from pgm_explore._bulk import iter_worked
 from pgm_explore._sources import Item, iter_documents, report_built
 from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
-from pgm_explore.dialogue._facts import FACTS, simple_time_seconds
+from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue.precheck import Prediction
+from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
 __all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key"]

@@ -7,6 +7,7 @@
 ['required', 'required', 'required']
 """
 
+from pgm_explore.validation._limits import MAX_FINDINGS, Tally
 from pgm_explore.validation._parse import InputProblem, loads, parse_json
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, validate
 from pgm_explore.validation._text import validate_json
@@ -16,11 +17,13 @@ __all__ = [
     "FINDING_COLUMNS",
     "Finding",
     "InputProblem",
+    "MAX_FINDINGS",
     "RULES",
     "Report",
     "Rule",
     "RuleCode",
     "Severity",
+    "Tally",
     "json_path",
     "loads",
     "parse_json",
@@ -29,5 +32,5 @@ __all__ = [
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in ("InputProblem", "Report", "loads", "parse_json", "validate", "validate_json"):
+for _name in ("InputProblem", "Report", "Tally", "loads", "parse_json", "validate", "validate_json"):
     globals()[_name].__module__ = __name__
