@@ -195,8 +195,8 @@ def test_checking_finds_the_same_with_a_helper(transcript: Path) -> None:
 def test_the_check_command_says_the_same_with_a_helper(
     transcript: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The command takes its job from the dialogue layer when it runs.
-    monkeypatch.setattr("pgm_explore.dialogue._facts.FACTS", replace(FACTS, **SMALL))
+    # The command takes its job from the bulk layer when it runs.
+    monkeypatch.setattr("pgm_explore._facts.FACTS", replace(FACTS, **SMALL))
     outputs = []
     for parallel in ("0", "1"):
         monkeypatch.setenv("PGM_EXPLORE_PARALLEL", parallel)
