@@ -66,8 +66,7 @@ from pgm_explore._sources import (
     report,
     report_fields,
 )
-from pgm_explore.validation import Report
-from pgm_explore.validation._report import ReportFields
+from pgm_explore.validation import Report, ReportFields
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkContext, SpawnContext  # (no fork on Windows)
@@ -267,7 +266,21 @@ def _with_helper(items: Iterator[Item], path: str, job: Job[T]) -> Iterator[tupl
 def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> Iterator[tuple[str, T]]:
     """The messages of the JSON Lines file ``path`` from byte ``start`` (line ``line``) on,
     each named ``prefix`` + its line, with the job done on it, here or by a helper."""
+    try:
+        file = open(path, "rb")  # noqa: SIM115 -- closed below, once read
+    except OSError as exc:
+        raise UnreadablePath(path, _reason(exc)) from None
+    with file:
+        file.seek(start)
+        yield from _read_in_batches(file, path, prefix, line, job)
+
+
+def _read_in_batches(file: IO[bytes], path: str, prefix: str, line: int, job: Job[T]) -> Iterator[tuple[str, T]]:
+    """:func:`_in_batches` from ``file``, this process's reading of ``path``, open at the
+    start of line ``line``; the helper reads ``path`` on its own. A read error of ``file`` is
+    raised as :class:`UnreadablePath` once every message read before it has gone out."""
     work = job.work
+    start = file.tell()
     helper = _Helper.start(path, job)
     ahead: deque[_Batch[T]] = deque()
 
@@ -292,28 +305,22 @@ def _in_batches(path: str, prefix: str, start: int, line: int, job: Job[T]) -> I
 
     failure: Exception | None = None
     try:
-        try:
-            file = open(path, "rb")  # noqa: SIM115 -- closed below, once read
-        except OSError as exc:
-            raise UnreadablePath(path, _reason(exc)) from None
-        with file:
-            file.seek(start)
-            batches = _regions(file, start, line, job.batch_bytes)
-            while True:
-                try:
-                    batch = next(batches, None)
-                except OSError as exc:  # raised below, once what was read is out
-                    failure = UnreadablePath(path, _reason(exc))
-                    break
-                if batch is None:
-                    break
-                if helper is not None:
-                    helper.collect()
-                if helper is None or batch.long or not helper.take(batch):
-                    batch.pairs = done_here(batch)
-                ahead.append(batch)
-                while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):
-                    yield from front()
+        batches = _regions(file, start, line, job.batch_bytes)
+        while True:
+            try:
+                batch = next(batches, None)
+            except OSError as exc:  # raised below, once what was read is out
+                failure = UnreadablePath(path, _reason(exc))
+                break
+            if batch is None:
+                break
+            if helper is not None:
+                helper.collect()
+            if helper is None or batch.long or not helper.take(batch):
+                batch.pairs = done_here(batch)
+            ahead.append(batch)
+            while ahead and (ahead[0].ready or len(ahead) >= _AHEAD):
+                yield from front()
         while ahead:
             yield from front()
     finally:

@@ -43,9 +43,16 @@ from typing import IO, Any, Literal, NamedTuple, TypeVar
 import msgspec
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation import Finding, InputProblem, Report, parse_json
-from pgm_explore.validation._parse import duplicate_keys, read_number
-from pgm_explore.validation._report import ReportFields, _has_long_integer, _report_fields
+from pgm_explore.validation import (
+    Finding,
+    InputProblem,
+    Report,
+    ReportFields,
+    duplicate_keys,
+    parse_json,
+    read_number,
+)
+from pgm_explore.validation import report_fields as _report_fields
 
 __all__ = [
     "InputKind",
@@ -571,31 +578,19 @@ def _too_long(source: str) -> Item:
 # --- validating what was read ---------------------------------------------------------------
 
 
-def report(item: Item, *, python_values: bool = False) -> Report:
+def report(item: Item, *, built: bool = False) -> Report:
     """The validation report on one item; a reading problem is the report's only finding.
-    ``python_values``: the document was built in Python, not read here (see :func:`report_fields`)."""
-    type_name, mode, conforms, findings = report_fields(item, python_values=python_values)
+    ``built``: the document was built in Python, not read here (see :func:`report_fields`)."""
+    type_name, mode, conforms, findings = report_fields(item, built=built)
     return Report(type_name, mode, conforms, findings, item.source)
 
 
-def report_built(item: Item) -> Report:
-    """:func:`report` on a message built in Python rather than read from text: such a dict
-    may hold values JSON cannot hold (looked for first, as ``validate()`` does) and an int
-    longer than Python writes (the readers refuse them), which the compiled engine
-    misjudges, so python-jsonschema judges it (as ``validate()`` does)."""
-    document = item.document
-    if item.problem is None and type(document) is dict and _has_long_integer(document):
-        type_name, mode, conforms, findings = _report_fields(document, exact=True, python_values=True)
-        return Report(type_name, mode, conforms, findings + item.notes, item.source)
-    return report(item, python_values=True)
-
-
-def report_fields(item: Item, *, python_values: bool = False) -> ReportFields:
+def report_fields(item: Item, *, built: bool = False) -> ReportFields:
     """:func:`report` but its source, as a tuple (type, mode, conforms, findings), for the bulk paths.
 
-    A document the reader made holds JSON values only; one built in Python
-    (``python_values``) is first looked through for values JSON cannot hold, as
-    ``validate()`` does."""
+    A document the reader made holds JSON values only; one built in Python (``built``) is
+    looked through for what JSON cannot hold first, as ``validate()`` does
+    (:func:`pgm_explore.validation.report_fields`)."""
     if item.problem is not None:
         return None, None, False, (item.problem,)
     document = item.document
@@ -605,9 +600,9 @@ def report_fields(item: Item, *, python_values: bool = False) -> ReportFields:
         document = json.dumps(document)
     try:
         if item.notes:
-            type_name, mode, conforms, findings = _report_fields(document, python_values=python_values)
+            type_name, mode, conforms, findings = _report_fields(document, built=built)
             return type_name, mode, conforms, findings + item.notes
-        return _report_fields(document, python_values=python_values)
+        return _report_fields(document, built=built)
     except RecursionError:
         # A value nested nearly as deep as the reader allows can still exhaust the
         # stack of the schema engines; in bulk that is one message's problem, not the run's.

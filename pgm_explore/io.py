@@ -33,10 +33,11 @@ from pathlib import PurePath
 from typing import IO
 
 from pgm_explore._bulk import iter_reported
-from pgm_explore._sources import InputKind, Item, UnreadablePath, report
+from pgm_explore._sources import InputKind, Item, UnreadablePath
 from pgm_explore._sources import input_kind as _input_kind
 from pgm_explore._sources import iter_documents as _iter_documents
 from pgm_explore._sources import iter_stream as _iter_stream
+from pgm_explore._sources import report as _report
 from pgm_explore.validation import Report
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "iter_documents",
     "iter_reports",
     "iter_stream",
+    "report",
     "validate_file",
 ]
 
@@ -93,6 +95,24 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Ite
     return _iter_stream(stream, source, kind)
 
 
+def report(item: Item, *, built: bool = False) -> Report:
+    """The validation :class:`~pgm_explore.Report` on one item, named by its source: the
+    problem that kept it from being read is its only finding; otherwise its document is
+    validated and what the text said that the value cannot show (``item.notes``) is added.
+
+    A document that is a JSON string is a message that is not an object (not JSON text to
+    read again, as ``validate()`` takes a ``str``). ``built``: the item's document was built
+    in Python rather than read (``Item(source, None, None, document, None)``), so it is
+    looked through for values JSON cannot hold first, as ``validate()`` does.
+
+    >>> [report(item).verdict for item in iter_stream(io.BytesIO(b'"text"\\n{"Header": 1}\\n'), "t.jsonl")]
+    ['does not conform', 'does not conform']
+    >>> report(Item("built", None, None, {"Header": "PGM-KPA-V1.0", "Tags": {1}}, None), built=True).findings[0].rule
+    'not-json'
+    """
+    return _report(item, built=built)
+
+
 def iter_reports(
     path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True
 ) -> Iterator[Report]:
@@ -121,6 +141,6 @@ def validate_file(source: str | os.PathLike[str], content: bytes | None = None) 
     'syntax'
     """
     if content is None:
-        return [report(item) for item in _iter_documents(source)]
+        return [_report(item) for item in _iter_documents(source)]
     name = PurePath(os.fspath(source)).name or "upload"
-    return [report(item) for item in _iter_stream(io.BytesIO(bytes(content)), name, _input_kind(name))]
+    return [_report(item) for item in _iter_stream(io.BytesIO(bytes(content)), name, _input_kind(name))]

@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -28,8 +28,7 @@ from pgm_explore._facts import FACTS, Facts
 from pgm_explore._sources import Item, UnreadablePath, iter_documents, iter_stream
 from pgm_explore.cli import main
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_documents, check_paths
-from pgm_explore.validation import Report
-from pgm_explore.validation._report import ReportFields
+from pgm_explore.validation import Report, ReportFields
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 SMALL = {"min_bytes": 0, "batch_bytes": 1500}  # every file gets a helper; batches of a few lines
@@ -193,17 +192,21 @@ def test_checking_finds_the_same_with_a_helper(transcript: Path) -> None:
 
 
 def test_the_check_command_says_the_same_with_a_helper(
-    transcript: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The command takes its job from the bulk layer when it runs.
-    monkeypatch.setattr("pgm_explore._facts.FACTS", replace(FACTS, **SMALL))
+    # A file as large as the command gives a helper: the transcript again and again (its ids
+    # reused, so that the rules have much to say at every repeat).
+    text = transcript.read_bytes()
+    large = tmp_path / "large.jsonl"
+    large.write_bytes(text * (FACTS.min_bytes // len(text) + 1))
+    assert _bulk._worth_a_helper(str(large), FACTS.min_bytes)
     outputs = []
     for parallel in ("0", "1"):
         monkeypatch.setenv("PGM_EXPLORE_PARALLEL", parallel)
-        status = main(["check", "--format", "text", "--no-color", str(transcript)])
+        status = main(["check", "--format", "text", "--no-color", str(large)])
         outputs.append((status, capsys.readouterr().out))
     assert outputs[0] == outputs[1]
-    assert outputs[0][0] == 1 and "messages" in outputs[0][1]
+    assert outputs[0][0] == 1 and "query-id-reused" in outputs[0][1]
 
 
 @pytest.mark.parametrize(
@@ -253,25 +256,32 @@ def test_two_helpers_at_once_each_end_with_their_reader(started: str, transcript
     second.close()  # type: ignore[attr-defined]  # (a generator)
 
 
-def test_what_was_read_comes_out_before_a_read_error(transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # (A disk that fails half way through a file cannot be had on demand: the batch reader
-    # is made to fail instead.)
-    regions = _bulk._regions
+class _FailingDisk(io.FileIO):
+    """A file whose disk goes away once ``limit`` bytes of it have been read (such a disk
+    cannot be had on demand): every read from there on fails, as on a real one."""
 
-    def failing(file: IO[bytes], start: int, first: int, size: int) -> Iterator[_bulk._Batch[object]]:
-        for count, batch in enumerate(regions(file, start, first, size)):
-            if count == 30:
-                raise OSError(5, "the disk went away")
-            yield batch
-            read_until[0] = batch.first + batch.data.count(b"\n")
+    def __init__(self, path: Path, limit: int) -> None:
+        super().__init__(path, "rb")
+        self.limit = limit
+        self.failed_at: int | None = None
 
-    read_until = [0]
-    monkeypatch.setattr(_bulk, "_regions", failing)
+    def read(self, size: int | None = -1) -> bytes:
+        if self.tell() >= self.limit:
+            self.failed_at = self.tell()
+            raise OSError(5, "the disk went away")
+        return super().read(size)
+
+
+def test_what_was_read_comes_out_before_a_read_error(transcript: Path) -> None:
+    # The reading of this process fails; the helper, which reads the file on its own, does not.
+    disk = _FailingDisk(transcript, transcript.stat().st_size // 2)
+    job = replace(SUMMARY, **SMALL)
     seen = []
-    with pytest.raises(UnreadablePath, match="the disk went away"):
-        seen.extend(report.source for report in iter_reported(transcript, job=replace(SUMMARY, **SMALL)))
-    expected = [item.source for item in iter_documents(transcript) if item.line < read_until[0]]
-    assert len(expected) > 30 and seen == expected
+    with disk, pytest.raises(UnreadablePath, match="the disk went away"):
+        seen.extend(source for source, _ in _bulk._read_in_batches(disk, str(transcript), f"{transcript}:", 1, job))
+    assert disk.failed_at is not None
+    read = [item for item in iter_documents(transcript) if item.offset + len(item.raw) <= disk.failed_at]
+    assert len(read) > 30 and seen == [item.source for item in read]
 
 
 def test_an_unreadable_path_is_reported_at_once(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ PUBLIC_MODULES = [
     "pgm_explore.validation",
     "pgm_explore.dialogue",
     "pgm_explore.dialogue.documents",
+    "pgm_explore.io",
     "pgm_explore.analysis",
     "pgm_explore.widgets",
     "pgm_explore.mcp",

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from pgm_explore._sources import Item
-from pgm_explore._sources import report_built as _report
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import Prediction
+from pgm_explore.io import Item
+from pgm_explore.io import report as report_on
 from pgm_explore.validation import MAX_FINDINGS, Finding, Report, RuleCode, Tally
 
 __all__ = ["Found", "TranscriptChecker", "TranscriptFinding", "check_documents"]
@@ -122,8 +122,7 @@ class TranscriptChecker:
         # The bulk reader's own reporting: a problem is the report's only finding, a message
         # that is itself a JSON string is "not an object" (not text to parse), and a value too
         # deep for the schema engines is a finding rather than a crash.
-        report = _report(Item(source, None, None, document, problem))
-        return self.feed_report(source, document, report)
+        return self.feed_report(source, document, report_on(Item(source, None, None, document, problem), built=True))
 
     def feed_report(self, source: str, document: Any, report: Report) -> Found:
         """Like :meth:`feed`, for a message already validated (the composers have the report)."""

@@ -7,17 +7,16 @@ every message, which is what tables and plots need.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._bulk import iter_worked
-from pgm_explore._sources import Item, iter_documents, report_built
-from pgm_explore._sources import report as _report
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
 from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue.precheck import Prediction
+from pgm_explore.io import Item, iter_documents, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -114,9 +113,7 @@ class Transcript:
         """A transcript from parsed messages (sources ``NAME#INDEX``). Built in Python, they are
         looked through for values JSON cannot hold (a set, NaN, a lone surrogate), as
         ``validate()`` looks: such a message is reported, never passed on to the tables."""
-        return cls._build(
-            (Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), report_built
-        )
+        return cls._build((Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), built=True)
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
@@ -124,19 +121,19 @@ class Transcript:
         return cls._build(item for path in paths for item in iter_documents(path))
 
     @classmethod
-    def _build(cls, items: Iterable[Item], reporting: Callable[[Item], Report] = _report) -> Transcript:
+    def _build(cls, items: Iterable[Item], *, built: bool = False) -> Transcript:
         transcript = cls()
         checker = TranscriptChecker()
         for position, item in enumerate(items):
             source, document = item.source, item.document
-            report = reporting(item)  # (with what the reader noted: names written twice)
-            found = checker.feed_report(source, document, report)
+            reported = report(item, built=built)  # (with what the reader noted: names written twice)
+            found = checker.feed_report(source, document, reported)
             transcript.findings += found.findings
             if found.action_context is not None:
                 transcript.action_contexts[position] = found.action_context
             if found.predictions is not None:
                 transcript.predictions[position] = found.predictions
-            transcript.messages.append(Message(position, source, document, report))
+            transcript.messages.append(Message(position, source, document, reported))
         transcript.findings += checker.finish().findings
         return transcript
 

@@ -8,8 +8,8 @@
 """
 
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
-from pgm_explore.validation._parse import InputProblem, loads, parse_json
-from pgm_explore.validation._report import FINDING_COLUMNS, Report, validate
+from pgm_explore.validation._parse import InputProblem, duplicate_keys, loads, parse_json, read_number
+from pgm_explore.validation._report import FINDING_COLUMNS, Report, ReportFields, report_fields, validate
 from pgm_explore.validation._text import validate_json
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
@@ -20,17 +20,32 @@ __all__ = [
     "MAX_FINDINGS",
     "RULES",
     "Report",
+    "ReportFields",
     "Rule",
     "RuleCode",
     "Severity",
     "Tally",
+    "duplicate_keys",
     "json_path",
     "loads",
     "parse_json",
+    "read_number",
+    "report_fields",
     "validate",
     "validate_json",
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in ("InputProblem", "Report", "Tally", "loads", "parse_json", "validate", "validate_json"):
+for _name in (
+    "InputProblem",
+    "Report",
+    "Tally",
+    "duplicate_keys",
+    "loads",
+    "parse_json",
+    "read_number",
+    "report_fields",
+    "validate",
+    "validate_json",
+):
     globals()[_name].__module__ = __name__

@@ -10,21 +10,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonschema_rs
 
-from pgm_explore.spec import (
-    DataType,
-    resolve,
-)
-from pgm_explore.validation.findings import Finding, RuleCode, shown
-
-if TYPE_CHECKING:
-    pass
-
+from pgm_explore.spec import DataType, resolve
 from pgm_explore.validation._explain import _name, spec_reference
 from pgm_explore.validation._schema import _rs_registry
+from pgm_explore.validation.findings import Finding, RuleCode, shown
 
 __all__ = ["advisory_findings", "is_clean", "iter_advisory_findings"]
 

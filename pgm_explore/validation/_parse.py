@@ -56,7 +56,7 @@ def _problem(rule: RuleCode, message: str, line: int | None = None, column: int 
     return InputProblem(Finding.of(rule, (), message, _SPEC, line=line, column=column))
 
 
-class _NonJsonConstant(Exception):
+class _NonJsonConstant(PgmExploreError):
     """Raised by the reader's hook for NaN, Infinity and -Infinity (never a ValueError, so
     that no other complaint of the reader can be mistaken for it)."""
 

@@ -20,7 +20,7 @@ from pgm_explore.validation.findings import Finding, clip, shown, written
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FINDING_COLUMNS", "Report", "validate"]
+__all__ = ["FINDING_COLUMNS", "Report", "ReportFields", "report_fields", "validate"]
 
 FINDING_COLUMNS = ["source", "type", "mode", "severity", "rule", "path", "message", "spec"]
 """Column order of :meth:`Report.to_frame` (one row per finding)."""
@@ -189,11 +189,24 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     >>> [(f.rule, f.json_path) for f in validate({"Header": "PGM-KDA-V1.0", "Tags": {"a"}}).findings]
     [('not-json', '$.Tags')]
     """
-    # Only a dict built in Python can hold an int longer than Python writes (the readers
-    # refuse them): the compiled engine misjudges those, so python-jsonschema judges.
-    exact = type(document) is dict and _has_long_integer(document)
-    type_name, mode, conforms, findings = _report_fields(document, python_values=True, exact=exact)
-    return Report(type_name, mode, conforms, findings, source)
+    return Report(*report_fields(document), source)
+
+
+def report_fields(document: Any, *, built: bool = True) -> ReportFields:
+    """What :func:`validate` reports but the source, as a plain tuple (type, mode, conforms,
+    findings): what a bulk reader makes of each message and sends between processes.
+
+    ``built``: the document was built in Python, as :func:`validate` assumes, so it is
+    first looked through for values JSON cannot hold, and an int longer than Python writes
+    is judged by python-jsonschema (the compiled engine misjudges those). ``built=False``
+    is for a value the JSON reader made, which holds JSON values only (and no such int:
+    the readers refuse them); it skips both looks.
+
+    >>> report_fields({"Header": "PGM-KPA-V1.0", "Mode": "RS"})[:3]
+    ('BKN-PAL', 'RS', False)
+    """
+    exact = built and type(document) is dict and _has_long_integer(document)
+    return _report_fields(document, python_values=built, exact=exact)
 
 
 def _report_fields(document: Any, *, python_values: bool = False, exact: bool = False) -> ReportFields:

@@ -16,9 +16,9 @@ from traitlets import List, observe
 from pgm_explore import analysis
 from pgm_explore._display import esc
 from pgm_explore._files import safe_filename
-from pgm_explore._sources import iter_documents
 from pgm_explore.dialogue import Transcript
 from pgm_explore.dialogue.documents import next_turn_context, reply_document, skeleton
+from pgm_explore.io import iter_documents
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.widgets._base import ErrorArea, style_widget
 from pgm_explore.widgets._composer import MessageComposer
