@@ -604,6 +604,15 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert MessageComposer.from_file(path).value == c.value
 
 
+def test_loading_a_file_says_which_names_it_writes_twice(tmp_path: Path) -> None:
+    path = tmp_path / "twice.json"
+    path.write_text('{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Mode": "RS"}', encoding="utf-8")
+    c = composer("PC Prompt", None)
+    notes = c.load(path)
+    assert c.value["Mode"] == "RS" and [(n.rule, n.json_path) for n in notes] == [("duplicate-key", "$")]
+    assert c.load(dict(c.value)) == () and c.load(EXAMPLES / "bkn-pal" / "valid" / "rq-minimal.json") == ()
+
+
 def test_the_save_button_writes_the_named_file_or_the_id_in_the_work_folder(tmp_path: Path) -> None:
     c = composer("BKN-PAL", "RQ")
     save = one(c, "pgmx-save")

@@ -20,7 +20,7 @@ from pgm_explore.dialogue.documents import (
     type_of,
 )
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
-from pgm_explore.validation import Finding, InputProblem, Report, json_path, loads
+from pgm_explore.validation import Finding, InputProblem, Report, json_path, parse_json
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._composer_form import ComposerForm
@@ -44,8 +44,14 @@ DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
 
 def read_document(path: str | Path) -> dict[str, Any]:
     """One message from a ``.json`` file, read as strictly as the validator reads."""
+    return _read_document(path)[0]
+
+
+def _read_document(path: str | Path) -> tuple[dict[str, Any], tuple[Finding, ...]]:
+    """:func:`read_document`, and what the text says that the message cannot show (a name
+    written twice in one object: only its last value is read)."""
     try:
-        document = loads(Path(path).read_bytes())
+        document, notes = parse_json(Path(path).read_bytes())
     except InputProblem as problem:
         raise ValueError(f"{path}: {problem.finding.message}") from None
     if not isinstance(document, dict):
@@ -53,7 +59,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
             "an array of messages (load it into a DialogueBuilder)" if isinstance(document, list) else "not an object"
         )
         raise ValueError(f"{path} holds {kind}, not one message")
-    return document
+    return document, notes
 
 
 class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
@@ -302,10 +308,18 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         else:
             raise KeyError(json_path(path))
 
-    def load(self, source: Mapping[str, Any] | str | Path) -> None:
+    def load(self, source: Mapping[str, Any] | str | Path) -> tuple[Finding, ...]:
         """Show another document: a dict or a ``.json`` file. A Header of another type
-        rebuilds the form for that type; values kept aside by the Mode switch are dropped."""
-        doc = read_document(source) if isinstance(source, str | Path) else copy.deepcopy(dict(source))
+        rebuilds the form for that type; values kept aside by the Mode switch are dropped.
+
+        Returns the ``duplicate-key`` warnings of a file: a name written twice in one object
+        shows (and is saved with) its last value only, so the earlier one must be named
+        where the person sees it (the Open panel does)."""
+        notes: tuple[Finding, ...] = ()
+        if isinstance(source, str | Path):
+            doc, notes = _read_document(source)
+        else:
+            doc = copy.deepcopy(dict(source))
         if self.autosave and self._dirty:
             # What was being composed stays one step back, in case the load was a slip.
             write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
@@ -319,6 +333,7 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
             self._update(doc)  # no trait change to announce it, but the form must show it again
         else:
             self.value = doc
+        return notes
 
     def reply(self) -> MessageComposer:
         """A new composer with the Response skeleton of this Request (``ValueError`` otherwise)."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from pgm_explore.spec import DataType
-from pgm_explore.validation import Report
+from pgm_explore.validation import Finding, Report
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._filebar import DraftBar, OpenPanel
 from pgm_explore.widgets._form import Field, FormContext, JsonEditor, ObjectField
@@ -106,4 +106,4 @@ class ComposerState:
     validate_now: Callable[[], Report]
     start_fresh: Callable[[], str | None]
     reply: Callable[[], MessageComposer]
-    load: Callable[..., None]
+    load: Callable[..., tuple[Finding, ...]]

@@ -267,22 +267,27 @@ class DialogueBuilder(widgets.VBox):
     def load(self, path: str | Path) -> int:
         """Replace the messages with those of a transcript file (``.jsonl`` or a JSON array).
 
-        Lines that are not JSON are left out (the status says how many); returns the number
+        Lines that are not JSON are left out, and a message that writes a name twice in one
+        object keeps its last value (the status says how many of each); returns the number
         of messages read.
         """
         if not str(path):
             raise ValueError("give the path of a transcript file")
-        documents, skipped = [], 0
+        documents, skipped, noted = [], 0, 0
         for item in iter_documents(str(path)):
             if item.problem is not None:
                 skipped += 1
             else:
                 documents.append(item.document)
+                noted += bool(item.notes)
         if self.autosave and self._dirty and self.messages:
             write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
         self._dirty = True
         self.messages = documents
         note = f", {count(skipped, 'unreadable line')} left out" if skipped else ""
+        if noted:
+            # (Each such message keeps the last value of the name: the earlier ones are gone.)
+            note += f", {count(noted, 'message')} with a name written twice (the last value kept)"
         self._status.value = (
             f"Loaded {count(len(documents), 'message')} from <code>{esc(Path(path).name)}</code>{esc(note)}"
         )

@@ -8,7 +8,7 @@ widget costs the browser a model.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from pgm_explore._display import esc
+from pgm_explore.validation import Finding
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
 from pgm_explore.widgets._examples import ExampleLoader
@@ -55,7 +56,8 @@ class Parts:
     changes afterwards take the shared one."""
 
     def __init__(self) -> None:
-        self.auto = widgets.Layout(width="auto")
+        # (A button never shrinks: beside a long status its label would be cut to "O...".)
+        self.auto = widgets.Layout(width="auto", flex="0 0 auto")
         self.plain = widgets.Layout()
         self._button_style = widgets.ButtonStyle()
         self._html_style = HTMLStyle()
@@ -184,9 +186,12 @@ class DraftBar:
 
 class OpenPanel:
     """An Open button (``pgmx-open``) that shows a panel (``pgmx-open-panel``): a path on the
-    server (``pgmx-open-path``, Open file ``pgmx-open-file``) and the example picker."""
+    server (``pgmx-open-path``, Open file ``pgmx-open-file``) and the example picker.
 
-    def __init__(self, area: ErrorArea, parts: Parts, load: Callable[[Path], object]) -> None:
+    ``load`` opens a path and returns the file's ``duplicate-key`` warnings, which the status
+    names: the message shows the last value of such a name, and the earlier ones are gone."""
+
+    def __init__(self, area: ErrorArea, parts: Parts, load: Callable[[Path], Sequence[Finding]]) -> None:
         self._load, self._guard, self._parts = load, area.guard, parts
         self.toggle = parts.button("Open", "pgmx-open", "Open a message from a file on the server or from the examples")
         self.toggle.on_click(self._guard(lambda _b: self.show_panel()))
@@ -218,6 +223,10 @@ class OpenPanel:
         if not typed:
             raise ValueError("type the path of a .json file on the server")
         path = Path(typed).expanduser()
-        self._load(path)
-        self.status.value = f"Opened <code>{esc(path)}</code>"
+        notes = self._load(path)
+        said = f"Opened <code>{esc(path)}</code>"
+        if notes:
+            words = " ".join(f"{note.json_path}: {note.message}" for note in notes)
+            said += f' <span class="pgmx-open-warning" style="color:#ef6c00">Warning: {esc(words)}</span>'
+        self.status.value = said
         return path
