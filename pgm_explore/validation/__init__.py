@@ -36,16 +36,6 @@ __all__ = [
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in (
-    "InputProblem",
-    "Report",
-    "Tally",
-    "duplicate_keys",
-    "loads",
-    "parse_json",
-    "read_number",
-    "report_fields",
-    "validate",
-    "validate_json",
-):
-    globals()[_name].__module__ = __name__
+for _name in __all__:
+    if getattr(globals()[_name], "__module__", "").startswith(f"{__name__}._"):
+        globals()[_name].__module__ = __name__

@@ -605,6 +605,18 @@ class Composer:
     def replies(self) -> Locator:
         return self._own(".pgmx-replies .pgmx-composer")
 
+    @property
+    def open_panel(self) -> Locator:
+        return self._own(".pgmx-open-panel")
+
+    def open_file(self, path: str) -> None:
+        """Click Open, type ``path`` into the panel's path box and click Open file, as a person does."""
+        self.tool("open").click()
+        box = self.open_panel.locator(".pgmx-open-path input")
+        expect(box).to_be_visible(timeout=WIDGETS_MS)
+        type_into(box, path)
+        self.open_panel.locator("button.pgmx-open-file").click()
+
 
 def type_into(field: Locator, text: str) -> None:
     """Replace a text box's content with real key events, as a user types."""

@@ -68,12 +68,8 @@ def test_download_save_and_open_by_hand(
     assert theirs.read_text(encoding="utf-8") == shown + "\n"
 
     # Open a file on the server (relative to the notebook's folder), then an example.
-    composer.tool("open").click()
-    panel = composer.root.locator(":scope > .pgmx-open-panel")
-    path = panel.locator(".pgmx-open-path input")
-    expect(path).to_be_visible(timeout=WIDGETS_MS)
-    type_into(path, "../data/examples/bkn-pal/valid/rs-tutor-stance.json")
-    panel.locator("button.pgmx-open-file").click()
+    composer.open_file("../data/examples/bkn-pal/valid/rs-tutor-stance.json")
+    panel = composer.open_panel
     expect(composer.title).to_contain_text("Response", timeout=WIDGETS_MS)
     expect(composer.json_view).to_have_value(re.compile(r'"Mode": "RS"'))
     shot("opened a file")
