@@ -1,0 +1,124 @@
+"""The work of checking a message, counted in machine instructions: the same on every run.
+
+``bench_check.py`` times ``check`` against ``json.loads``, and on a shared machine a busy
+neighbour can move its ratios by 0.1 from one run to the next (it says when its yardstick's
+own passes were that far apart). To compare two versions of the code, this counts what does not
+move: the instructions the CPU executes, with valgrind's callgrind, for ``json.loads`` and for
+the library's check on one core (``check_paths(..., parallel=False)``: reading, validation, the
+facts and the transcript rules; the two-core path does the same work, split in two) over the
+messages of each mix of ``bench_check.py``.
+
+Each subject runs twice in a fresh interpreter under valgrind: over the first ``--warm-up``
+messages, and over those and ``--messages`` more; the difference, divided by ``--messages``, is
+the work of one message once the interpreter, the imports, the compiled schemas and the open
+dialogues of the mix are in place. Instructions are not time: the check executes fewer
+instructions per cycle than the JSON parser (about half: it chases more pointers), so the
+ratio printed here is higher than the time ratio. It is for comparing commits, not for claims
+about speed.
+
+With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
+same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
+against this one's (above 1: that checkout does more work a message).
+
+Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
+[--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_check import MIXES, OUT, generate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_JSON = """\
+import json, sys
+with open(sys.argv[1], "rb") as lines:
+    for line in lines:
+        json.loads(line)
+"""
+
+_CHECK = """\
+import sys
+from pgm_explore.dialogue import check_paths
+for finding in check_paths([sys.argv[1]], parallel=False):
+    pass
+"""
+
+_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+def instructions(code: str, path: Path, source: Path) -> int:
+    """The instructions executed by ``python -c code path``, with ``source``'s pgm_explore."""
+    with tempfile.TemporaryDirectory() as scratch:
+        result = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={scratch}/out",
+                sys.executable,
+                "-c",
+                code,
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=scratch,  # (not ROOT: python -c puts the working folder first on sys.path)
+            # (one hash seed: string hashes decide where a dictionary probes, and so the count)
+            env={**os.environ, "PYTHONPATH": str(source), "PGM_EXPLORE_PARALLEL": "0", "PYTHONHASHSEED": "0"},
+        )
+    found = _COLLECTED.findall(result.stderr)
+    if result.returncode != 0 or not found:
+        raise SystemExit(f"valgrind failed ({result.returncode}):\n{result.stderr[-2000:]}")
+    return int(found[-1])
+
+
+def per_message(code: str, short: Path, long: Path, count: int, source: Path) -> float:
+    return (instructions(code, long, source) - instructions(code, short, source)) / count
+
+
+def main_(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mix", default="all", help=f"mixes, comma-separated, of {', '.join(MIXES)}; or all")
+    parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
+    parser.add_argument("--warm-up", type=int, default=2000, help="messages before them (default 2000)")
+    parser.add_argument("--source", type=Path, help="another checkout to count as well")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on the PATH: nothing counted")
+        return 1
+    mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
+    sources = [ROOT] + ([args.source.resolve()] if args.source else [])
+    print(f"instructions a message, after {args.warm_up:,} messages, over {args.messages:,} more")
+    head = f"{'mix':10} {'json.loads':>11} {'check':>9} {'ratio':>6}"
+    if args.source:
+        head += f" {'check of ' + args.source.name:>20} {'vs this':>8}"
+    print(head)
+    for mix in mixes:
+        whole = OUT / f"instructions-{mix}.jsonl"
+        generate(whole, args.warm_up + args.messages, mix)
+        lines = whole.read_bytes().splitlines(keepends=True)
+        short, long = OUT / f"instructions-{mix}-warm-up.jsonl", whole
+        short.write_bytes(b"".join(lines[: args.warm_up]))
+        json_work = per_message(_JSON, short, long, args.messages, ROOT)
+        checks = [per_message(_CHECK, short, long, args.messages, source) for source in sources]
+        row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
+        if args.source:
+            row += f" {checks[1]:20,.0f} {checks[1] / checks[0]:8.3f}"
+        print(row, flush=True)
+        short.unlink()
+        whole.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_())
