@@ -520,8 +520,8 @@ def test_the_package_exports_every_name_from_its_public_home() -> None:
         owner = getattr(value, "__module__", None)
         if (isinstance(value, type) or callable(value)) and isinstance(owner, str) and owner.startswith("pgm_explore"):
             assert owner == package.__name__, name
-    # The MMM-TEC Rule has its own name; the old one stays as a plain alias while dialogue imports it.
-    assert package.Rule is package.ProcessRule
+    # The MMM-TEC Rule has its own name (the old one warns: see the test below).
+    assert "Rule" not in package.__all__
     assert package.parse_rule("Any Process May MM-Send Nil Message").__class__.__name__ == "ProcessRule"
 
 
@@ -535,3 +535,13 @@ def test_every_module_of_the_package_is_short() -> None:
     }
     assert len(lengths) == 7
     assert max(lengths.values()) <= 500, lengths
+
+
+def test_the_old_name_of_process_rule_still_works_and_says_it_is_deprecated() -> None:
+    import pgm_explore.spec.process_actions as package
+
+    with pytest.warns(DeprecationWarning, match="use ProcessRule"):
+        old = package.Rule
+    assert old is package.ProcessRule
+    with pytest.raises(AttributeError, match="no attribute 'Rules'"):
+        package.Rules  # noqa: B018

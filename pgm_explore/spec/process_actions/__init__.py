@@ -63,6 +63,9 @@ pgm_explore.spec.process_actions.StatementError: Track is an MMM-ARC V1.x action
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from pgm_explore.spec.process_actions._grammar import parse_statement
 from pgm_explore.spec.process_actions._rights import ProcessRule, covers, parse_rule, signature_problems
 from pgm_explore.spec.process_actions._signatures import OPERAND_TYPES, SIGNATURES, Signature, Slot
@@ -110,7 +113,6 @@ __all__ = [
     "PREPOSITIONS",
     "Preposition",
     "ProcessRule",
-    "Rule",
     "SIGNATURES",
     "STATUS_ALIASES",
     "SYNONYMS",
@@ -126,10 +128,20 @@ __all__ = [
     "signature_problems",
 ]
 
-Rule = ProcessRule
-"""Deprecated alias of :class:`ProcessRule` (its name until the package had one ``Rule`` too many:
-:class:`pgm_explore.validation.Rule` is a rule of the checker). Kept because it was exported here;
-it warns nothing yet, as ``pgm_explore.dialogue.precheck`` still imports it. Use ``ProcessRule``."""
+
+def __getattr__(name: str) -> Any:
+    # ``Rule`` was ProcessRule's name until the package had one ``Rule`` too many
+    # (:class:`pgm_explore.validation.Rule` is a rule of the checker). It was exported here, so
+    # it still works, and says so: nothing in pgm-explore uses it.
+    if name == "Rule":
+        warnings.warn(
+            "pgm_explore.spec.process_actions.Rule is deprecated: use ProcessRule",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ProcessRule
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Reprs, tracebacks and documentation name the public module, not the private one a class is written in.
 for _public in (ActionInfo, Complement, PAStatus, ProcessRule, Signature, Slot, Statement, StatementError):
