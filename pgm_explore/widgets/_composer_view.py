@@ -85,34 +85,33 @@ class ComposerView(ComposerState):
         toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
 
         self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
-        self._expert_toggle = make(
-            widgets.Checkbox,
-            value=False,
-            description="Expert view: time and Data Exchange Metadata",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-expert",),
-        )
+
+        def checkbox(description: str, css: str, tooltip: str | None = None) -> widgets.Checkbox:
+            return make(
+                widgets.Checkbox,
+                value=False,
+                description=description,
+                tooltip=tooltip,
+                indent=False,
+                layout={"width": "auto"},
+                _dom_classes=(css,),
+            )
+
+        self._expert_toggle = checkbox("Expert view: time and Data Exchange Metadata", "pgmx-expert")
         self._chrome.watch(self._expert_toggle, self._expert_toggled)
         self._auto_html = make(widgets.HTML, _dom_classes=("pgmx-auto",))
-        self._auto_time = make(
-            widgets.Checkbox,
-            description="time: automatic",
-            tooltip="Stamped now when the message is made; its SimpleTimeID follows the id",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-auto-time",),
+        self._auto_time = checkbox(
+            "time: automatic",
+            "pgmx-auto-time",
+            "Stamped now when the message is made; its SimpleTimeID follows the id",
         )
         self._chrome.watch(self._auto_time, lambda on: self._set_auto("time", bool(on)))
         self._now = make(OrderedButton, description="Now", tooltip="Set the time to now", _dom_classes=("pgmx-now",))
         self._chrome.click(self._now, self.stamp_now)
-        self._auto_dem = make(
-            widgets.Checkbox,
-            description="metadata: automatic",
-            tooltip="DataID, DataType and Source (the sending AI Module) follow the id, type and mode",
-            indent=False,
-            layout={"width": "auto"},
-            _dom_classes=("pgmx-auto-dem",),
+        self._auto_dem = checkbox(
+            "metadata: automatic",
+            "pgmx-auto-dem",
+            "DataID, DataType and Source (the sending AI Module) follow the id, type and mode",
         )
         self._chrome.watch(self._auto_dem, lambda on: self._set_auto("dem", bool(on)))
         self._expert_fields = make(widgets.VBox)
