@@ -48,12 +48,17 @@ FAULTS = {
     "envelope-lax": "serves a 2026-07-28 request without its _meta envelope",
     # the process
     "exit": "exits with status 3 at its first tools/call, saying why on stderr",
+    "exit-early": "exits with status 4 at its first request after the handshake",
     "slow": "takes 1.5 s over its first tool call",
     # PGM-AUA
     "refuse-all": "answers every tool call with a tool error",
-    "other-header": "answers with another type's Header",
+    "other-header": "answers with a conforming Response of another type (its Header)",
+    "no-outcome": "leaves Outcome out of its answered Responses",
     "no-tool": "lists a tool of another name",
     "no-cache-hints": "leaves ttlMs and cacheScope out of its 2026-07-28 tools/list result",
+    "schema-lax": "declares message as any object and no outputSchema",
+    "text-only": "returns the Response as text only, without structuredContent",
+    "wrong-echo": "answers with a SessionID of its own",
     # HTTP
     "origin-lax": "checks neither Host nor Origin",
     "media-lax": "checks neither Accept nor Content-Type",
@@ -133,11 +138,13 @@ class Partner:
         properties: dict[str, Any] = {"message": message}
         if self.role == "dac":
             properties["action_context"] = {"type": ["object", "null"]}
-        output = {
+        output: dict[str, Any] | None = {
             "type": "object",
             "required": ["Header", "Mode", "RequestID", "Outcome"],
             "properties": {"Header": {"const": self.header}, "Mode": {"const": "RS"}, "Outcome": {"type": "string"}},
         }
+        if "schema-lax" in ACTIVE:
+            properties["message"], output = {"type": "object"}, None
         return {
             "name": "bkn_nothing" if "no-tool" in ACTIVE else self.tool_name,
             "description": f"Answer a {self.type_name} Request with its Response (PGM-AUA MCP binding 1).",
@@ -147,7 +154,7 @@ class Partner:
                 "required": ["message"],
                 "additionalProperties": False,
             },
-            "outputSchema": output,
+            **({"outputSchema": output} if output is not None else {}),
         }
 
     def call(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -194,18 +201,23 @@ class Partner:
                 self.turns.add(turn)
                 response = self.respond(message, "not_answered", {"DescrMetadata": "The raw partner knows nothing."})
         text = json.dumps(response)
+        if "text-only" in ACTIVE:
+            return {"content": [{"type": "text", "text": text}], "isError": False}
         return {"content": [{"type": "text", "text": text}], "structuredContent": response, "isError": False}
 
     def respond(self, request: dict[str, Any], outcome: str, payload: dict[str, Any]) -> dict[str, Any]:
         query = f"raw-{uuid.uuid4().hex[:12]}"
         now = int(time.time() * 1000)
-        header = "PGM-KDA-V1.0" if "other-header" in ACTIVE and self.role != "dac" else self.header
-        return {
+        header = self.header
+        if "other-header" in ACTIVE:
+            header = "PGM-KPR-V1.0" if self.role == "dac" else "PGM-KDA-V1.0"
+            outcome, payload = "not_answered", {"DescrMetadata": "Answered as another type."}
+        response = {
             "Header": header,
             "Mode": "RS",
             "MInstance": request["MInstance"],
             "UEnvironment": request["UEnvironment"],
-            "SessionID": request["SessionID"],
+            "SessionID": "raw-session" if "wrong-echo" in ACTIVE else request["SessionID"],
             "QueryID": query,
             "QueryTime": {
                 "Header": "OSD-STM-V1.5",
@@ -234,6 +246,9 @@ class Partner:
                 "Source": [{"AIMID": self.aim}],
             },
         }
+        if "no-outcome" in ACTIVE and outcome != "not_answered":
+            del response["Outcome"]
+        return response
 
 
 def _tool_error(text: str) -> dict[str, Any]:
@@ -301,6 +316,10 @@ class Protocol:
 
     def dispatch(self, ident: Any, method: str, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         partner = self.partner
+        if "exit-early" in ACTIVE and method not in ("initialize", "server/discover"):
+            sys.stderr.write(f"raw partner: {method} after the handshake, and the fault 'exit-early' is on.\n")
+            sys.stderr.flush()
+            os._exit(4)
         info = {"name": f"raw-{partner.role}", "version": "0.0.1"}
         if method == "initialize" and "modern-only" not in ACTIVE:
             offered = params.get("protocolVersion")

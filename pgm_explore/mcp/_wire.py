@@ -272,8 +272,8 @@ async def running(wire: Wire, argv: Sequence[str], env: Mapping[str, str] | None
         list(argv), env=dict(env) if env is not None else None, stderr=wire.stderr, start_new_session=True
     )
     wire._process = process
-    wire._inbox = anyio.create_memory_object_stream[Any](1000)
-    wire._session = anyio.create_memory_object_stream[SessionMessage | Exception](1000)
+    inbox = wire._inbox = anyio.create_memory_object_stream[Any](1000)
+    session = wire._session = anyio.create_memory_object_stream[SessionMessage | Exception](1000)
     to_session = wire._session[0]
 
     async def read() -> None:
@@ -296,17 +296,21 @@ async def running(wire: Wire, argv: Sequence[str], env: Mapping[str, str] | None
             wire.returncode = process.returncode
         to_session.close()
 
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read)
-        try:
-            yield wire
-        finally:
-            wire.closing = True
-            with anyio.CancelScope(shield=True):
-                await _stop(process)
-                if wire.returncode is None and wire.ended:
-                    wire.returncode = process.returncode
-            tg.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            try:
+                yield wire
+            finally:
+                wire.closing = True
+                with anyio.CancelScope(shield=True):
+                    await _stop(process)
+                    if wire.returncode is None and wire.ended:
+                        wire.returncode = process.returncode
+                tg.cancel_scope.cancel()
+    finally:
+        for stream in (*inbox, *session):
+            stream.close()
 
 
 async def _deliver(wire: Wire, message: Any, to_session: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
@@ -346,13 +350,16 @@ async def stdio_transport(argv: Sequence[str], env: Mapping[str, str], wire: Wir
                         to_session.close()  # the session sees the connection end, not a hang
                         return
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(write)
-            try:
-                yield from_partner, to_partner
-            finally:
-                to_partner.close()
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(write)
+                try:
+                    yield from_partner, to_partner
+                finally:
+                    to_partner.close()
+                    tg.cancel_scope.cancel()
+        finally:
+            from_session.close()
 
 
 # -- any transport (HTTP) ------------------------------------------------------------------------
@@ -383,11 +390,15 @@ async def tapped(transport: Transport, wire: Wire) -> AsyncIterator[TransportStr
                     wire.note_sent(plain(item))
                     await inner_write.send(item)
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(inbound)
-            tg.start_soon(outbound)
-            try:
-                yield from_partner, to_partner
-            finally:
-                to_partner.close()
-                tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(inbound)
+                tg.start_soon(outbound)
+                try:
+                    yield from_partner, to_partner
+                finally:
+                    to_partner.close()
+                    tg.cancel_scope.cancel()
+        finally:
+            for stream in (to_session, from_partner, to_partner, from_session):
+                stream.close()
