@@ -8,6 +8,7 @@ are in tests/test_probe_raw.py.
 from __future__ import annotations
 
 import io
+import re
 import json
 import socket
 import subprocess
@@ -199,3 +200,11 @@ def test_a_server_that_speaks_only_initialize_passes_pgm_aua_and_fails_the_mcp_f
     # No server/discover: the current handshake, the envelope and the capabilities to compare; no
     # resources capability: no unknown resource to ask for.
     assert skipped == {"handshake-current", "capabilities", "envelope", "unknown-resource", *http_only}
+
+
+def test_the_docs_list_every_check_with_its_clause() -> None:
+    text = (HERE.parent / "docs" / "probe.md").read_text(encoding="utf-8")
+    ids = {c.id for c in CHECKS}
+    rows = re.findall(r"^\| `([a-z-]+)` \|.*\| ([^|]+?) \|$", text, re.MULTILINE)
+    documented = {check: clause for check, clause in rows if check in ids}
+    assert documented == {c.id: c.spec for c in CHECKS}

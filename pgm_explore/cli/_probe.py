@@ -25,11 +25,11 @@ partners:
   started as a stdio server with this environment (as a shell would), plus each
   --env KEY=VALUE.
 
-checks (docs/probe.md): the MCP layer (JSON-RPC responses, unknown method, tool
-  and resource, batch and version rejection, version negotiation, capabilities,
-  the 2026-07-28 envelope; over HTTP: status codes, media types, sessions, the
-  MCP-Protocol-Version header, GET, Host and Origin), then PGM-AUA: the
-  handshake, the tool and its schemas, the PC Prompt resource (prc), structured
+checks (docs/probe.md): both MCP handshakes and the MCP layer (JSON-RPC
+  responses, unknown method, tool and resource, batch and version rejection,
+  version negotiation, capabilities, the 2026-07-28 envelope; over HTTP: media
+  types, sessions, the MCP-Protocol-Version header, GET, Host and Origin), then
+  PGM-AUA: the tool and its schemas, the PC Prompt resource (prc), structured
   results, conforming Responses, echoed identities, Outcome, commitments and
   feasibility (dac), bad Requests, two interleaved dialogues, cancellation.
 
