@@ -275,6 +275,16 @@ async def _media_types(h: _Http, legacy: bool) -> None:
         )
 
 
+def _status_and_code(h: _Http, check: str, sent: Any, answer: _Answer, status: int, code: int, said: str) -> None:
+    """A part that wants an HTTP status and a JSON-RPC error code together."""
+    got = (answer.error or {}).get("code")
+    evidence = [sent, answer.evidence()]
+    if answer.status == status and got == code:
+        h.run.part(check, True, f"{said}: {status} and {code}", evidence)
+    else:
+        h.run.part(check, False, f"{said}: HTTP {answer.status} and error {got!r}, not {status} and {code}", evidence)
+
+
 def _status_part(h: _Http, check: str, sent: Any, answer: _Answer, wanted: tuple[int, ...], said: str) -> bool:
     evidence = [sent, answer.evidence()]
     if answer.status in wanted:
@@ -339,17 +349,8 @@ async def _protocol_version(h: _Http, session: _Session | None, modern: bool) ->
     if modern:
         body, headers = modern_request("server/discover")
         sent, answer = await h.send("POST", body, {**headers, "Mcp-Method": "tools/list"})
-        if _status_part(
-            h, "http-protocol-version", sent, answer, (400,), "Mcp-Method tools/list on a server/discover body"
-        ):
-            code = (answer.error or {}).get("code")
-            if code != HEADER_MISMATCH:
-                h.run.part(
-                    "http-protocol-version",
-                    False,
-                    f"the header mismatch got error {code!r}, not -32020 HeaderMismatch",
-                    [sent, answer.evidence()],
-                )
+        said = "Mcp-Method tools/list on a server/discover body"
+        _status_and_code(h, "http-protocol-version", sent, answer, 400, HEADER_MISMATCH, said)
 
 
 async def _get(h: _Http, session: _Session | None, modern: bool) -> None:
@@ -404,16 +405,8 @@ async def _version_negotiation(h: _Http, legacy: bool, modern: bool) -> None:
     if modern:
         body, headers = modern_request("server/discover", version=BOGUS_VERSION)
         sent, answer = await h.send("POST", body, headers)
-        code = (answer.error or {}).get("code")
-        if answer.status == 400 and code == UNSUPPORTED_PROTOCOL_VERSION:
-            h.run.part("version-negotiation", True, "over HTTP: 400 and -32022", [sent, answer.evidence()])
-        else:
-            h.run.part(
-                "version-negotiation",
-                False,
-                f"server/discover at {BOGUS_VERSION} over HTTP: {answer.status} and error {code!r}, not 400 and -32022",
-                [sent, answer.evidence()],
-            )
+        said = f"server/discover at {BOGUS_VERSION} over HTTP"
+        _status_and_code(h, "version-negotiation", sent, answer, 400, UNSUPPORTED_PROTOCOL_VERSION, said)
 
 
 async def _jsonrpc_faults(h: _Http, session: _Session | None, modern: bool) -> None:
@@ -440,16 +433,8 @@ async def _jsonrpc_faults(h: _Http, session: _Session | None, modern: bool) -> N
     if modern:
         body, headers = modern_request(NO_METHOD)
         sent, answer = await h.send("POST", body, headers)
-        code = (answer.error or {}).get("code")
-        if answer.status == 404 and code == METHOD_NOT_FOUND:
-            h.run.part("unknown-method", True, "over HTTP, 2026-07-28: 404 and -32601", [sent, answer.evidence()])
-        else:
-            h.run.part(
-                "unknown-method",
-                False,
-                f"over HTTP, 2026-07-28: {NO_METHOD} got {answer.status} and error {code!r}, not 404 and -32601",
-                [sent, answer.evidence()],
-            )
+        said = f"over HTTP, 2026-07-28: {NO_METHOD}"
+        _status_and_code(h, "unknown-method", sent, answer, 404, METHOD_NOT_FOUND, said)
         body, headers = modern_request("tools/list")
         del body["params"]["_meta"]
         sent, answer = await h.send("POST", body, headers)

@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -333,6 +333,27 @@ async def _deliver(wire: Wire, message: Any, to_session: MemoryObjectSendStream[
 
 
 @asynccontextmanager
+async def _serving(
+    tasks: Sequence[Callable[[], Coroutine[Any, Any, None]]],
+    streams: tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[Any]],
+    closing: Sequence[MemoryObjectReceiveStream[Any] | MemoryObjectSendStream[Any]],
+) -> AsyncIterator[TransportStreams]:
+    """Run ``tasks`` while a session holds ``streams``; after, close every stream, whatever happened."""
+    try:
+        async with anyio.create_task_group() as tg:
+            for task in tasks:
+                tg.start_soon(task)
+            try:
+                yield streams
+            finally:
+                streams[1].close()
+                tg.cancel_scope.cancel()
+    finally:
+        for stream in (*streams, *closing):
+            stream.close()
+
+
+@asynccontextmanager
 async def stdio_transport(argv: Sequence[str], env: Mapping[str, str], wire: Wire) -> AsyncIterator[TransportStreams]:
     """An MCP client transport to the command ``argv``, run with the environment ``env``."""
     async with running(wire, argv, env):
@@ -350,16 +371,8 @@ async def stdio_transport(argv: Sequence[str], env: Mapping[str, str], wire: Wir
                         to_session.close()  # the session sees the connection end, not a hang
                         return
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(write)
-                try:
-                    yield from_partner, to_partner
-                finally:
-                    to_partner.close()
-                    tg.cancel_scope.cancel()
-        finally:
-            from_session.close()
+        async with _serving([write], (from_partner, to_partner), [from_session]) as streams:
+            yield streams
 
 
 # -- any transport (HTTP) ------------------------------------------------------------------------
@@ -390,15 +403,5 @@ async def tapped(transport: Transport, wire: Wire) -> AsyncIterator[TransportStr
                     wire.note_sent(plain(item))
                     await inner_write.send(item)
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(inbound)
-                tg.start_soon(outbound)
-                try:
-                    yield from_partner, to_partner
-                finally:
-                    to_partner.close()
-                    tg.cancel_scope.cancel()
-        finally:
-            for stream in (to_session, from_partner, to_partner, from_session):
-                stream.close()
+        async with _serving([inbound, outbound], (from_partner, to_partner), [to_session, from_session]) as streams:
+            yield streams
