@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -267,6 +268,25 @@ def test_the_html_report_escapes_every_string() -> None:
     shown, opened = probing.html_checks(page)
     assert list(shown) == [hostile] and opened == {hostile}
     assert (shown[hostile].status, shown[hostile].message, shown[hostile].spec) == ("fail", hostile, hostile)
+
+
+def test_a_faulty_partner_fails_with_evidence_in_every_format(tmp_path: Path) -> None:
+    partner = (f"--partner=pal={RAW}", "--env=RAW_PARTNER_FAULTS=wrong-echo")
+    status, out, _ = command(*partner, "--format=json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert status == 1 and [d["check"] for d in lines if d["status"] == "fail"] == ["echo"]
+    known = tmp_path / "known.yml"
+    known.write_text("pal: [echo]\n", encoding="utf-8")
+    status, text, err = command(*partner, "--format=text", "--no-color", f"--baseline={known}")
+    assert status == 0 and "1 known failures, 0 new, 0 stale" in err
+    assert "FAIL  echo: Response to probe-" in text and "raw-session" in text and "(known: in the baseline)" in text
+    assert '        spec: BKN-PAL FR "Correlation"' in text and "        > {" in text  # its clause and messages
+    assert text.splitlines()[-1] == f"{len(lines)} checks: {len(lines) - 6} pass, 1 fail, 5 skip"
+    status, xml, _ = command(*partner, "--format=junit")
+    suite = ElementTree.fromstring(xml.split("\n", 1)[1]).find("testsuite")
+    assert status == 1 and suite is not None and (suite.get("failures"), suite.get("skipped")) == ("1", "5")
+    failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert failed == ["echo"]
 
 
 # -- the baseline ------------------------------------------------------------------------------------
