@@ -82,6 +82,8 @@ VARIANTS: dict[str, Variant] = {
             "text-only",
             "wrong-echo",
             "no-outcome",
+            "sse",
+            "duplicate",
         ),
         "http",
         via="cli-html",

@@ -32,7 +32,7 @@ FAULTS = {
     "modern-only": "speaks only 2026-07-28: initialize is an unknown method",
     "discover-broken": "server/discover names only a version nobody speaks",
     # JSON-RPC on the wire (stdio)
-    "duplicate": "writes every response twice",
+    "duplicate": "writes every response twice (over HTTP: with sse, each event twice)",
     "unsolicited": "after the handshake, writes a response to an id never sent",
     "garbage": "writes a line that is not JSON after its first response",
     "silent": "does not answer what it cannot parse or take (a batch, jsonrpc 1.0)",
@@ -432,7 +432,8 @@ class Handler(BaseHTTPRequestHandler):
         if body is not None:
             text = json.dumps(body)
             if "sse" in ACTIVE and status == 200:
-                kind, text = "text/event-stream", f"event: message\ndata: {text}\n\n"
+                event = f"event: message\ndata: {text}\n\n"
+                kind, text = "text/event-stream", event * (2 if "duplicate" in ACTIVE else 1)
             data = text.encode("utf-8")
         self.send_response(status)
         if body is not None:

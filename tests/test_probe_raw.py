@@ -10,6 +10,7 @@ are made once each (tests/probing.py): a test reads one.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -50,6 +51,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "proto-http": dict.fromkeys(
         (
+            "jsonrpc-responses",  # each SSE event twice
             "http-media-types",
             "http-session",
             "http-protocol-version",
@@ -231,6 +233,15 @@ def test_an_exit_is_reported_with_its_status_and_the_last_lines_of_stderr_as_tex
     assert "Connection closed" not in json.dumps([c.message for c in run.checks.values()])
     text = as_text(list(run.checks.values()))
     assert "        raw partner: exiting with 3.\n" in text and "\\n" not in text
+
+
+def test_a_partner_that_exits_at_once_is_unreachable_with_its_status_and_stderr_lines() -> None:
+    script = "import sys; [print(m, file=sys.stderr) for m in ('raw: no profile given', 'raw: giving up')]; sys.exit(5)"
+    status, out, err = command(f"--partner=pal={sys.executable} -c \"{script}\"")
+    assert (status, out) == (2, "")
+    assert "cannot reach the pal partner" in err and "the partner exited with status 5" in err
+    assert err.splitlines()[-2:] == ["  raw: no profile given", "  raw: giving up"]
+    assert "\\n" not in err
 
 
 def test_a_timeout_names_its_limit() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 from collections import Counter
@@ -233,15 +234,17 @@ def _loads_or(text: str) -> Any:
 
 
 async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, wait, then terminate the process group (the MCP shutdown sequence)."""
+    """Close stdin, wait, then terminate the process group, then kill it (the MCP shutdown sequence)."""
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         assert process.stdin is not None
         await process.stdin.aclose()
-    for signal_it in (None, "terminate", "kill"):
-        if signal_it == "terminate":
-            _signal_group(process, terminate=True)
-        elif signal_it == "kill":
-            _signal_group(process, terminate=False)
+    for escalation in (None, signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
+        if escalation is not None:
+            with suppress(ProcessLookupError, PermissionError, OSError):
+                if sys.platform != "win32":
+                    os.killpg(process.pid, escalation)  # its children too: it was started in a session of its own
+                else:  # pragma: no cover - not run on this project's machines
+                    process.kill()
         with anyio.move_on_after(_EXIT_WAIT):
             while process.returncode is None:
                 await anyio.sleep(0.01)
@@ -249,25 +252,13 @@ async def _stop(process: anyio.abc.Process) -> None:
             return
 
 
-def _signal_group(process: anyio.abc.Process, *, terminate: bool) -> None:
-    with suppress(ProcessLookupError, PermissionError, OSError):
-        if sys.platform != "win32":
-            import signal
-
-            os.killpg(process.pid, signal.SIGTERM if terminate else signal.SIGKILL)
-        elif terminate:  # pragma: no cover - not run on this project's machines
-            process.terminate()
-        else:  # pragma: no cover
-            process.kill()
-
-
 @asynccontextmanager
 async def running(wire: Wire, argv: Sequence[str], env: Mapping[str, str] | None) -> AsyncIterator[Wire]:
     """Start ``argv`` (with ``env``, the whole environment of the process) and read its stdout into
     ``wire``; on exit, stop it. Messages for an SDK session are put on ``wire``'s session stream."""
     if wire.capture_stderr:
-        # Closed by whoever reads the tail last (the probe quotes it after the connection is gone).
-        wire.stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 -- closed by the run, after its tail is quoted
+        # Not closed here: the probe quotes the tail after the connection is gone, then closes it.
+        wire.stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
     process = await anyio.open_process(
         list(argv), env=dict(env) if env is not None else None, stderr=wire.stderr, start_new_session=True
     )
