@@ -237,7 +237,7 @@ def test_an_exit_is_reported_with_its_status_and_the_last_lines_of_stderr_as_tex
 
 def test_a_partner_that_exits_at_once_is_unreachable_with_its_status_and_stderr_lines() -> None:
     script = "import sys; [print(m, file=sys.stderr) for m in ('raw: no profile given', 'raw: giving up')]; sys.exit(5)"
-    status, out, err = command(f"--partner=pal={sys.executable} -c \"{script}\"")
+    status, out, err = command(f'--partner=pal={sys.executable} -c "{script}"')
     assert (status, out) == (2, "")
     assert "cannot reach the pal partner" in err and "the partner exited with status 5" in err
     assert err.splitlines()[-2:] == ["  raw: no profile given", "  raw: giving up"]
