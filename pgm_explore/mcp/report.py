@@ -66,7 +66,7 @@ def as_frame(checks: Sequence[Check]) -> pd.DataFrame:
 def _evidence(check: Check) -> list[str]:
     lines = []
     for item in check.evidence:
-        text = json.dumps(item, ensure_ascii=False)
+        text = json.dumps(item, ensure_ascii=False, default=str)
         lines.append(text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…")
     return lines
 
@@ -148,7 +148,10 @@ def as_html(checks: Sequence[Check], known: Container[Check] = (), title: str = 
         for c in cases:
             flag = '<span class="known">known failure (baseline)</span>' if c in known else ""
             evidence = (
-                "".join(f"<pre>{esc(json.dumps(item, ensure_ascii=False, indent=2))}</pre>" for item in c.evidence)
+                "".join(
+                    f"<pre>{esc(json.dumps(item, ensure_ascii=False, indent=2, default=str))}</pre>"
+                    for item in c.evidence
+                )
                 or "<p>No message exchanged is kept for this check.</p>"
             )
             body.append(
