@@ -31,6 +31,8 @@ LAYERS = {
     "mcp": 6,
     "cli": 7,
     "_launch": 7,
+    "_access": 7,
+    "_servers": 7,
     "__main__": 7,
     "__init__": 7,
 }
