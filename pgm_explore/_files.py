@@ -10,7 +10,9 @@ files the way the widgets do.
 - :func:`safe_filename` turns text that came from a document (a QueryID) into one plain
   file name, so that a document never decides which folder a file goes to.
 - :func:`remove_leftovers` deletes the temporary files of writes that were interrupted
-  (a killed kernel), once their writer is gone.
+  (a killed kernel), once their writer is gone. :func:`atomic_write` calls it for every folder
+  it writes to: at every durable write (Save, Export: a click), at most once a minute for the
+  others (drafts, written at every edit), so that no folder keeps what a kill -9 left.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ _MAX_STEM = 120
 _TEMPORARY = re.compile(r"^\..+\.(?:(?P<pid>\d+)-)?[A-Za-z0-9_]+\.tmp$")
 STALE_SECONDS = 600.0
 """A temporary file this old is a leftover whatever its writer (a pid may have been reused)."""
+SWEEP_SECONDS = 60.0
+"""How often a folder written to without ``durable`` (drafts) is looked through for leftovers."""
+_swept: dict[str, float] = {}
 
 
 @cache
@@ -91,6 +96,15 @@ def remove_leftovers(folder: str | Path, *, now: float | None = None) -> list[Pa
     return removed
 
 
+def _sweep(folder: Path, *, always: bool) -> None:
+    """Remove the leftovers of interrupted writes in ``folder`` (see the module)."""
+    key, now = os.path.abspath(folder), time.monotonic()
+    last = _swept.get(key)
+    if always or last is None or now - last >= SWEEP_SECONDS:
+        _swept[key] = now
+        remove_leftovers(folder)
+
+
 def _link_new(temporary: str, target: Path) -> None:
     """Put ``temporary`` at ``target`` only if nothing is there: a hard link fails rather
     than replaces. A file system without hard links gets a check and a rename instead."""
@@ -135,6 +149,7 @@ def atomic_write(
         raise FileNotFoundError(f"the folder {folder} does not exist")
     if target.is_dir() and not target.is_symlink():
         raise IsADirectoryError(f"{target} is a folder")
+    _sweep(folder, always=durable)
     if not overwrite and os.path.lexists(target):
         raise FileExistsError(f"{target} exists")
     data = text.encode("utf-8")
