@@ -10,12 +10,13 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` (display helpers), `_files` (safe writes) and `errors` (the exception base) sit below
+# `_display` (display helpers), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
 # every layer, `_sources` and `_bulk` (reading and validating in bulk) and `io` (their public face)
 # sit with validation; the command line sits on top.
 LAYERS = {
     "_display": 0,
     "_files": 0,
+    "_workfolder": 0,
     "errors": 0,
     "_version": 0,
     "spec": 1,
