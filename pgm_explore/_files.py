@@ -17,6 +17,7 @@ files the way the widgets do.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -24,7 +25,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-__all__ = ["atomic_write", "remove_leftovers", "safe_filename"]
+__all__ = ["atomic_write", "digest", "holds", "remove_leftovers", "safe_filename"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_STEM = 120
@@ -56,6 +57,22 @@ def safe_filename(text: str, suffix: str = "", default: str = "message") -> str:
     """
     stem = _UNSAFE.sub("_", text).lstrip("._")[:_MAX_STEM].rstrip("_") or default
     return f"{stem}{suffix}"
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of ``data`` (what a writer remembers of what it wrote, to know it again)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def holds(path: Path, written: str | None) -> bool:
+    """Whether the file at ``path`` (not a link) holds exactly the bytes whose :func:`digest` is
+    ``written``: it is still what its writer wrote, so that Save again may replace it unasked."""
+    if written is None or path.is_symlink():
+        return False
+    try:
+        return digest(path.read_bytes()) == written
+    except OSError:
+        return False
 
 
 def _alive(pid: int) -> bool:

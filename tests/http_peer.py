@@ -27,61 +27,50 @@ class Answer:
     cookies: str  # the cookies set, as a Cookie header sends them back
 
 
-def get(port: int, path: str, host: str, *, origin: str | None = None, cookie: str | None = None) -> Answer:
-    """``GET path`` on 127.0.0.1:``port`` with exactly these Host and Origin headers."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Host": host}
+def _headers(host: str, origin: str | None, cookie: str | None, **more: str) -> dict[str, str]:
+    headers = {"Host": host, **more}
     if origin is not None:
         headers["Origin"] = origin
     if cookie is not None:
         headers["Cookie"] = cookie
+    return headers
+
+
+def _exchange(port: int, method: str, path: str, headers: dict[str, str], body: str | None = None) -> Answer:
+    """One request on 127.0.0.1:``port`` with exactly these headers; a 101 is answered without
+    its body (a websocket that opened has none to wait for)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
-        connection.request("GET", path, headers=headers)
+        connection.request(method, path, body=body, headers=headers)
         response = connection.getresponse()
         cookies = "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or ())
-        return Answer(response.status, response.getheader("Location"), response.read(), cookies)
+        content = b"" if response.status == 101 else response.read()
+        return Answer(response.status, response.getheader("Location"), content, cookies)
     finally:
         connection.close()
+
+
+def get(port: int, path: str, host: str, *, origin: str | None = None, cookie: str | None = None) -> Answer:
+    """``GET path`` with exactly these Host and Origin headers."""
+    return _exchange(port, "GET", path, _headers(host, origin, cookie))
 
 
 def post_form(port: int, path: str, host: str, fields: dict[str, str], *, cookie: str = "") -> Answer:
-    """``POST path`` of a form (``application/x-www-form-urlencoded``) with this Host, as a
-    browser sends it from the server's own page (its Origin)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {
-        "Host": host,
-        "Origin": f"http://{host}",
-        "Content-Type": "application/x-www-form-urlencoded",
-        "Cookie": cookie,
-    }
-    try:
-        connection.request("POST", path, body=urllib.parse.urlencode(fields), headers=headers)
-        response = connection.getresponse()
-        cookies = "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or ())
-        return Answer(response.status, response.getheader("Location"), response.read(), cookies)
-    finally:
-        connection.close()
+    """``POST path`` of a form with this Host, as a browser sends it from the server's own page."""
+    headers = _headers(host, f"http://{host}", cookie, **{"Content-Type": "application/x-www-form-urlencoded"})
+    return _exchange(port, "POST", path, headers, urllib.parse.urlencode(fields))
 
 
 def upgrade(port: int, path: str, host: str, *, origin: str | None = None, cookie: str | None = None) -> int:
     """The status a websocket handshake for ``path`` gets (101: the websocket is open)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {
-        "Host": host,
+    key = base64.b64encode(os.urandom(16)).decode("ascii")
+    handshake = {
         "Upgrade": "websocket",
         "Connection": "Upgrade",
-        "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode("ascii"),
+        "Sec-WebSocket-Key": key,
         "Sec-WebSocket-Version": "13",
     }
-    if origin is not None:
-        headers["Origin"] = origin
-    if cookie is not None:
-        headers["Cookie"] = cookie
-    try:
-        connection.request("GET", path, headers=headers)
-        return connection.getresponse().status  # (a 101 has no body to wait for)
-    finally:
-        connection.close()
+    return _exchange(port, "GET", path, _headers(host, origin, cookie, **handshake)).status
 
 
 def kernels(pid: int) -> set[int]:

@@ -24,7 +24,6 @@ panel below it (``pgmx-open-panel``), built when first opened.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from pgm_explore._display import esc
+from pgm_explore._files import digest, holds
 from pgm_explore._workfolder import NameRefused, WorkFolder
 from pgm_explore.validation import Finding
 from pgm_explore.widgets._base import ErrorArea
@@ -42,10 +42,6 @@ from pgm_explore.widgets._ordered import OrderedCombobox, OrderedText
 __all__ = ["WorkFolderFiles"]
 
 _RED = '<span style="color:#c62828">{}</span>'
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _warned(notes: tuple[Finding, ...]) -> str:
@@ -224,7 +220,7 @@ class WorkFolderFiles(widgets.VBox):
             self.status.value = _RED.format(f"Not saved: {esc(reason)}.")
             return None
         self._disarm()
-        self._written[written.name] = _digest(text.encode("utf-8"))
+        self._written[written.name] = digest(text.encode("utf-8"))
         self.status.value = f"Saved <code>{esc(written.name)}</code> in the work folder"
         if self._built:
             self.files.options = self.folder.names()
@@ -236,13 +232,7 @@ class WorkFolderFiles(widgets.VBox):
         return self.save_as(self.name.value)
 
     def _still_ours(self, target: Path) -> bool:
-        digest = self._written.get(target.name)
-        if digest is None or target.is_symlink():
-            return False
-        try:
-            return _digest(target.read_bytes()) == digest
-        except OSError:
-            return False
+        return holds(target, self._written.get(target.name))
 
     def _disarm(self) -> None:
         self._confirm = None
