@@ -10,11 +10,14 @@ files the way the widgets do.
 - :func:`safe_filename` turns text that came from a document (a QueryID) into one plain
   file name, so that a document never decides which folder a file goes to.
 - :func:`remove_leftovers` deletes the temporary files of writes that were interrupted
-  (a killed kernel), once their writer is gone.
+  (a killed kernel), once their writer is gone. :func:`atomic_write` calls it for every folder
+  it writes to: at every durable write (Save, Export: a click), at most once a minute for the
+  others (drafts, written at every edit), so that no folder keeps what a kill -9 left.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -22,7 +25,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-__all__ = ["atomic_write", "remove_leftovers", "safe_filename"]
+__all__ = ["atomic_write", "digest", "holds", "remove_leftovers", "safe_filename"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_STEM = 120
@@ -30,6 +33,9 @@ _MAX_STEM = 120
 _TEMPORARY = re.compile(r"^\..+\.(?:(?P<pid>\d+)-)?[A-Za-z0-9_]+\.tmp$")
 STALE_SECONDS = 600.0
 """A temporary file this old is a leftover whatever its writer (a pid may have been reused)."""
+SWEEP_SECONDS = 60.0
+"""How often a folder written to without ``durable`` (drafts) is looked through for leftovers."""
+_swept: dict[str, float] = {}
 
 
 @cache
@@ -51,6 +57,22 @@ def safe_filename(text: str, suffix: str = "", default: str = "message") -> str:
     """
     stem = _UNSAFE.sub("_", text).lstrip("._")[:_MAX_STEM].rstrip("_") or default
     return f"{stem}{suffix}"
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of ``data`` (what a writer remembers of what it wrote, to know it again)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def holds(path: Path, written: str | None) -> bool:
+    """Whether the file at ``path`` (not a link) holds exactly the bytes whose :func:`digest` is
+    ``written``: it is still what its writer wrote, so that Save again may replace it unasked."""
+    if written is None or path.is_symlink():
+        return False
+    try:
+        return digest(path.read_bytes()) == written
+    except OSError:
+        return False
 
 
 def _alive(pid: int) -> bool:
@@ -89,6 +111,15 @@ def remove_leftovers(folder: str | Path, *, now: float | None = None) -> list[Pa
                 continue
             removed.append(path)
     return removed
+
+
+def _sweep(folder: Path, *, always: bool) -> None:
+    """Remove the leftovers of interrupted writes in ``folder`` (see the module)."""
+    key, now = os.path.abspath(folder), time.monotonic()
+    last = _swept.get(key)
+    if always or last is None or now - last >= SWEEP_SECONDS:
+        _swept[key] = now
+        remove_leftovers(folder)
 
 
 def _link_new(temporary: str, target: Path) -> None:
@@ -135,6 +166,7 @@ def atomic_write(
         raise FileNotFoundError(f"the folder {folder} does not exist")
     if target.is_dir() and not target.is_symlink():
         raise IsADirectoryError(f"{target} is a folder")
+    _sweep(folder, always=durable)
     if not overwrite and os.path.lexists(target):
         raise FileExistsError(f"{target} exists")
     data = text.encode("utf-8")

@@ -89,8 +89,9 @@ class Item(NamedTuple):
     ``index`` the position of a message in a top-level array. For JSON Lines, ``raw`` is
     the line as read and ``offset`` where it starts in its file, in bytes (with them
     ``pgm_explore._bulk`` has a helper process validate the same bytes). ``notes`` are
-    what the text says that the value cannot show (``duplicate-key`` warnings): the
-    report on the item adds them to its findings.
+    what the text says that the value cannot show (``duplicate-key`` warnings), or, beside a
+    ``problem``, the problem's further findings (a lone surrogate in each of several
+    strings): the report on the item adds them to its findings.
     """
 
     # A NamedTuple rather than a frozen dataclass: it is built once per message in
@@ -290,7 +291,7 @@ def _parse_slowly(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Fin
         # beyond a double's range. (A lone surrogate escape is read, then refused: encoding.)
         document, notes = parse_json(raw, first_line=line)
     except InputProblem as problem:
-        return None, problem.finding, ()
+        return None, problem.finding, problem.findings[1:]
     return document, None, notes
 
 
@@ -324,7 +325,7 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
     try:
         value, notes = parse_json(data, first_line=first_line)
     except InputProblem as problem:
-        yield Item(source, None, None, None, problem.finding)
+        yield Item(source, None, None, None, problem.finding, notes=problem.findings[1:])
         return
     if not isinstance(value, list):
         yield Item(source, None, None, value, None, notes=notes)
@@ -579,7 +580,7 @@ def _too_long(source: str) -> Item:
 
 
 def report(item: Item, *, built: bool = False) -> Report:
-    """The validation report on one item; a reading problem is the report's only finding.
+    """The validation report on one item; a reading problem (with its further findings) is all it reports.
     ``built``: the document was built in Python, not read here (see :func:`report_fields`)."""
     type_name, mode, conforms, findings = report_fields(item, built=built)
     return Report(type_name, mode, conforms, findings, item.source)
@@ -592,7 +593,7 @@ def report_fields(item: Item, *, built: bool = False) -> ReportFields:
     looked through for what JSON cannot hold first, as ``validate()`` does
     (:func:`pgm_explore.validation.report_fields`)."""
     if item.problem is not None:
-        return None, None, False, (item.problem,)
+        return None, None, False, (item.problem, *item.notes)
     document = item.document
     if isinstance(document, str):
         # validate() takes a str as JSON text to parse; a document that *is* a JSON

@@ -97,7 +97,8 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Ite
 
 def report(item: Item, *, built: bool = False) -> Report:
     """The validation :class:`~pgm_explore.Report` on one item, named by its source: the
-    problem that kept it from being read is its only finding; otherwise its document is
+    problem that kept it from being read is all it reports (with its further findings:
+    a lone surrogate in each of several strings); otherwise its document is
     validated and what the text said that the value cannot show (``item.notes``) is added.
 
     A document that is a JSON string is a message that is not an object (not JSON text to

@@ -43,6 +43,8 @@ def test_invalid_example_breaks_exactly_its_rule(path: Path) -> None:
         assert sorted(f.spec for f in report.findings) == sorted(expected["specs"]), str(report)
     if "line" in expected:
         assert (report.findings[0].line, report.findings[0].column) == (expected["line"], expected["column"])
+    if "places" in expected:  # where each finding is written, in the order of the findings
+        assert [[f.line, f.column] for f in report.findings] == expected["places"], str(report)
 
 
 def test_every_type_and_mode_has_a_minimal_and_a_rich_example() -> None:

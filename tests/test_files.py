@@ -62,3 +62,41 @@ def test_leftovers_of_dead_writers_go(tmp_path: Path) -> None:
         path.write_text("x", encoding="utf-8")
     assert remove_leftovers(tmp_path) == [dead]
     assert remove_leftovers(tmp_path, now=os.path.getmtime(mine) + 3600) == [mine] and other.exists()
+
+
+# A child that saves as Save does (durable), stopped once its temporary file is written and before
+# it is renamed into place: there it says so and waits to be killed.
+_SAVER = """
+import os, sys, time
+from pgm_explore import _files
+def stall(fd):
+    print("written", flush=True)
+    time.sleep(600)
+_files.os.fsync = stall
+_files.atomic_write(sys.argv[1], "x" * 100_000, durable=True)
+"""
+
+
+@pytest.mark.parametrize("durable", [True, False], ids=["save", "draft"])
+def test_a_save_killed_midway_leaves_nothing_in_its_folder_once_that_folder_is_written_again(
+    tmp_path: Path, durable: bool
+) -> None:
+    import subprocess
+    import sys
+
+    folder = tmp_path / "work"  # any folder Save writes to, not only the drafts folder
+    folder.mkdir()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SAVER, str(folder / "message.json")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "written\n"
+        left = [p.name for p in folder.iterdir()]
+        assert len(left) == 1 and left[0].startswith(f".message.json.{child.pid}-") and left[0].endswith(".tmp")
+    finally:
+        child.kill()  # SIGKILL: no cleanup of its own runs
+        child.wait()
+        child.stdout.close()
+    assert child.returncode == -9
+    atomic_write(folder / "other.json", "{}\n", durable=durable)
+    assert sorted(p.name for p in folder.iterdir()) == ["other.json"]

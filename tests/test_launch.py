@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import http_peer as peer
 import pytest
 
 from pgm_explore import _launch
@@ -116,7 +118,8 @@ def test_lab_starts_on_the_checkout_and_serves_the_first_notebook(start) -> None
     server.process.terminate()
     assert server.process.wait(60) == 0 or server.process.returncode in (-15, 143)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        assert "--allow-root" in _launch.lab_command(ROOT, port, token)
+        assert "--allow-root" in _launch.lab_command(ROOT, port)
+    assert token not in " ".join(_launch.lab_command(ROOT, port))  # (in the environment, not on `ps`)
 
 
 def test_lab_outside_a_checkout_serves_the_current_folder(start, tmp_path: Path) -> None:
@@ -138,15 +141,99 @@ def test_checkout_root_is_found_from_a_subfolder() -> None:
 
 @pytest.mark.skipif(not (hasattr(os, "geteuid") and os.geteuid() == 0), reason="runs as root only")
 def test_lab_command_allows_root_when_root() -> None:
-    assert "--allow-root" in _launch.lab_command(ROOT, 8888, "t")
+    assert "--allow-root" in _launch.lab_command(ROOT, 8888)
 
 
 def test_app_serves_the_app_notebook(start) -> None:
     port = _free_port()
     server = start("app", "--no-browser", f"--port={port}")
-    server.wait_for(rf"open http://127\.0\.0\.1:{port}/")
+    token = server.wait_for(rf"open http://127\.0\.0\.1:{port}/\?token=(\w{{48}})").group(1)
     server.wait_for("the app is ready")
     assert _launch.APP_NOTEBOOK.is_file()
+    assert token not in " ".join(_launch.app_command(port))  # (in the environment, not on `ps`)
+    # Listening on loopback, it says nothing about others reaching it.
+    assert "listening on" not in server.text()
+
+
+def test_app_honours_jupyter_token_and_a_token_given(start, quiet_env: dict[str, str]) -> None:
+    port = _free_port()
+    quiet_env["JUPYTER_TOKEN"] = "from-the-environment"
+    server = start("app", "--no-browser", f"--port={port}")
+    server.wait_for(rf"open http://127\.0\.0\.1:{port}/\?token=from-the-environment\n")
+    port = _free_port()
+    server = start("app", "--no-browser", f"--port={port}", "--token=given-on-the-line")
+    server.wait_for(rf"open http://127\.0\.0\.1:{port}/\?token=given-on-the-line\n")
+    server.wait_for("the app is ready")
+    assert peer.get(port, "/?token=from-the-environment", f"127.0.0.1:{port}").status == 302  # (the login page)
+
+
+@pytest.mark.parametrize("command", ["app", "lab"])
+def test_an_empty_token_or_a_bad_host_name_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--no-browser", "--token", " "]) == 2
+    assert "--token is empty" in capsys.readouterr().err
+    assert main([command, "--no-browser", "--allow-host", "evil.example/path"]) == 2
+    assert "is not a host name or an address" in capsys.readouterr().err
+
+
+def test_app_refuses_a_work_folder_where_jupyter_reads_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A kernelspec saved there would run a command of the visitor's choice (issue 19).
+    kernels = tmp_path / "data" / "kernels" / "python3"
+    kernels.mkdir(parents=True)
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    assert main(["app", "--no-browser", "--work-folder", str(kernels)]) == 2
+    assert "where Jupyter or Python reads configuration" in capsys.readouterr().err
+    assert main(["app", "--no-browser", "--work-folder", str(tmp_path / "missing")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_app_on_every_address_says_who_can_reach_it_and_answers_only_its_names(start) -> None:
+    port = _free_port()
+    server = start("app", "--no-browser", f"--port={port}", "--ip=0.0.0.0", "--allow-host=class.example")
+    said = server.wait_for(
+        r"listening on every address of this machine \(--ip 0\.0\.0\.0\): anyone (.|\n)*?repeatable\)"
+    )
+    assert f"anyone who can reach port {port}" in said.group(0) and "has the token" in said.group(0)
+    assert socket.gethostname().lower() in said.group(0) and "class.example" in said.group(0)
+    assert "plain HTTP" in said.group(0) and "--allow-host NAME" in said.group(0)
+    server.wait_for("the app is ready")
+    static = "/voila/static/voila.js"  # (no page: a page would start a kernel)
+    for host in ("127.0.0.1", "localhost", socket.gethostname(), "class.example"):
+        assert peer.get(port, static, f"{host}:{port}").status == 200, host
+    for host in ("rebound.example", "localhost.rebound.example", "192.0.2.7"):
+        assert peer.get(port, static, f"{host}:{port}").status == 403, host
+        assert peer.get(port, "/login", f"{host}:{port}").status == 403, host
+
+
+def test_lab_answers_only_its_names_and_its_own_origin_on_every_address(start) -> None:
+    # Jupyter Server switches its Host check off when it listens beyond loopback; pgm-explore lab keeps it.
+    port = _free_port()
+    server = start("lab", "--no-browser", f"--port={port}", "--ip=0.0.0.0")
+    server.wait_for(r"listening on every address of this machine")
+    token = server.wait_for(rf"open http://127\.0\.0\.1:{port}/lab\S*\?token=(\w+)").group(1)
+    server.wait_for("JupyterLab is ready")
+    local, foreign = f"127.0.0.1:{port}", f"rebound.example:{port}"
+    assert peer.get(port, f"/api/status?token={token}", local).status == 200
+    assert peer.get(port, f"/api/status?token={token}", f"{socket.gethostname()}:{port}").status == 200
+    assert peer.get(port, f"/api/status?token={token}", foreign).status == 403
+    assert peer.get(port, f"/lab?token={token}", foreign).status == 403
+    # A kernel, and its websocket: refused to another name, and to another origin with the cookie.
+    page = peer.get(port, f"/lab?token={token}", local)
+    assert page.status == 200 and page.cookies
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", f"/api/kernels?token={token}", body="{}", headers={"Host": local})
+        created = connection.getresponse()
+        assert created.status == 201
+        kernel = json.loads(created.read())["id"]
+    finally:
+        connection.close()
+    channels = f"/api/kernels/{kernel}/channels"
+    assert peer.upgrade(port, channels, local, origin=f"http://{local}", cookie=page.cookies) == 101
+    assert peer.upgrade(port, channels, local, origin=f"http://{foreign}", cookie=page.cookies) == 403
+    assert peer.upgrade(port, channels, foreign, origin=f"http://{foreign}", cookie=page.cookies) == 403
+    assert peer.upgrade(port, f"{channels}?token={token}", foreign, origin=f"http://{foreign}") == 403
 
 
 def test_missing_server_package_is_a_clear_message(monkeypatch: pytest.MonkeyPatch, capsys) -> None:

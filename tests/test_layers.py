@@ -10,12 +10,13 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` (display helpers), `_files` (safe writes) and `errors` (the exception base) sit below
+# `_display` (display helpers), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
 # every layer, `_sources` and `_bulk` (reading and validating in bulk) and `io` (their public face)
 # sit with validation; the command line sits on top.
 LAYERS = {
     "_display": 0,
     "_files": 0,
+    "_workfolder": 0,
     "errors": 0,
     "_version": 0,
     "spec": 1,
@@ -31,6 +32,8 @@ LAYERS = {
     "mcp": 6,
     "cli": 7,
     "_launch": 7,
+    "_access": 7,
+    "_servers": 7,
     "__main__": 7,
     "__init__": 7,
 }

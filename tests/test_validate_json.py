@@ -95,3 +95,36 @@ def test_it_is_public_where_validate_is() -> None:
     assert "validate_json" in pgm_explore.__all__ and "validate_json" in validation.__all__
     assert pgm_explore.validate_json is validation.validate_json
     assert validation.validate_json.__module__ == "pgm_explore.validation"
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _documents() -> list[Path]:
+    root = Path(__file__).resolve().parents[1] / "data" / "examples"
+    return sorted(p for p in root.glob("**/*.json") if not p.name.endswith(".expected.json"))
+
+
+@pytest.mark.parametrize("path", _documents(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.name}")
+def test_a_document_and_its_text_get_the_same_findings(path: Path) -> None:
+    # issue 19: validate(dict) reported every lone surrogate, validate_json(text) of it only the first.
+    from pgm_explore.validation import read_number
+
+    raw = path.read_bytes()
+    try:
+        # The document the text writes, as Python's reader makes it: lone surrogates kept, no NaN.
+        document = json.loads(raw, parse_float=read_number, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        pytest.skip("not JSON text: a document of it cannot be built")
+
+    def seen(report: pgm_explore.Report) -> tuple[object, ...]:
+        findings = [
+            (f.rule, f.path, f.severity, f.message, f.spec) for f in report.findings if f.rule != "duplicate-key"
+        ]
+        return report.type, report.mode, report.conforms, findings
+
+    from_text = pgm_explore.validate_json(raw)
+    assert seen(from_text) == seen(pgm_explore.validate(document))
+    # The text adds where each reading problem is written.
+    assert all(f.line is not None for f in from_text.findings if f.rule == "encoding")

@@ -17,7 +17,8 @@ DATA = ROOT / "data"
 
 @pytest.fixture
 def app(tmp_path: Path) -> ExplorerApp:
-    return ExplorerApp(draft_dir=tmp_path)
+    (tmp_path / "work").mkdir()
+    return ExplorerApp(work_folder=tmp_path / "work", draft_dir=tmp_path / "drafts")
 
 
 def test_type_and_mode_pickers_switch_the_composer(app: ExplorerApp) -> None:
@@ -32,11 +33,14 @@ def test_type_and_mode_pickers_switch_the_composer(app: ExplorerApp) -> None:
     assert app.errors == []
 
 
-def test_the_composer_comes_back_from_its_draft(tmp_path: Path) -> None:
-    first = ExplorerApp(draft_dir=tmp_path)
+def test_the_composer_comes_back_from_its_draft_kept_in_the_work_folder(tmp_path: Path) -> None:
+    first = ExplorerApp(work_folder=tmp_path)
     first.type_picker.value = "BKN-DAC"
     first.composer.set(("DialogID",), "dlg-kept")
-    again = ExplorerApp(draft_dir=tmp_path)
+    assert (
+        first.composer.draft_file is not None and first.composer.draft_file.parent == tmp_path / ".pgm-explore-drafts"
+    )
+    again = ExplorerApp(work_folder=tmp_path)
     assert again.composer.get(("DialogID",)) == "dlg-kept"
     assert again.type_picker.value == "BKN-DAC"
 
@@ -64,3 +68,100 @@ def test_a_transcript_shows_tidy_tables_and_three_plots(app: ExplorerApp) -> Non
         bytes(image.value).startswith(b"\x89PNG") for image in app.plots.children
     )
     assert app.errors == []
+
+
+def _classes(widget: object) -> set[str]:
+    """Every CSS class in a widget tree (what the page can show)."""
+    found = set(getattr(widget, "_dom_classes", ()))
+    for child in getattr(widget, "children", ()):
+        found |= _classes(child)
+    return found
+
+
+def test_the_apps_composer_has_no_path_box_nor_does_its_reply(app: ExplorerApp) -> None:
+    files = app.composer._files
+    assert files is not None
+    files.show_panel()
+    app.composer.switch_type("BKN-DAC", "RQ")
+    reply = app.composer.reply()
+    for composer in (app.composer, reply):
+        shown = _classes(composer)
+        assert {"pgmx-save-name", "pgmx-files"} <= shown
+        assert not shown & {"pgmx-save-path", "pgmx-open-path"}, shown
+    assert reply.work_folder is app.work_folder
+
+
+def test_save_and_open_take_names_in_the_work_folder_only(app: ExplorerApp, tmp_path: Path) -> None:
+    files = app.composer._files
+    assert files is not None
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.json").write_text('{"Header": "PGM-KPA-V1.0"}', encoding="utf-8")
+    (tmp_path / "work" / "secret.json").symlink_to(tmp_path / "outside" / "secret.json")
+    for typed in ("../outside/evil", str(tmp_path / "outside" / "evil.json"), "~/evil", "secret.json", ".hidden"):
+        files.name.value = typed
+        assert files.save_clicked() is None, typed
+        assert "Not saved" in files.status.value
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["secret.json"]
+    files.name.value = "lantern"
+    assert files.save_clicked() == tmp_path / "work" / "lantern.json"
+    assert "Saved <code>lantern.json</code> in the work folder" in files.status.value
+    # Open lists it (not the link leading out) and opens it by name, refusing the rest.
+    files.show_panel()
+    assert list(files.files.options) == ["lantern.json"]
+    app.composer.switch_type("BKN-PAL", "RQ")
+    for typed in ("../outside/secret.json", "secret.json", str(tmp_path / "outside" / "secret.json"), "~"):
+        files.files.value = typed
+        assert files.open_clicked() is None, typed
+        assert "Not opened" in files.open_status.value
+        assert app.composer.type_name == "BKN-PAL"
+    files.files.value = "LANTERN"
+    assert files.open_clicked() == "lantern.json"
+    assert app.composer.type_name == "PC Prompt" and "Opened <code>lantern.json</code>" in files.open_status.value
+    assert app.errors == [] and app.composer.errors == []
+
+
+def test_save_asks_before_replacing_a_file_it_did_not_write(app: ExplorerApp, tmp_path: Path) -> None:
+    files = app.composer._files
+    assert files is not None
+    (tmp_path / "work" / "theirs.json").write_text("{}\n", encoding="utf-8")
+    files.name.value = "theirs"
+    assert files.save_clicked() is None and files.save.description == "Overwrite?"
+    assert (tmp_path / "work" / "theirs.json").read_text(encoding="utf-8") == "{}\n"
+    assert files.save_clicked() == tmp_path / "work" / "theirs.json"  # the second click: replaced
+    assert files.save.description == "Save"
+    assert files.save_clicked() is not None  # what it wrote itself: replaced without asking
+
+
+def _upload(name: str, content: bytes) -> dict[str, object]:
+    """A file as the browser's FileUpload hands it to the kernel."""
+    import datetime as dt
+
+    when = dt.datetime.now(dt.UTC)
+    return {"name": name, "type": "application/json", "size": len(content), "content": content, "last_modified": when}
+
+
+def test_a_file_from_elsewhere_comes_in_by_upload(app: ExplorerApp) -> None:
+    files = app.composer._files
+    assert files is not None
+    files.show_panel()
+    example = DATA / "examples/bkn-dac/valid/rq-feasibility-market.json"
+    files.upload.value = (_upload(example.name, example.read_bytes()),)
+    assert app.composer.type_name == "BKN-DAC" and "from your computer" in files.open_status.value
+    assert files.upload.value == ()
+    files.upload.value = (_upload("bad.json", b"[1, 2]"),)
+    assert "Not opened: bad.json holds an array" in files.open_status.value
+
+
+def test_an_uploaded_transcript_is_read_without_writing_a_file(
+    app: ExplorerApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    spy = tmp_path / "temporary"
+    spy.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spy))
+    path = DATA / "transcripts/defective/turn-gap.jsonl"
+    app._transcript_uploaded([(path.name, path.read_bytes())])
+    assert "turn-gap.jsonl</b>: 5 messages, 0 errors, 1 warning" in app.transcript_summary.value
+    assert "turn-gap.jsonl:4" in app.tables.value
+    assert list(spy.iterdir()) == [] and sorted(p.name for p in (tmp_path / "work").iterdir()) == []

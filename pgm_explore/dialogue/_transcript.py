@@ -6,6 +6,7 @@ every message, which is what tables and plots need.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pgm_explore._bulk import iter_worked
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
 from pgm_explore.dialogue._facts import FACTS
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.io import Item, iter_documents, report
+from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -119,6 +120,16 @@ class Transcript:
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
         """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
         return cls._build(item for path in paths for item in iter_documents(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, source: str = "transcript") -> Transcript:
+        """A transcript from the bytes of a ``.json`` / ``.jsonl`` file (an upload), read as
+        :meth:`load` reads the file: its messages are named ``SOURCE:LINE`` or ``SOURCE#INDEX``.
+
+        >>> Transcript.from_bytes(b'{"Header": "PGM-KPA-V1.0"}\\n', source="up.jsonl").messages[0].source
+        'up.jsonl:1'
+        """
+        return cls._build(iter_stream(io.BytesIO(data), source, input_kind(source)))
 
     @classmethod
     def _build(cls, items: Iterable[Item], *, built: bool = False) -> Transcript:

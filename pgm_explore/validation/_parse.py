@@ -21,11 +21,13 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.validation._values import lone_surrogate, surrogate_finding
+from pgm_explore.validation._limits import MAX_FINDINGS
+from pgm_explore.validation._values import lone_surrogates
 from pgm_explore.validation.findings import Finding, RuleCode, clip
 
 __all__ = ["InputProblem", "duplicate_keys", "loads", "parse_json", "position", "read_number"]
@@ -39,11 +41,14 @@ _NON_JSON_CONSTANT = re.compile(_STRING + r"|(-?Infinity|NaN)", re.DOTALL)
 
 
 class InputProblem(PgmExploreError, ValueError):
-    """The text could not be read as one JSON value; ``finding`` says why and where."""
+    """The text could not be read as one JSON value; ``finding`` says why and where, and
+    ``findings`` are all the reasons found (each string holding a lone surrogate has its own,
+    as ``validate()`` of the same document reports them), ``finding`` the first."""
 
-    def __init__(self, finding: Finding) -> None:
+    def __init__(self, finding: Finding, *more: Finding) -> None:
         super().__init__(finding.message)
         self.finding = finding
+        self.findings = (finding, *more)
 
 
 def position(text: str, offset: int) -> tuple[int, int]:
@@ -183,15 +188,13 @@ def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
             )
         ) from None
     # The reader lets a lone surrogate escape through ("\ud800"); UTF-8 cannot encode it, so
-    # it is no JSON text a file could hold: an encoding finding, here, so no later stage meets it.
-    surrogate = lone_surrogate(text, value)
-    if surrogate is not None:
-        path, code_point, key, offset = surrogate
-        where = {}
-        if offset is not None:
-            line, column = position(text, offset)
-            where = {"line": line + first_line - 1, "column": column}
-        raise InputProblem(surrogate_finding(path, code_point, key=key, **where))
+    # it is no JSON text a file could hold: an encoding finding for each string holding one,
+    # here, so no later stage meets it.
+    surrogates = lone_surrogates(text, value, MAX_FINDINGS)
+    if surrogates:
+        if first_line != 1:
+            surrogates = [replace(f, line=f.line + first_line - 1) if f.line is not None else f for f in surrogates]
+        raise InputProblem(*surrogates)
     return value
 
 

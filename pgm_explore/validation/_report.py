@@ -220,7 +220,7 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
             try:
                 parsed, notes = parse_json(document)
             except InputProblem as unreadable:
-                return None, None, False, (unreadable.finding,)
+                return None, None, False, unreadable.findings
             if isinstance(parsed, dict):
                 # (What the text says that its value cannot: names written twice.)
                 type_name, mode, conforms, findings = _report_fields(parsed)

@@ -10,7 +10,8 @@ A string holding a UTF-16 surrogate code point (``"\\ud800"``) is no character: 
 encode it, so no UTF-8 JSON text holds it, and no file, model or transcript could carry it. The
 JSON reader lets the escape ``"\\ud800"`` through (RFC 8259 section 8.2 leaves such strings
 "unpredictable"); pgm-explore gives it one verdict everywhere: an ``encoding`` finding at the
-string's path, from the reader (:func:`lone_surrogate`) and from ``validate()`` of a dict alike.
+string's path, from the reader (:func:`lone_surrogates`) and from ``validate()`` of a dict alike:
+every such string, the same findings for the same document.
 
 >>> [(f.rule, f.json_path) for f in json_value_problems({"a": {1, 2}, "b": ["ok", "\\ud800"], 3: None})]
 [('not-json', '$.a'), ('encoding', '$.b[1]'), ('not-json', '$')]
@@ -18,13 +19,16 @@ string's path, from the reader (:func:`lone_surrogate`) and from ``validate()`` 
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from dataclasses import replace
+from json.decoder import scanstring  # type: ignore[attr-defined]  # (the reader's own, typeshed omits it)
 from typing import Any
 
 from pgm_explore.validation.findings import Finding, clip, json_path
 
-__all__ = ["ENCODING_SPEC", "json_value_problems", "lone_surrogate", "surrogate_finding", "surrogate_position"]
+__all__ = ["ENCODING_SPEC", "json_value_problems", "lone_surrogates", "surrogate_finding", "surrogate_position"]
 
 _NOT_JSON_SPEC = "RFC 8259 (JSON): objects with string names, arrays, strings, numbers, true, false and null"
 ENCODING_SPEC = "RFC 8259 section 8.1 (JSON text shall be encoded in UTF-8) and 8.2 (unpaired surrogates)"
@@ -33,6 +37,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _MAYBE = re.compile(r"\\u[dD][89abcdefABCDEF]|[\ud800-\udfff]")
 # Every escape of JSON text in order (backslashes occur only inside strings), or a surrogate character.
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)|([\ud800-\udfff])", re.DOTALL)
+# Steps over one JSON value (NaN and numbers beyond a double too: the text has been read already).
+_RAW_DECODE = json.JSONDecoder().raw_decode
 
 
 def _surrogate(text: str) -> str | None:
@@ -157,18 +163,87 @@ def surrogate_position(text: str) -> int | None:
     return high_start if high_end >= 0 else None
 
 
-def lone_surrogate(text: str, value: Any) -> tuple[tuple[str | int, ...], str, bool, int | None] | None:
-    """For ``value`` read from JSON ``text``: (path, surrogate, is it a key, offset in the text)
-    of the first string holding a surrogate, or None. Quick for text without one."""
+def lone_surrogates(text: str, value: Any, limit: int | None = None) -> list[Finding]:
+    """The ``encoding`` findings of ``value`` read from JSON ``text``: one for each string or
+    property name holding a surrogate, in document order (at most ``limit``), as
+    :func:`json_value_problems` gives them for the same value built in Python, each with the
+    ``line`` and ``column`` where its first lone surrogate is written. Quick for text without one.
+
+    >>> text = '{"a": "\\\\ud800",' + chr(10) + ' "b": ["ok", "\\\\udc00"]}'
+    >>> [(f.json_path, f.line, f.column) for f in lone_surrogates(text, json.loads(text))]
+    [('$.a', 1, 8), ('$.b[1]', 2, 15)]
+    """
     if _MAYBE.search(text) is None:
-        return None
-    problems = json_value_problems(value, limit=1)
-    if not problems or problems[0].rule != "encoding":
-        return None
-    path = problems[0].path
-    key = bool(path) and isinstance(path[-1], str) and _surrogate(path[-1]) is not None
-    string: Any = path[-1] if key else value
-    if not key:
-        for part in path:
-            string = string[part]
-    return path, _surrogate(string) or "\ud800", key, surrogate_position(text)
+        return []
+    problems = [f for f in json_value_problems(value, limit) if f.rule == "encoding"]
+    wanted = {(f.path, _is_key(f)) for f in problems}
+    try:
+        places = _string_places(text, wanted)
+    except RecursionError:  # (a value nested nearly as deep as the reader allows: no places then)
+        places = {}
+    found = []
+    for finding in problems:
+        offset = places.get((finding.path, _is_key(finding)))
+        if offset is None:
+            found.append(finding)
+            continue
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        found.append(replace(finding, line=line, column=column))
+    return found
+
+
+def _is_key(finding: Finding) -> bool:
+    """A finding on a property name (its path ends in the name; a string under such a name is
+    never reported, since the name is)."""
+    return bool(finding.path) and isinstance(finding.path[-1], str) and _surrogate(finding.path[-1]) is not None
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _string_places(text: str, wanted: set[tuple[tuple[str | int, ...], bool]]) -> dict[tuple[Any, bool], int]:
+    """Where the first lone surrogate of each wanted string (path, is it a property name) is
+    written in the JSON ``text``. Only the containers on the way to a wanted string are walked
+    here; every other value is stepped over by the json module's own reader. A name written
+    twice is found where its last value is written, the value the reader keeps."""
+    prefixes = {path[:depth] for path, _ in wanted for depth in range(len(path) + 1)}
+    step_over = _RAW_DECODE
+    found: dict[tuple[Any, bool], int] = {}
+
+    def space(index: int) -> int:
+        match = _WHITESPACE.match(text, index)
+        assert match is not None  # (it matches the empty string)
+        return match.end()
+
+    def walk(index: int, path: tuple[str | int, ...]) -> int:
+        """The end of the value that starts at ``index``, noting the places wanted in it."""
+        char = text[index]
+        if char == '"':
+            end = scanstring(text, index + 1)[1]
+            if (path, False) in wanted:
+                found[(path, False)] = index + (surrogate_position(text[index:end]) or 0)
+            return end
+        if char not in "{[":
+            return int(step_over(text, index)[1])
+        close = "}" if char == "{" else "]"
+        index = space(index + 1)
+        position = 0
+        while text[index] != close:
+            if char == "{":
+                key, after = scanstring(text, index + 1)
+                member: tuple[str | int, ...] = (*path, key)
+                if (member, True) in wanted:
+                    found[(member, True)] = index + (surrogate_position(text[index:after]) or 0)
+                index = space(space(after) + 1)  # past the colon
+            else:
+                member = (*path, position)
+                position += 1
+            index = walk(index, member) if member in prefixes else int(step_over(text, index)[1])
+            index = space(index)
+            if text[index] == ",":
+                index = space(index + 1)
+        return index + 1
+
+    walk(space(0), ())
+    return found

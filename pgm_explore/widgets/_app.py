@@ -13,12 +13,23 @@ notebooks show, without code:
 
 Every result is HTML or PNG held in widgets (no ``Output`` capture), so that it also works, and is
 tested, without a browser.
+
+The page is served to people who run no code, so nothing typed into it names a file on the
+machine. What touches the disk, and where:
+
+- the composer's **Save** and **Open**: a name in the **work folder** (``work_folder``, else
+  ``$PGM_EXPLORE_WORK``, which ``pgm-explore app`` sets to its ``--work-folder`` or the folder it
+  was started in), never a path (:class:`~pgm_explore.widgets._workfolder.WorkFolderFiles`);
+  Upload and Download go through the browser; the repository's examples are read from a list;
+- the composer's **drafts**: ``.pgm-explore-drafts/`` inside the work folder (``draft_dir``
+  overrides it), by draft names that cannot leave it;
+- **Validate files** and the **Transcript** tab: uploads are read in memory, never written; the
+  example transcripts are read from a list.
 """
 
 from __future__ import annotations
 
 import io
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,17 +38,21 @@ import ipywidgets as widgets
 
 from pgm_explore import analysis
 from pgm_explore._display import STYLE, esc, table
+from pgm_explore._workfolder import WorkFolder
 from pgm_explore.dialogue import Transcript
 from pgm_explore.io import validate_file
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.validation import Report
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._drafts import default_work_dir
 from pgm_explore.widgets._examples import example_files
 
 __all__ = ["ExplorerApp"]
 
 DRAFT_NAME = "app-composer"
+DRAFTS_FOLDER = ".pgm-explore-drafts"
+"""The app composer's drafts, inside the work folder (hidden: Open lists no hidden file)."""
 MODES = {"RQ": "Request (RQ)", "RS": "Response (RS)"}
 TRANSCRIPT_TABLES = ("messages", "exchanges", "feasibility", "findings")
 UPLOADS = ".json,.jsonl,.ndjson"
@@ -81,17 +96,31 @@ def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
 class ExplorerApp(widgets.VBox):
     """The app page: Compose, Validate files, Transcript (see the module's documentation).
 
-    >>> app = ExplorerApp(draft_dir=False)
+    >>> import tempfile
+    >>> app = ExplorerApp(work_folder=tempfile.mkdtemp(), draft_dir=False)
     >>> app.validate([("one.json", b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}')])[0].conforms
     False
     >>> "does not conform" in app.reports.value
     True
     """
 
-    def __init__(self, *, draft_dir: str | Path | bool | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        work_folder: str | Path | None = None,
+        draft_dir: str | Path | bool | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self._area = ErrorArea(("pgmx-error", "pgmx-app-error"))
-        self.composer = MessageComposer("PC Prompt", draft_dir=draft_dir, draft_name=DRAFT_NAME)
+        folder = Path(work_folder) if work_folder is not None else default_work_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        self.work_folder = WorkFolder(folder)
+        if draft_dir is None:
+            draft_dir = self.work_folder.path / DRAFTS_FOLDER
+        self.composer = MessageComposer(
+            "PC Prompt", draft_dir=draft_dir, draft_name=DRAFT_NAME, work_folder=self.work_folder
+        )
         self.type_picker = widgets.Dropdown(
             description="Data type", options=[dt.name for dt in DATA_TYPES], _dom_classes=("pgmx-app-type",)
         )
@@ -200,17 +229,17 @@ class ExplorerApp(widgets.VBox):
 
     def _transcript_uploaded(self, files: list[tuple[str, bytes]]) -> None:
         for name, content in files:
-            # Read from a file of the same name, so that its messages are named after it.
-            with tempfile.TemporaryDirectory(prefix="pgm-explore-app-") as folder:
-                path = Path(folder) / Path(name).name
-                path.write_bytes(content)
-                self.show_transcript(path, label=Path(name).name)
+            # Read in memory (nothing written), its messages named after the file.
+            self.show_transcript(Transcript.from_bytes(content, source=name), label=name)
 
-    def show_transcript(self, path: str | Path, *, label: str | None = None) -> Transcript:
-        """Load a transcript file and show its summary, tables and plots."""
-        transcript = Transcript.load(str(path))
-        name = label or Path(path).name
-        folder = str(path)[: -len(Path(path).name)]
+    def show_transcript(self, path: str | Path | Transcript, *, label: str | None = None) -> Transcript:
+        """Show a transcript (a file's, or one read already) with its summary, tables and plots."""
+        if isinstance(path, Transcript):
+            transcript, name, folder = path, label or "transcript", ""
+        else:
+            transcript = Transcript.load(str(path))
+            name = label or Path(path).name
+            folder = str(path)[: -len(Path(path).name)]
         self.transcript_summary.value = (
             f"<p><b>{esc(name)}</b>: {_plural(len(transcript.messages), 'message')}, "
             f"{_plural(transcript.errors, 'error')}, {_plural(transcript.warnings, 'warning')}</p>"

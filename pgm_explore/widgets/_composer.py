@@ -12,6 +12,7 @@ import ipywidgets as widgets
 from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
 
 from pgm_explore._display import esc
+from pgm_explore._workfolder import WorkFolder
 from pgm_explore.dialogue.documents import (
     REPLY_COPIED,
     auto_time,
@@ -20,7 +21,7 @@ from pgm_explore.dialogue.documents import (
     type_of,
 )
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
-from pgm_explore.validation import Finding, InputProblem, Report, json_path, parse_json
+from pgm_explore.validation import Finding, Report, json_path
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._composer_form import ComposerForm
@@ -35,6 +36,7 @@ from pgm_explore.widgets._drafts import (
     read_draft,
     write_draft,
 )
+from pgm_explore.widgets._filebar import parse_document
 from pgm_explore.widgets._form import ArrayField, Field, FormContext, ObjectField, UnionField
 
 __all__ = ["MessageComposer", "read_document"]
@@ -50,16 +52,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
 def _read_document(path: str | Path) -> tuple[dict[str, Any], tuple[Finding, ...]]:
     """:func:`read_document`, and what the text says that the message cannot show (a name
     written twice in one object: only its last value is read)."""
-    try:
-        document, notes = parse_json(Path(path).read_bytes())
-    except InputProblem as problem:
-        raise ValueError(f"{path}: {problem.finding.message}") from None
-    if not isinstance(document, dict):
-        kind = (
-            "an array of messages (load it into a DialogueBuilder)" if isinstance(document, list) else "not an object"
-        )
-        raise ValueError(f"{path} holds {kind}, not one message")
-    return document, notes
+    return parse_document(Path(path).read_bytes(), str(path))
 
 
 class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
@@ -77,6 +70,11 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
     (:meth:`start_fresh`). A damaged draft is kept aside, never blocks the composer.
     ``draft_dir=False`` turns drafts off. :meth:`save` without a path writes
     ``<id>.json`` in the work folder (``$PGM_EXPLORE_WORK``, else ``~/.pgm-explore/work``).
+
+    ``work_folder`` (a folder, or a :class:`~pgm_explore._workfolder.WorkFolder`) is for a
+    composer on a page served to people who run no code (the app): its Save and Open take a
+    name in that folder, never a path (:class:`~pgm_explore.widgets._workfolder.WorkFolderFiles`),
+    and so do the composers its Reply makes.
 
     >>> c = MessageComposer("BKN-DAC", "RQ", draft_dir=False)
     >>> c.value["Header"], c.value["Mode"], c.mode
@@ -100,6 +98,7 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         draft_dir: str | Path | bool | None = None,
         draft_name: str | None = None,
         reply_button: bool = True,
+        work_folder: WorkFolder | str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         spec = data_type(type_name)
@@ -131,6 +130,8 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self.last_reply: MessageComposer | None = None
         self.on_reply: Callable[[MessageComposer], None] | None = None
         """Called with the new composer when the Reply button is pressed (default: shown below)."""
+        # A work folder: Save and Open by name in it only (a page served to others; see _workfolder).
+        self.work_folder = WorkFolder(work_folder) if isinstance(work_folder, str | Path) else work_folder
         self._chrome = FormContext(spec, lambda _field: None, self._area.guard)
         self._chrome.on_pending = self._pending_typed
         self._build_chrome(reply_button)
@@ -339,7 +340,7 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         """A new composer with the Response skeleton of this Request (``ValueError`` otherwise)."""
         doc = reply_document(self.value)
         draft_dir: Any = self.draft_dir if self.autosave else False
-        reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir)
+        reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir, work_folder=self.work_folder)
         reply._start_quiet()
         return reply
 

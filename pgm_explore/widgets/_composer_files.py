@@ -6,13 +6,12 @@ A part of :class:`~pgm_explore.widgets._composer.MessageComposer` (see ``_compos
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
 from pgm_explore._display import esc
-from pgm_explore._files import safe_filename
+from pgm_explore._files import digest, holds, safe_filename
 from pgm_explore.dialogue.documents import skeleton
 from pgm_explore.widgets._composer_state import ComposerState
 from pgm_explore.widgets._drafts import (
@@ -84,7 +83,7 @@ class ComposerFiles(ComposerState):
         text = dump_json(self.value)
         replace = overwrite or self._still_ours(target)
         written = atomic_write(target, text, durable=True, overwrite=replace, make_parents=inside)
-        self._written[written] = _digest(text.encode("utf-8"))
+        self._written[written] = digest(text.encode("utf-8"))
         self._quiet = False
         self._refresh()
         self._status.value = f"Saved <code>{esc(written)}</code>"
@@ -92,13 +91,7 @@ class ComposerFiles(ComposerState):
 
     def _still_ours(self, target: Path) -> bool:
         """The file at ``target`` is what this composer saved there last (so Save again may replace it)."""
-        digest = self._written.get(target)
-        if digest is None or target.is_symlink():
-            return False
-        try:
-            return _digest(target.read_bytes()) == digest
-        except OSError:
-            return False
+        return holds(target, self._written.get(target))
 
     def _save_clicked(self) -> None:
         typed = self._save_path.value.strip()
@@ -222,7 +215,3 @@ def _within(path: Path, folder: Path) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from pgm_explore._workfolder import WorkFolder
 from pgm_explore.spec import DataType
 from pgm_explore.validation import Finding, Report
 from pgm_explore.widgets._base import ErrorArea
@@ -25,6 +26,7 @@ from pgm_explore.widgets._form import Field, FormContext, JsonEditor, ObjectFiel
 
 if TYPE_CHECKING:
     from pgm_explore.widgets._composer import MessageComposer
+    from pgm_explore.widgets._workfolder import WorkFolderFiles
 
 __all__ = ["ComposerState"]
 
@@ -44,6 +46,7 @@ class ComposerState:
     draft_dir: Path | None
     draft_name: str
     last_reply: MessageComposer | None
+    work_folder: WorkFolder | None
     on_reply: Callable[[MessageComposer], None] | None
     _spec: DataType
     _area: ErrorArea
@@ -75,6 +78,7 @@ class ComposerState:
     _validate: widgets.Button
     _status: widgets.HTML
     _opener: OpenPanel
+    _files: WorkFolderFiles | None
     _drafts_bar: DraftBar
     _form_box: widgets.VBox
     _expert_toggle: widgets.Checkbox

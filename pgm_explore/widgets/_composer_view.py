@@ -24,6 +24,7 @@ from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, down
 from pgm_explore.widgets._form import Field, JsonEditor
 from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
+from pgm_explore.widgets._workfolder import WorkFolderFiles
 
 __all__ = ["ComposerView"]
 
@@ -41,28 +42,41 @@ class ComposerView(ComposerState):
             "Reply", "pgmx-reply", "A Response to this Request in a new composer: ids, dialogue and turn copied"
         )
         self._chrome.click(self._reply, self._reply_clicked)
-        # The name goes to the kernel once, when the box is left (Save waits for it: _ordered).
-        self._save_path = make(
-            OrderedText,
-            placeholder="file.json",
-            continuous_update=False,
-            layout={"width": "260px"},
-            _dom_classes=("pgmx-save-path",),
-        )
-        self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
-        self._save = parts.button(
-            "Save",
-            "pgmx-save",
-            "Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
-        )
-        self._chrome.click(self._save, self._save_clicked)
+        self._files: WorkFolderFiles | None = None
+        if self.work_folder is None:
+            # The name goes to the kernel once, when the box is left (Save waits for it: _ordered).
+            self._save_path = make(
+                OrderedText,
+                placeholder="file.json",
+                continuous_update=False,
+                layout={"width": "260px"},
+                _dom_classes=("pgmx-save-path",),
+            )
+            self._chrome.watch(self._save_path, lambda _text: self._disarm_save())
+            self._save = parts.button(
+                "Save",
+                "pgmx-save",
+                "Write the JSON below to a file on the server (empty name: <id>.json in the work folder)",
+            )
+            self._chrome.click(self._save, self._save_clicked)
+            self._opener = OpenPanel(self._area, parts, self.load)
+        else:
+            # On a page served to others: names in the work folder only (the seam: _workfolder).
+            self._files = WorkFolderFiles(
+                self.work_folder,
+                text=lambda: dump_json(self.value),
+                load=self.load,
+                name=lambda: self._derived_target().name,
+                saved=lambda _path: self.validate_now(),
+                area=self._area,
+                parts=parts,
+            )
         self._download = parts.html("pgmx-download")
         self._validate = parts.button(
             "Validate", "pgmx-validate", "Show every finding, also at the fields not filled in yet"
         )
         self._chrome.click(self._validate, self.validate_now)
         self._status = parts.html("pgmx-status")
-        self._opener = OpenPanel(self._area, parts, self.load)
         self._drafts_bar = DraftBar(
             self._area,
             parts,
@@ -74,14 +88,9 @@ class ComposerView(ComposerState):
         tools: list[widgets.Widget] = [self._badge, self._consistency, self._validate]
         if reply_button:
             tools.append(self._reply)
-        tools += [
-            self._opener.toggle,
-            self._save_path,
-            self._save,
-            self._download,
-            self._drafts_bar.toggle,
-            self._status,
-        ]
+        if self._files is None:
+            tools += [self._opener.toggle, self._save_path, self._save]
+        tools += [self._download, self._drafts_bar.toggle, self._status]
         toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
 
         self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
@@ -137,7 +146,7 @@ class ComposerView(ComposerState):
             toolbar,
             self._area.box,
             self._drafts_bar.box,
-            self._opener.panel,
+            self._opener.panel if self._files is None else self._files,
             self._drafts_bar.panel,
             self._form_box,
             make(widgets.HBox, {"align_items": "center"}, children=[self._expert_toggle, self._auto_html]),
@@ -221,9 +230,12 @@ class ComposerView(ComposerState):
         disabled = shown != "RQ"
         if self._reply.disabled != disabled:
             self._reply.disabled = disabled
-        placeholder = f"{self._derived_target().name} in the work folder"
-        if self._save_path.placeholder != placeholder:
-            self._save_path.placeholder = placeholder
+        if self._files is None:
+            placeholder = f"{self._derived_target().name} in the work folder"
+            if self._save_path.placeholder != placeholder:
+                self._save_path.placeholder = placeholder
+        elif self._files.name.placeholder != (named := f"{self._derived_target().name} (in the work folder)"):
+            self._files.name.placeholder = named
         summary = summary_html(report, visible)
         if self._summary.value != summary:
             self._summary.value = summary

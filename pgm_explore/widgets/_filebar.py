@@ -16,13 +16,13 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from pgm_explore._display import esc
-from pgm_explore.validation import Finding
+from pgm_explore.validation import Finding, InputProblem, parse_json
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._drafts import DraftInfo, delete_draft, draft_entries, read_draft
 from pgm_explore.widgets._examples import ExampleLoader
 from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 
-__all__ = ["DraftBar", "OpenPanel", "Parts", "count", "download_html"]
+__all__ = ["DraftBar", "OpenPanel", "Parts", "count", "download_html", "parse_document"]
 
 
 def count(n: int, word: str) -> str:
@@ -32,6 +32,22 @@ def count(n: int, word: str) -> str:
     ('1 consistency error', '0 warnings', '3 messages')
     """
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def parse_document(data: bytes, name: str) -> tuple[dict[str, Any], tuple[Finding, ...]]:
+    """One message from the bytes of a ``.json`` file called ``name``, read as strictly as the
+    validator reads, and the file's ``duplicate-key`` warnings (a name written twice in one
+    object: only its last value is read); ``ValueError`` saying what is wrong otherwise."""
+    try:
+        document, notes = parse_json(data)
+    except InputProblem as problem:
+        raise ValueError(f"{name}: {problem.finding.message}") from None
+    if not isinstance(document, dict):
+        kind = (
+            "an array of messages (load it into a DialogueBuilder)" if isinstance(document, list) else "not an object"
+        )
+        raise ValueError(f"{name} holds {kind}, not one message")
+    return document, notes
 
 
 _LINK_STYLE = (

@@ -32,7 +32,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from traitlets import Int
 
-__all__ = ["OrderedButton", "OrderedText", "OrderedTextarea", "after_browser"]
+__all__ = ["OrderedButton", "OrderedCombobox", "OrderedText", "OrderedTextarea", "after_browser"]
 
 
 class _Echo:
@@ -61,6 +61,12 @@ def _echo_trait() -> Int:
 
 class OrderedText(_Echo, widgets.Text):
     """A ``Text`` whose values a click from the browser waits for (the browser's ``TextModel``)."""
+
+    _pgmx_echo = _echo_trait()
+
+
+class OrderedCombobox(_Echo, widgets.Combobox):
+    """A ``Combobox`` (a text box with suggestions) whose values a click from the browser waits for."""
 
     _pgmx_echo = _echo_trait()
 

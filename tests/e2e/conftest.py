@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path(os.environ.get("PGM_EXPLORE_CHROMIUM", "/usr/bin/chromium"))
+FOREIGN_NAME = "rebound.example"
+"""A host name that is not the servers': Chromium resolves it to 127.0.0.1 (see CHROMIUM_ARGS)."""
 # Headless Debian Chromium as root in a container, with no calls home. Playwright gives every
 # launch a fresh temporary --user-data-dir of its own.
 CHROMIUM_ARGS = [
@@ -66,6 +68,9 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # A name of another site that points at this machine, as a rebinding DNS server makes it point:
+    # tests open the servers by it to see them refuse (tests/e2e/test_app_access.py).
+    f"--host-resolver-rules=MAP {FOREIGN_NAME} 127.0.0.1",
 ]
 SERVER_START_SECONDS = 120.0
 SERVER_STOP_SECONDS = 30.0
@@ -169,6 +174,11 @@ class Server:
     log: Path
     process: subprocess.Popen[bytes]
     token: str = ""
+
+    def at(self, path: str = "") -> str:
+        """The address of ``path`` (relative to the server's root) with the server's token, as a
+        person opens the address the server printed."""
+        return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
 
     def log_tail(self, lines: int = 40) -> str:
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -285,7 +295,7 @@ def e2e_env(e2e_state: Path) -> dict[str, str]:
 SERVED = ("notebooks", "data", "docs", "README.md")
 """What the servers serve, copied: the repository's layout, so that the notebooks' relative paths
 (``../data``) and links (``../docs/rules.md``) resolve as they do in a checkout."""
-VOILA_FILES = r"['.*\.(md|png|jpg|gif|svg)']"
+VOILA_FILES = r".*\.(md|png|jpg|gif|svg)"
 """Files Voilà serves beside the notebooks (as ``pgm-explore app`` does): the documents the notebooks link to."""
 
 
@@ -334,9 +344,10 @@ def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) 
     """Voilà serving the temporary copy of the repository (pages at voila/render/notebooks/<name>,
     the documents at voila/files/docs/<name>.md, rendered), started as ``pgm-explore app`` starts it.
 
-    Readiness is a TCP connect: every page GET starts a kernel in Voilà.
+    Readiness is a TCP connect: every page GET starts a kernel in Voilà. Its token is given in
+    ``JUPYTER_TOKEN``, as ``pgm-explore app`` gives it.
     """
-    port = _free_port()
+    port, token = _free_port(), secrets.token_hex(16)
     command = [
         *voila_prefix(),  # Voilà as pgm-explore runs it: the documents rendered, not sent as text
         "--no-browser",
@@ -347,25 +358,42 @@ def voila_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) 
         f"--VoilaConfiguration.file_allowlist={VOILA_FILES}",
         str(served_root),
     ]
-    process = _start("voila", command, served_root, e2e_env, screenshots)
-    server = Server("voila", f"http://127.0.0.1:{port}/", served_root, screenshots / "voila.log", process)
+    process = _start("voila", command, served_root, {**e2e_env, "JUPYTER_TOKEN": token}, screenshots)
+    server = Server("voila", f"http://127.0.0.1:{port}/", served_root, screenshots / "voila.log", process, token)
     _wait_until_ready(server, _tcp_open(port))
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="package")
-def app_server(served_root: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
-    """``pgm-explore app``: the Voilà app page, on a free port, reading the temporary copy's data/.
+def app_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The app server's work folder (``--work-folder``): a folder of its own, with a file beside it
+    that the page must never show (``outside/secret.json``)."""
+    base = tmp_path_factory.mktemp("app")
+    (base / "work").mkdir()
+    (base / "outside").mkdir()
+    return base / "work"
+
+
+@pytest.fixture(scope="package")
+def app_server(served_root: Path, app_work: Path, e2e_env: dict[str, str], screenshots: Path) -> Iterator[Server]:
+    """``pgm-explore app``: the Voilà app page, on a free port, reading the temporary copy's data/,
+    saving in ``app_work``; its token read from the address it prints, as a person reads it.
 
     Readiness is the command's own "ready" line (it connects over TCP: a GET would start a kernel).
     """
     port = _free_port()
     env = {**e2e_env, "PGM_EXPLORE_DATA": str(served_root / "data")}
-    command = [sys.executable, "-m", "pgm_explore", "app", "--no-browser", f"--port={port}"]
+    command = [
+        *[sys.executable, "-m", "pgm_explore", "app", "--no-browser", f"--port={port}"],
+        f"--work-folder={app_work}",
+    ]
     process = _start("app", command, served_root, env, screenshots)
     server = Server("app", f"http://127.0.0.1:{port}/", served_root, screenshots / "app.log", process)
     _wait_until_ready(server, lambda: "the app is ready" in server.log_tail())
+    printed = re.search(rf"open http://127\.0\.0\.1:{port}/\?token=(\w+)", server.log_tail(100))
+    assert printed, server.log_tail()
+    server.token = printed.group(1)
     yield server
     server.stop()
 
@@ -548,7 +576,7 @@ def open_in_voila(page: Page, voila_server: Server) -> Callable[[str], Page]:
 
     def render(pattern: str) -> Page:
         path = _notebook(voila_server.root, pattern)
-        page.goto(f"{voila_server.url}voila/render/notebooks/{path.name}")
+        page.goto(voila_server.at(f"voila/render/notebooks/{path.name}"))
         return page
 
     return render

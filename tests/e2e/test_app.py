@@ -34,7 +34,7 @@ def _tab(page: Page, title: str) -> None:
 def test_app_composes_validates_and_reads_a_transcript(
     page: Page, app_server: Server, tmp_path: Path, shot: Callable[[str], Path]
 ) -> None:
-    page.goto(app_server.url, timeout=KERNEL_MS)
+    page.goto(app_server.at(), timeout=KERNEL_MS)
     app = page.locator(".pgmx-app")
     expect(app).to_be_visible(timeout=KERNEL_MS)
     # An app: the widgets, and no code at all.

@@ -110,7 +110,7 @@ def test_voila_serves_each_docs_link(path: Path, page: Page, voila_server: Serve
     links = _links(path)
     if not links:
         pytest.skip(f"{path.name} links to no document")
-    page.goto(f"{voila_server.url}voila/render/notebooks/{path.name}", timeout=KERNEL_MS)
+    page.goto(voila_server.at(f"voila/render/notebooks/{path.name}"), timeout=KERNEL_MS)
     for target, anchor in links:
         link = page.locator(f'a[href^="{target}"]').first
         expect(link).to_be_attached(timeout=KERNEL_MS)

@@ -225,7 +225,7 @@ def test_in_voila_on_a_touch_screen_a_tap_opens_the_help_and_numbers_keep_what_i
     context = browser.new_context(viewport={"width": 820, "height": 1000}, has_touch=True)
     page = context.new_page()
     try:
-        page.goto(f"{voila_server.url}voila/render/{path.name}")
+        page.goto(voila_server.at(f"voila/render/{path.name}"))
         dac = Composer(page.locator(".pgmx-composer").first)
         turn = dac.field("TurnIndex")
         expect(turn).to_be_visible(timeout=KERNEL_MS)
