@@ -19,7 +19,7 @@ from mcp.types import CallToolResult, TextContent
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.mcp import DomainAccess, PersonalityAlignment
 from pgm_explore.mcp._common import RequestRejected, _Dialogue
-from pgm_explore.mcp.servers import _server, prompt_creation_server
+from pgm_explore.mcp.servers import _PartnerServer, _server, prompt_creation_server
 
 
 class WrongEcho(DomainAccess):
@@ -58,6 +58,16 @@ class MixesDialogues(DomainAccess):
         return super().payload(message, dialogue, **extra)
 
 
+class WrongFeasibility(DomainAccess):
+    """Says every plan is feasible, whatever its steps say."""
+
+    def _feasibility(self, message: dict[str, Any], action_context: Any) -> dict[str, Any]:
+        answer = super()._feasibility(message, action_context)
+        if isinstance(answer.get("Feasibility"), dict):
+            answer["Feasibility"]["Overall"] = "feasible"
+        return answer
+
+
 class JSONRPCErrors(PersonalityAlignment):
     """Refuses a document without QueryID with a JSON-RPC error instead of a tool error."""
 
@@ -74,7 +84,7 @@ def _text_only() -> MCPServer:
     """Prompt Creation whose tool returns the Response as text only, without structuredContent."""
     reference = prompt_creation_server()
     partner = reference.partner  # type: ignore[attr-defined]
-    server = MCPServer("faulty-text-only")
+    server = _PartnerServer("faulty-text-only")
 
     @server.resource("pc-prompt://{dialog_id}", name="pc_prompt", mime_type="application/json")
     def pc_prompt(dialog_id: str) -> str:
@@ -98,6 +108,7 @@ FAULTY: dict[str, tuple[str, Callable[[], MCPServer]]] = {
     "forgets-commitments": ("dac", lambda: _server(ForgetsCommitments(), "faulty-forgets", "Forgets commitments")),
     "mixes-dialogues": ("dac", lambda: _server(MixesDialogues(), "faulty-mixes", "Mixes dialogues")),
     "jsonrpc-errors": ("pal", lambda: _server(JSONRPCErrors(), "faulty-jsonrpc", "JSON-RPC errors")),
+    "wrong-feasibility": ("dac", lambda: _server(WrongFeasibility(), "faulty-feasibility", "Wrong feasibility")),
     "text-only": ("prc", _text_only),
 }
 """Name -> (role, server factory)."""
@@ -108,6 +119,7 @@ EXPECTED_FAILURES = {
     "forgets-commitments": {"commitments"},
     "mixes-dialogues": {"interleaved"},
     "jsonrpc-errors": {"bad-request"},
+    "wrong-feasibility": {"feasibility"},
     "text-only": {"structured-result", "tool-schemas"},
 }
 

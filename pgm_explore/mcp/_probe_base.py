@@ -1,4 +1,5 @@
-"""The probe's vocabulary: the checks, a result, and one partner's run (connection, exchanges, results)."""
+"""The probe's vocabulary: the checks and their clauses, a result, and one partner's run (its
+connections and their wires, the exchanges, the parts of each check and the results)."""
 
 from __future__ import annotations
 
@@ -6,39 +7,165 @@ import uuid
 from collections.abc import Iterable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, Literal, TextIO
+from typing import Any, Literal
 
 from mcp import Client, types
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.mcp.connect import ROLES, Endpoint, ToolReply, call_tool
+from pgm_explore.mcp._wire import PartnerExited, Wire
+from pgm_explore.mcp.connect import ROLES, Endpoint, ToolReply, call_tool, timed_out
 from pgm_explore.models import data_exchange_metadata
 from pgm_explore.spec import data_type, simple_time_now
 
-__all__ = ["CHECKS", "Check", "CheckSpec", "Unreachable"]
+__all__ = ["CHECKS", "DEFAULT_TIMEOUT", "Check", "CheckSpec", "Unreachable"]
 
 
 Status = Literal["pass", "fail", "skip"]
 TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
-_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 30.0
+"""How long a call waits for its answer, in seconds (``--timeout``)."""
+
+_ALL = ("prc", "dac", "pal")
+_ANY = ("inprocess", "stdio", "http")
+_WIRE = ("stdio", "http")
+_HTTP = ("http",)
 
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """One check of the battery, as docs/probe.md describes it."""
+    """One check of the battery, as docs/probe.md describes it.
+
+    ``transports``: where it can be judged; elsewhere it is ``skip`` with the reason (an HTTP check
+    on a stdio partner, a check of the bytes on a server in this process).
+    """
 
     id: str
     roles: tuple[str, ...]
     spec: str
     summary: str
+    transports: tuple[str, ...] = _ANY
 
 
-_ALL = ("prc", "dac", "pal")
+_M11 = "MCP 2025-11-25"
+_M26 = "MCP 2026-07-28"
 CHECKS: tuple[CheckSpec, ...] = (
-    CheckSpec("handshake-legacy", _ALL, "MCP 2025-11-25 lifecycle; binding v1", "initialize handshake"),
-    CheckSpec("handshake-current", _ALL, "MCP 2026-07-28 server/discover", "current protocol"),
-    CheckSpec("tool-listed", _ALL, "binding v1: tool names and arguments", "the tool is listed"),
+    CheckSpec("handshake-legacy", _ALL, f"{_M11} basic/lifecycle Initialization; binding v1", "initialize handshake"),
+    CheckSpec("handshake-current", _ALL, f"{_M26} server/discover; basic/versioning", "current protocol"),
+    # -- the MCP layer ------------------------------------------------------------------------------
+    CheckSpec(
+        "jsonrpc-responses",
+        _ALL,
+        f'JSON-RPC 2.0 §5 (one Response per Request, with its "id"); {_M11} basic/transports stdio '
+        "(nothing on stdout that is not an MCP message)",
+        "one response per request",
+        _WIRE,
+    ),
+    CheckSpec(
+        "unknown-method",
+        _ALL,
+        f"JSON-RPC 2.0 §5.1 (-32601 Method not found); {_M26} streamable-http Protocol Version Header "
+        "(404 Not Found and -32601)",
+        "unknown method refused",
+    ),
+    CheckSpec(
+        "unknown-tool",
+        _ALL,
+        f"{_M11} and {_M26} server/tools Error Handling (an unknown tool is a protocol error: "
+        "a JSON-RPC error, -32602)",
+        "unknown tool refused",
+    ),
+    CheckSpec(
+        "unknown-resource",
+        _ALL,
+        f"{_M11} server/resources Error Handling (-32002); {_M26} server/resources Error Handling "
+        "(-32602, MUST; basic Error Codes: -32002 MUST NOT be emitted)",
+        "unknown resource refused",
+    ),
+    CheckSpec(
+        "batch-rejected",
+        _ALL,
+        f"{_M11} basic/transports (a POST body or a line is a single JSON-RPC message; batching was "
+        "removed in 2025-06-18); JSON-RPC 2.0 §5.1 (-32600 Invalid Request)",
+        "batch refused",
+        _WIRE,
+    ),
+    CheckSpec(
+        "jsonrpc-version",
+        _ALL,
+        f'{_M11} basic Messages (JSON-RPC 2.0); JSON-RPC 2.0 §4 ("jsonrpc" MUST be exactly "2.0") '
+        "and §5.1 (-32600 Invalid Request)",
+        "JSON-RPC version checked",
+        _WIRE,
+    ),
+    CheckSpec(
+        "version-negotiation",
+        _ALL,
+        f"{_M11} basic/lifecycle Version Negotiation (answer a version the server supports); {_M26} "
+        "basic/versioning Protocol Version Negotiation (-32022 UnsupportedProtocolVersion listing the "
+        "supported versions; HTTP 400)",
+        "protocol version negotiated",
+        _WIRE,
+    ),
+    CheckSpec(
+        "capabilities",
+        _ALL,
+        f"{_M11} basic/lifecycle Capability Negotiation; {_M26} server/discover (DiscoverResult "
+        "capabilities): one server, one set of capabilities",
+        "one capability answer",
+    ),
+    CheckSpec(
+        "envelope",
+        _ALL,
+        f"{_M26} basic General fields: Per-request protocol fields (a request without them: -32602 "
+        "Invalid params; HTTP 400)",
+        "per-request envelope required",
+        _WIRE,
+    ),
+    CheckSpec(
+        "http-media-types",
+        _ALL,
+        f"{_M11} basic/transports Sending Messages 1-2 (POST, Accept: application/json and "
+        "text/event-stream); RFC 9110 §15.5.7 (406 Not Acceptable), §15.5.16 (415 Unsupported Media Type)",
+        "media types checked",
+        _HTTP,
+    ),
+    CheckSpec(
+        "http-session",
+        _ALL,
+        f"{_M11} basic/transports Session Management 1-5, Sending Messages 4 (202 for a notification)",
+        "sessions kept and ended",
+        _HTTP,
+    ),
+    CheckSpec(
+        "http-protocol-version",
+        _ALL,
+        f"{_M11} basic/transports Protocol Version Header (unsupported: 400 Bad Request); {_M26} "
+        "streamable-http Protocol Version Header and Server Validation (400, -32020 HeaderMismatch)",
+        "MCP-Protocol-Version header checked",
+        _HTTP,
+    ),
+    CheckSpec(
+        "http-get",
+        _ALL,
+        f"{_M11} basic/transports Listening for Messages 3 (an SSE stream or 405), Resumability and "
+        f"Redelivery; {_M26} streamable-http Backward Compatibility (GET: 405; Last-Event-ID ignored)",
+        "GET and Last-Event-ID answered cleanly",
+        _HTTP,
+    ),
+    CheckSpec(
+        "dns-rebinding",
+        _ALL,
+        f"{_M11} basic/transports Security Warning 1 (validate Origin; an invalid one: 403 Forbidden); "
+        f"{_M26} streamable-http Security & Endpoint 1; {_M11} basic/security_best_practices "
+        "(local server compromise)",
+        "foreign Host and Origin refused",
+        _HTTP,
+    ),
+    # -- PGM-AUA over the binding --------------------------------------------------------------------
+    CheckSpec(
+        "tool-listed", _ALL, "binding v1: tool names and arguments; MCP server/tools Capabilities", "the tool is listed"
+    ),
     CheckSpec("tool-schemas", _ALL, "binding v1: inputSchema and outputSchema", "typed tool schemas"),
     CheckSpec("pc-prompt", ("prc",), "PC Prompt; binding v1: resource pc-prompt://{dialog_id}", "PC Prompt resource"),
     CheckSpec("structured-result", _ALL, "binding v1: structuredContent and the same JSON as text", "result shape"),
@@ -49,7 +176,12 @@ CHECKS: tuple[CheckSpec, ...] = (
     CheckSpec("feasibility", ("dac",), "BKN-DAC Table 3 Feasibility; NOTES 6.3 F8", "feasibility answered"),
     CheckSpec("bad-request", _ALL, "DECISIONS D16; binding v1: bad Requests", "bad Requests answered gracefully"),
     CheckSpec("interleaved", _ALL, "Table 1 DialogID, TurnIndex; DECISIONS D15", "two dialogues kept apart"),
-    CheckSpec("cancellation", _ALL, "MCP notifications/cancelled; binding v1", "cancellation"),
+    CheckSpec(
+        "cancellation",
+        _ALL,
+        "MCP notifications/cancelled (a cancellation may arrive too late); binding v1 (query-reused)",
+        "cancellation",
+    ),
 )
 _BY_ID = {c.id: c for c in CHECKS}
 
@@ -64,7 +196,7 @@ class Check:
     message: str
     spec: str
     evidence: tuple[Any, ...] = ()
-    """The messages exchanged (Requests, Responses, tool errors) that the result rests on."""
+    """The messages exchanged (Requests, Responses, tool errors, HTTP exchanges) that the result rests on."""
 
     def to_dict(self) -> dict[str, str]:
         """The ``--format json`` line: exactly partner, check, status, message, spec."""
@@ -88,28 +220,68 @@ class _Exchange:
     check: str
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One observation of a check: True (as required), False (not), None (could not be made)."""
+
+    ok: bool | None
+    text: str
+    evidence: tuple[Any, ...] = ()
+
+
 @dataclass
 class _Run:
-    """One partner's probe: its connection, what was exchanged, and the results so far."""
+    """One partner's probe: its connections, what was exchanged, and the results so far."""
 
     role: str
     endpoint: Endpoint
-    errlog: TextIO
+    timeout: float = DEFAULT_TIMEOUT
     client: Client | None = None
     tool: types.Tool | None = None
     exchanges: list[_Exchange] = field(default_factory=list)
     results: dict[str, Check] = field(default_factory=dict)
+    parts: dict[str, list[_Part]] = field(default_factory=dict)
+    wires: list[Wire] = field(default_factory=list)
+    wire: Wire | None = None
+    """The wire of the connection opened last (None for a server in this process)."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """What the handshakes said: ``initialize`` and ``discover`` results, the versions spoken."""
     session_id: str = field(default_factory=lambda: f"probe-{uuid.uuid4().hex[:8]}")
 
     @property
     def type_name(self) -> str:
         return ROLES[self.role]
 
+    @property
+    def transport(self) -> str:
+        return self.endpoint.transport
+
     def record(self, check: str, status: Status, message: str, evidence: Iterable[Any] = ()) -> None:
         spec = _BY_ID[check].spec
         if spec.startswith(("Table", "FR")):  # a clause of the partner's own type
             spec = f"{self.type_name} {spec}"
         self.results[check] = Check(self.role, check, status, message, spec, tuple(evidence))
+
+    def part(self, check: str, ok: bool | None, text: str, evidence: Iterable[Any] = ()) -> None:
+        """One observation towards ``check``, settled with the others by :meth:`settle`."""
+        self.parts.setdefault(check, []).append(_Part(ok, text, tuple(evidence)))
+
+    def settle(self, check: str) -> None:
+        """``check`` from its parts: fail when one failed, skip when none could be made, else pass."""
+        parts = self.parts.get(check, [])
+        failed = [p for p in parts if p.ok is False]
+        passed = [p for p in parts if p.ok]
+        if failed:
+            chosen, status = failed, "fail"
+        elif passed:
+            chosen, status = passed, "pass"
+        else:
+            chosen, status = parts, "skip"
+        message = "; ".join(dict.fromkeys(p.text for p in chosen)) or "not run"
+        if status == "pass" and (skipped := [p.text for p in parts if p.ok is None]):
+            message += f" (not judged: {'; '.join(skipped)})"
+        evidence = [item for p in (failed or parts) for item in p.evidence]
+        self.record(check, status, message, evidence)  # type: ignore[arg-type]
 
     def request(self, dialog: str, turn: int, identity: Mapping[str, str] | None = None, **fields: Any) -> dict:
         dt = data_type(self.type_name)
@@ -129,11 +301,38 @@ class _Run:
         return message
 
     async def send(self, check: str, message: Any, **extra: Any) -> ToolReply:
+        """Call the partner's tool; raises PartnerExited when the partner is gone."""
         assert self.client is not None
         arguments = {"message": message, **extra}
-        reply = await call_tool(self.client, TOOLS[self.type_name], arguments, timeout=_TIMEOUT)
+        reply = await call_tool(self.client, TOOLS[self.type_name], arguments, timeout=self.timeout)
         self.exchanges.append(_Exchange(message, reply, check))
+        self.check_alive()
         return reply
+
+    def check_alive(self) -> None:
+        """Raise PartnerExited when the current connection's partner process has ended."""
+        if self.wire is not None and self.wire.ended:
+            raise PartnerExited(self.wire.exit_text())
+
+    def why(self, exc: BaseException) -> str:
+        """Why a connection or a call failed, in plain words: the partner's exit, the time limit."""
+        if self.wire is not None and self.wire.ended:
+            return self.wire.exit_text()
+        if isinstance(exc, BaseExceptionGroup):
+            return "; ".join(self.why(e) for e in exc.exceptions)
+        if timed_out(exc):
+            return f"no answer within {self.timeout:g} s (--timeout)"
+        if isinstance(exc, ValidationError):  # the SDK read a result against the revision's schema
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'the result'}: {e['msg']}" for e in exc.errors()[:4]
+            )
+            return f"a result that does not match the MCP schema of the protocol spoken ({exc.title}: {problems})"
+        return " ".join(str(exc).split()) or type(exc).__name__
+
+    def close(self) -> None:
+        for wire in self.wires:
+            if wire.stderr is not None:
+                wire.stderr.close()
 
 
 def _evidence(exchange: _Exchange) -> list[Any]:
@@ -154,43 +353,12 @@ def _status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:
 # -- connecting ------------------------------------------------------------------------------------
 
 
-async def _connect(run: _Run, stack: AsyncExitStack, mode: str) -> Client:
+async def _connect(run: _Run, stack: AsyncExitStack, mode: str, label: str) -> Client:
+    """A connection for ``label`` (what it is for), with its wire noted on ``run``."""
+    wire = None if run.endpoint.server is not None else Wire(label)
+    if wire is not None:
+        run.wires.append(wire)
+    run.wire = wire
     # No fail_after around it: the client's task group must be left by the task that entered it.
     # read_timeout_seconds bounds the handshake's requests instead.
-    return await stack.enter_async_context(run.endpoint.client(mode=mode, errlog=run.errlog, timeout=_TIMEOUT))
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_why(e) for e in exc.exceptions)
-    if isinstance(exc, TimeoutError):
-        return f"no answer within {_TIMEOUT:g} s"
-    return str(exc) or type(exc).__name__
-
-
-async def _handshakes(run: _Run) -> None:
-    """handshake-legacy and handshake-current; Unreachable when neither works."""
-    failures = {}
-    for check, mode in (("handshake-legacy", "legacy"), ("handshake-current", "auto")):
-        try:
-            async with AsyncExitStack() as stack:
-                client = await _connect(run, stack, mode)
-                version = client.session.protocol_version
-        except Exception as exc:  # any failure to connect is this check's result
-            failures[check] = _why(exc)
-            run.record(check, "fail", f"could not connect: {failures[check]}")
-            continue
-        if mode == "legacy":
-            run.record(check, "pass", f"initialize handshake, protocol {version}")
-        elif version in MODERN_PROTOCOL_VERSIONS:
-            run.record(check, "pass", f"server/discover, protocol {version}")
-        else:
-            run.record(
-                check, "skip", f"speaks only the initialize handshake (protocol {version}); binding v1 allows it"
-            )
-    if len(failures) == 2:
-        run.errlog.flush()
-        run.errlog.seek(0)
-        tail = run.errlog.read()[-400:].strip()
-        detail = f"; the server said: {tail}" if tail else ""
-        raise Unreachable(f"{run.role} partner {run.endpoint.target!r}: {failures['handshake-legacy']}{detail}")
+    return await stack.enter_async_context(run.endpoint.client(mode=mode, timeout=run.timeout, wire=wire))

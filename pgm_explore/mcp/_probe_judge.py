@@ -14,8 +14,8 @@ def _over_exchanges(run: _Run) -> None:
     answered = [e for e in run.exchanges if e.reply.document is not None]
     requests_ok = [e for e in answered if isinstance(e.request, dict) and "QueryID" in e.request]
 
-    def judge(check: str, problems: list[tuple[_Exchange, str]], passed: str) -> None:
-        if not answered:
+    def judge(check: str, problems: list[tuple[_Exchange, str]], passed: str, judged: list[_Exchange]) -> None:
+        if not judged:
             run.record(check, "skip", "no Response to judge")
         elif problems:
             first = "; ".join(p for _, p in problems[:3])
@@ -23,7 +23,7 @@ def _over_exchanges(run: _Run) -> None:
             evidence = [item for e, _ in problems[:3] for item in _evidence(e)]
             run.record(check, "fail", f"{first}{more}", evidence)
         else:
-            run.record(check, "pass", passed.format(n=len(answered)))
+            run.record(check, "pass", passed.format(n=len(judged)))
 
     shape = []
     for e in run.exchanges:
@@ -41,7 +41,8 @@ def _over_exchanges(run: _Run) -> None:
                 same = False
             if not same:
                 shape.append((e, "the text content is not the same JSON as structuredContent"))
-    judge("structured-result", shape, "{n} results: structuredContent and the same JSON as text")
+    results = [e for e in run.exchanges if e.reply.document is not None and not e.reply.is_error]
+    judge("structured-result", shape, "{n} results: structuredContent and the same JSON as text", results)
 
     conform = []
     for e in answered:
@@ -51,7 +52,7 @@ def _over_exchanges(run: _Run) -> None:
             problems.insert(0, f"a {report.type or 'document of no known type'} {report.mode or ''}, not a Response")
         if problems:
             conform.append((e, "; ".join(problems[:3])))
-    judge("response-conforms", conform, "{n} Responses, each conforming")
+    judge("response-conforms", conform, "{n} Responses, each conforming", answered)
 
     echo = []
     for e in requests_ok:
@@ -70,7 +71,7 @@ def _over_exchanges(run: _Run) -> None:
         ]
         if wrong:
             echo.append((e, f"Response to {req.get('QueryID')}: {', '.join(wrong)}"))
-    judge("echo", echo, "{n} Responses echo RequestID, TurnIndex, DialogID and the session identities")
+    judge("echo", echo, "{n} Responses echo RequestID, TurnIndex, DialogID and the session identities", requests_ok)
 
     outcome = []
     for e in answered:
@@ -81,7 +82,7 @@ def _over_exchanges(run: _Run) -> None:
         odd = [f"{f.message}" for f in validate(doc).findings if f.rule in ("outcome-payload", "failure-outcome")]
         if odd:
             outcome.append((e, "; ".join(odd)))
-    judge("outcome", outcome, "{n} Responses: Outcome present and agreeing with the payload")
+    judge("outcome", outcome, "{n} Responses: Outcome present and agreeing with the payload", answered)
 
 
 def _tool_schemas(run: _Run) -> None:
@@ -94,6 +95,7 @@ def _tool_schemas(run: _Run) -> None:
     from referencing.exceptions import Unresolvable
 
     problems = []
+    unjudged = ""
     try:
         schema = run.tool.input_schema
         Draft202012Validator.check_schema(schema)
@@ -112,15 +114,26 @@ def _tool_schemas(run: _Run) -> None:
         else:
             Draft202012Validator.check_schema(output)
             outputs = Draft202012Validator(output, registry=Registry())
+            # Only a conforming Response of the partner's own type says anything of its outputSchema:
+            # another type's Response is refused by a right schema (response-conforms says why).
             received = [e.reply.document for e in run.exchanges if e.reply.document is not None]
-            conforming = [d for d in received if validate(d).conforms]
-            for document in conforming[:5]:
+            own = [d for d in received if _own_response(d, run.type_name)]
+            for document in own[:5]:
                 if not outputs.is_valid(document):
                     problems.append(f"the outputSchema refuses a conforming Response ({document.get('QueryID')})")
                     break
+            if not own:
+                unjudged = f"no conforming {run.type_name} Response came back to try the outputSchema on"
     except (SchemaError, Unresolvable) as exc:
         problems.append(f"a schema that cannot be used without fetching anything: {str(exc).splitlines()[0]}")
     if problems:
         run.record("tool-schemas", "fail", "; ".join(problems))
+    elif unjudged:
+        run.record("tool-schemas", "skip", f"the inputSchema is right, but {unjudged}")
     else:
         run.record("tool-schemas", "pass", "self-contained schemas: conforming messages pass, a stray object does not")
+
+
+def _own_response(document: dict, type_name: str) -> bool:
+    report = validate(document)
+    return report.type == type_name and report.mode == "RS" and report.conforms

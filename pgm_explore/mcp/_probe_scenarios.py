@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from mcp import types
 
-from pgm_explore.mcp._probe_base import _TIMEOUT, TOOLS, _connect, _evidence, _Run, _status_map, _why
+from pgm_explore.mcp._probe_base import TOOLS, _connect, _evidence, _Run, _status_map
 from pgm_explore.validation import validate
 
 # -- the scenarios ---------------------------------------------------------------------------------
@@ -19,8 +19,12 @@ from pgm_explore.validation import validate
 
 async def _tool_listed(run: _Run) -> None:
     assert run.client is not None
-    tools = (await run.client.list_tools()).tools
     name = TOOLS[run.type_name]
+    try:
+        tools = (await run.client.list_tools()).tools
+    except Exception as exc:
+        run.record("tool-listed", "fail", f"tools/list failed: {run.why(exc)}")
+        return
     run.tool = next((t for t in tools if t.name == name), None)
     if run.tool is None:
         run.record("tool-listed", "fail", f"no tool {name}; tools: {', '.join(t.name for t in tools) or 'none'}")
@@ -28,8 +32,22 @@ async def _tool_listed(run: _Run) -> None:
     properties = (run.tool.input_schema or {}).get("properties", {})
     wanted = ["message", "action_context"] if run.type_name == "BKN-DAC" else ["message"]
     missing = [a for a in wanted if a not in properties]
+    # A server that lists tools declares the capability (MCP server/tools: Capabilities), in every
+    # handshake it answered.
+    undeclared = [
+        handshake
+        for handshake, result in (
+            ("initialize", run.facts.get("initialize")),
+            ("server/discover", run.facts.get("discover")),
+        )
+        if result is not None and result.capabilities.tools is None
+    ]
     if missing:
         run.record("tool-listed", "fail", f"{name} takes no argument {', '.join(missing)}")
+    elif undeclared:
+        run.record(
+            "tool-listed", "fail", f"{name} is listed, but {' and '.join(undeclared)} declare no tools capability"
+        )
     else:
         run.record("tool-listed", "pass", f"{name}({', '.join(wanted)})")
 
@@ -51,7 +69,7 @@ async def _check_pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
     try:
         templates = (await run.client.list_resource_templates()).resource_templates
     except Exception as exc:
-        run.record("pc-prompt", "fail", f"resources/templates/list failed: {_why(exc)}")
+        run.record("pc-prompt", "fail", f"resources/templates/list failed: {run.why(exc)}")
         return None
     if not any(t.uri_template == "pc-prompt://{dialog_id}" for t in templates):
         run.record("pc-prompt", "fail", "no resource template pc-prompt://{dialog_id}")
@@ -248,12 +266,25 @@ async def _interleaved(run: _Run) -> None:
 
 
 async def _cancellation(run: _Run) -> None:
-    """A Request cancelled right after it is sent; then ping, and the same Request again."""
+    """A Request cancelled right after it is sent; then a liveness request, and the same Request again.
+
+    Only evidence passes: the Request sent again is served (a Response naming it), or refused as
+    ``query-reused`` because the first was answered before the cancellation arrived (MCP lets a
+    cancellation come too late). Any other tool error says nothing about the cancellation.
+    """
     dialog = f"probe-cx-{uuid.uuid4().hex[:6]}"
+    # ping and notifications/cancelled are the initialize era's: on the initialize connection the
+    # handshakes kept open. 2026-07-28 cancels on stdio by the same notification, and tools/list
+    # stands in for the ping it removed.
+    kept = run.facts.get("legacy")
+    previous, previous_wire = run.client, run.wire
     try:
         async with AsyncExitStack() as stack:
-            client = await _connect(run, stack, "legacy")
-            previous, run.client = run.client, client
+            if kept is not None:
+                client, run.wire = kept
+            else:
+                client = await _connect(run, stack, "auto", "cancellation connection")
+            run.client = client
             try:
                 identity = await _open(run, dialog)
                 message = run.request(dialog, 0, identity, **_fields(run, 0))
@@ -262,25 +293,51 @@ async def _cancellation(run: _Run) -> None:
                 )
                 with anyio.move_on_after(0.01):
                     await client.session.send_request(request, types.CallToolResult)
-                with anyio.fail_after(_TIMEOUT):
-                    await client.session.send_ping()
+                with anyio.fail_after(run.timeout):
+                    if kept is not None:
+                        await client.session.send_ping()
+                    else:
+                        await client.list_tools()
                 again = await run.send("cancellation", message)
             finally:
                 run.client = previous
     except Exception as exc:
-        run.record("cancellation", "fail", f"after a cancelled Request the server failed: {_why(exc)}")
+        run.record("cancellation", "fail", f"after a cancelled Request the server failed: {run.why(exc)}")
         return
+    finally:
+        run.wire = previous_wire
     evidence = _evidence(run.exchanges[-1])
+    rules = [f.get("rule") for f in again.partner_findings]
     if again.document is not None and again.document.get("RequestID") == message["QueryID"]:
-        run.record(
-            "cancellation", "pass", "ping answered, and the cancelled Request was served when sent again", evidence
-        )
-    elif again.is_error:
         run.record(
             "cancellation",
             "pass",
-            "ping answered; the Request had been answered before the cancellation arrived, so sending it again "
-            "was refused (MCP: cancellation may come too late)",
+            "answered after the cancellation, and the cancelled Request was served when sent again",
+            evidence,
+        )
+    elif again.is_error and "query-reused" in rules:
+        run.record(
+            "cancellation",
+            "pass",
+            "answered after the cancellation; the Request had been answered before the cancellation arrived, so "
+            "sending it again was refused as query-reused (MCP: cancellation may come too late)",
+            evidence,
+        )
+    elif again.is_error:
+        shown = f"rules {', '.join(map(str, rules))}" if rules else f"text {(again.text or '')[:200]!r}"
+        run.record(
+            "cancellation",
+            "fail",
+            "the Request sent again after its cancellation was refused, but not as query-reused "
+            f"({shown}): nothing shows the cancellation was handled",
+            evidence,
+        )
+    elif again.document is not None:
+        run.record(
+            "cancellation",
+            "fail",
+            f"the Request sent again was answered with RequestID {again.document.get('RequestID')!r}, "
+            f"not {message['QueryID']}",
             evidence,
         )
     else:

@@ -2,28 +2,42 @@
 
 ``--partner dac=URL|CMD``: a value starting with ``http://`` or ``https://`` is a streamable-HTTP URL;
 anything else is a command line, split as a POSIX shell would split it (:func:`shlex.split`) but not run
-through a shell, and started as a stdio server. :func:`call_tool` reads a tool result the way the
-binding (docs/mcp.md) allows, without trusting it: the Response from ``structuredContent``, or from the
-text when there is none, and every way the exchange can go wrong as a finding rather than an exception.
+through a shell, and started as a stdio server with the caller's environment, as a shell would start it
+(the SDK's stdio client passes only an allow-list of variables), plus the ``env`` of the endpoint
+(``--env KEY=VALUE``). :func:`call_tool` reads a tool result the way the binding (docs/mcp.md) allows,
+without trusting it: the Response from ``structuredContent``, or from the text when there is none, and
+every way the exchange can go wrong as a finding rather than an exception.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
-from mcp import Client, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
+from mcp import Client, types
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from pgm_explore.errors import PgmExploreError
+from pgm_explore.mcp._wire import Wire, stdio_transport, tapped
 from pgm_explore.validation.findings import Finding
 
-__all__ = ["ROLES", "Endpoint", "PartnerArgumentError", "ToolReply", "call_tool", "parse_partner"]
+__all__ = [
+    "ROLES",
+    "Endpoint",
+    "PartnerArgumentError",
+    "ToolReply",
+    "call_tool",
+    "parse_env",
+    "parse_partner",
+    "timed_out",
+]
 
 ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 """``--partner`` role -> the data type its tool answers."""
@@ -45,6 +59,8 @@ class Endpoint:
 
     target: str
     server: Any = field(default=None, compare=False, repr=False)
+    env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Variables added to the caller's environment for a command (``--env KEY=VALUE``)."""
 
     @property
     def is_url(self) -> bool:
@@ -59,16 +75,46 @@ class Endpoint:
     def transport(self) -> str:
         return "inprocess" if self.server is not None else "http" if self.is_url else "stdio"
 
-    def client(self, *, mode: str = "auto", errlog: TextIO | None = None, timeout: float | None = None) -> Client:
-        """An unopened MCP client of this partner (``mode="legacy"``: the initialize handshake)."""
+    @property
+    def environment(self) -> dict[str, str]:
+        """What a command runs with: this process's environment, then :attr:`env`."""
+        return {**os.environ, **self.env}
+
+    def client(self, *, mode: str = "auto", timeout: float | None = None, wire: Wire | None = None) -> Client:
+        """An unopened MCP client of this partner (``mode="legacy"``: the initialize handshake).
+
+        ``wire`` records the messages as they were sent and received (not for a server in this
+        process, which has no wire); a command's stderr is then kept there, to be quoted. No
+        response cache: every read reaches the partner.
+        """
         if self.server is not None:
-            return Client(self.server, mode=mode, read_timeout_seconds=timeout)
+            return Client(self.server, mode=mode, read_timeout_seconds=timeout, cache=None)
         if self.is_url:
-            return Client(self.target, mode=mode, read_timeout_seconds=timeout)
-        command, *args = self.argv
-        params = StdioServerParameters(command=command, args=args)
-        transport = stdio_client(params, errlog=errlog) if errlog is not None else stdio_client(params)
-        return Client(transport, mode=mode, read_timeout_seconds=timeout)
+            http = streamable_http_client(self.target)
+            transport: Any = tapped(http, wire) if wire is not None else http
+        else:
+            wire = wire if wire is not None else Wire(self.target, capture_stderr=False)
+            transport = stdio_transport(self.argv, self.environment, wire)
+        return Client(transport, mode=mode, read_timeout_seconds=timeout, cache=None)
+
+
+def parse_env(values: list[str]) -> dict[str, str]:
+    """``--env KEY=VALUE`` values as a mapping; raises PartnerArgumentError.
+
+    >>> parse_env(["FAULT=slow", "EMPTY="])
+    {'FAULT': 'slow', 'EMPTY': ''}
+    >>> parse_env(["=x"])
+    Traceback (most recent call last):
+    ...
+    pgm_explore.mcp.connect.PartnerArgumentError: --env =x: expected KEY=VALUE with a KEY
+    """
+    found = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key or "\0" in value:
+            raise PartnerArgumentError(f"--env {value}: expected KEY=VALUE with a KEY")
+        found[key] = rest
+    return found
 
 
 def parse_partner(value: str) -> tuple[str, Endpoint]:
@@ -177,9 +223,22 @@ async def call_tool(
     try:
         result = await client.session.send_request(request, types.CallToolResult, request_read_timeout_seconds=timeout)
     except MCPError as exc:
-        finding = Finding.of("partner-error", path, f"JSON-RPC error {exc.error.code}: {exc.error.message}", _BINDING)
-        return ToolReply(None, error=str(exc), findings=[finding])
+        if timed_out(exc) and timeout is not None:
+            said = f"no answer within {timeout:g} s"
+        elif exc.code == CONNECTION_CLOSED:
+            said = f"the connection closed ({exc.message})"
+        else:
+            said = f"JSON-RPC error {exc.error.code}: {exc.error.message}"
+        finding = Finding.of("partner-error", path, said, _BINDING)
+        return ToolReply(None, error=said, findings=[finding])
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
         finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)
         return ToolReply(None, error=str(exc), findings=[finding])
     return read_result(result, path)
+
+
+def timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's own timeout (a local error it words like a JSON-RPC one)."""
+    return isinstance(exc, TimeoutError) or (
+        isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT and exc.message.endswith("timed out")
+    )

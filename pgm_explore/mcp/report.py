@@ -1,10 +1,7 @@
-"""The probe's results as text, JSON Lines or JUnit XML (``pgm-explore probe --format``), and
+"""The probe's results as text, JSON Lines, JUnit XML or HTML (``pgm-explore probe --format``), and
 as a table for a notebook (:func:`as_frame`).
 
 >>> from pgm_explore.mcp.probe import Check
-
-if TYPE_CHECKING:
-    import pandas as pd
 >>> checks = [Check("dac", "echo", "fail", "RequestID 'x' (Request: 'q-1')", "BKN-DAC FR \\"Correlation\\"")]
 >>> print(as_json_lines(checks), end="")
 {"partner": "dac", "check": "echo", "status": "fail", "message": "RequestID 'x' (Request: 'q-1')", "spec": "BKN-DAC FR \\"Correlation\\""}
@@ -16,17 +13,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
+from pgm_explore._display import esc
 from pgm_explore.mcp.probe import Check
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["as_frame", "as_json_lines", "as_junit", "as_text", "summary"]
+__all__ = ["as_frame", "as_html", "as_json_lines", "as_junit", "as_text", "summary"]
 
 _EVIDENCE_CHARS = 600
 # XML 1.0 has no way to write these, not even escaped: a partner's text may hold them.
@@ -68,13 +66,22 @@ def as_frame(checks: Sequence[Check]) -> pd.DataFrame:
 def _evidence(check: Check) -> list[str]:
     lines = []
     for item in check.evidence:
-        text = json.dumps(item, ensure_ascii=False)
+        text = json.dumps(item, ensure_ascii=False, default=str)
         lines.append(text if len(text) <= _EVIDENCE_CHARS else text[: _EVIDENCE_CHARS - 1] + "…")
     return lines
 
 
-def as_text(checks: Sequence[Check], clean: Callable[[str], str] = str, colour: dict[str, str] | None = None) -> str:
-    """Per partner, one line per check; a failure is followed by its spec clause and its evidence."""
+def as_text(
+    checks: Sequence[Check],
+    clean: Callable[[str], str] = str,
+    colour: dict[str, str] | None = None,
+    known: Container[Check] = (),
+) -> str:
+    """Per partner, one line per check; a failure is followed by its spec clause and its evidence.
+
+    A message of several lines (what a partner wrote to stderr before it exited) goes on, indented;
+    ``known``: the failures a baseline expects, marked so.
+    """
     colour = colour or {}
     reset = colour.get("reset", "")
     out = []
@@ -82,7 +89,10 @@ def as_text(checks: Sequence[Check], clean: Callable[[str], str] = str, colour: 
         out.append(f"{colour.get('bold', '')}{clean(partner)}{reset}")
         for c in block:
             mark = colour.get(c.status, "") + c.status.upper().ljust(4) + reset
-            out.append(f"  {mark}  {clean(c.check)}: {clean(c.message)}")
+            first, *more = c.message.splitlines() or [""]
+            flag = " (known: in the baseline)" if c in known else ""
+            out.append(f"  {mark}  {clean(c.check)}: {clean(first)}{flag}")
+            out.extend(f"        {clean(line)}" for line in more)
             if c.status == "fail":
                 out.append(f"        spec: {clean(c.spec)}")
                 out.extend(f"        > {clean(line)}" for line in _evidence(c))
@@ -114,3 +124,44 @@ def as_junit(checks: Sequence[Check]) -> str:
                 ElementTree.SubElement(case, "system-out").text = _xml("\n".join(_evidence(c)))
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+_HTML_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:1.5em;max-width:72em}"
+    "h2{margin-top:1.5em}details{border:1px solid #ddd;border-radius:4px;margin:4px 0;padding:2px 8px}"
+    "summary{cursor:pointer}.st{display:inline-block;width:3.2em;text-align:center;border-radius:8px;"
+    "color:#fff;font-weight:600;font-size:12px;margin-right:6px}.pass{background:#2e7d32}"
+    ".fail{background:#c62828}.skip{background:#757575}.id{font-family:monospace;font-weight:600}"
+    ".known{color:#8d6e00;font-size:12px;margin-left:6px}.clause{color:#444;font-size:13px}"
+    "pre{background:#f6f6f6;padding:6px;overflow-x:auto;white-space:pre-wrap;font-size:12px}"
+    ".msg{white-space:pre-wrap}"
+)
+
+
+def as_html(checks: Sequence[Check], known: Container[Check] = (), title: str = "pgm-explore probe") -> str:
+    """One page, no script and nothing fetched: per partner, a folded section per check (verdict,
+    message, clause, the messages exchanged); failures open. Every string is escaped."""
+    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(summary(checks))}</p>"]
+    for partner, block in groupby(checks, key=lambda c: c.partner):
+        cases = list(block)
+        body.append(f"<h2>{esc(partner)}</h2><p>{esc(summary(cases))}</p>")
+        for c in cases:
+            flag = '<span class="known">known failure (baseline)</span>' if c in known else ""
+            evidence = (
+                "".join(
+                    f"<pre>{esc(json.dumps(item, ensure_ascii=False, indent=2, default=str))}</pre>"
+                    for item in c.evidence
+                )
+                or "<p>No message exchanged is kept for this check.</p>"
+            )
+            body.append(
+                f'<details{" open" if c.status == "fail" else ""} id="{esc(partner)}-{esc(c.check)}">'
+                f'<summary><span class="st {esc(c.status)}">{esc(c.status)}</span>'
+                f'<span class="id">{esc(c.check)}</span>{flag}</summary>'
+                f'<p class="msg">{esc(c.message)}</p><p class="clause">Clause: {esc(c.spec)}</p>'
+                f"<details><summary>Messages exchanged ({len(c.evidence)})</summary>{evidence}</details></details>"
+            )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style>{_HTML_STYLE}</style></head><body>{''.join(body)}</body></html>\n"
+    )

@@ -27,7 +27,8 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
 from pgm_explore._version import __version__
@@ -165,8 +166,18 @@ def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
     return tool
 
 
+class _PartnerServer(MCPServer):
+    """An MCPServer whose unknown tool is a protocol error, the JSON-RPC error -32602 (MCP
+    server/tools, Error Handling), not the tool error (isError) the SDK makes of it."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in {tool.name for tool in await self.list_tools()}:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return await super().call_tool(name, arguments, context)
+
+
 def _server(partner: Partner, name: str, title: str) -> MCPServer:
-    server = MCPServer(
+    server = _PartnerServer(
         name,
         title=title,
         version=__version__,
