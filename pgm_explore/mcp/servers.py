@@ -168,7 +168,12 @@ def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
 
 class _PartnerServer(MCPServer):
     """An MCPServer whose unknown tool is a protocol error, the JSON-RPC error -32602 (MCP
-    server/tools, Error Handling), not the tool error (isError) the SDK makes of it."""
+    server/tools, Error Handling), not the tool error (isError) the SDK makes of it, and whose
+    capabilities are one answer in every era (see ``_one_capability_answer``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _one_capability_answer(self)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if name not in {tool.name for tool in await self.list_tools()}:
@@ -186,7 +191,6 @@ def _server(partner: Partner, name: str, title: str) -> MCPServer:
         tools=[_tool(partner, anyio.Lock())],
     )
     server.partner = partner  # type: ignore[attr-defined]  # for tests and in-process inspection
-    _one_capability_answer(server)
     return server
 
 
