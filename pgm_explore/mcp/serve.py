@@ -13,12 +13,19 @@ it a loud warning says what is off.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
+import anyio
+from mcp.server import MCPServer
+from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
 
+from pgm_explore.mcp._guard import GuardedHTTP, guarded_lines
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
 
 __all__ = ["FACTORIES", "main", "transport_security"]
@@ -75,9 +82,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     server = FACTORIES[args.partner](args.source)
     if args.http:
         security = transport_security(args.host, args.allow_host, sys.stderr)
-        server.run("streamable-http", host=args.host, port=args.port, transport_security=security)
+        anyio.run(_serve_http, server, args.host, args.port, security)
     else:
-        server.run()
+        anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio server, reading through the guard (batch and non-2.0 answered -32600)."""
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    writer: list[Any] = []
+
+    async def refuse(error: dict[str, Any]) -> None:
+        await writer[0].send(SessionMessage(jsonrpc_message_adapter.validate_python(error, by_name=False)))
+
+    async with stdio_server(stdin=guarded_lines(stdin, refuse), stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+        writer.append(write_stream)
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+async def _serve_http(server: MCPServer, host: str, port: int, security: TransportSecuritySettings | None) -> None:
+    import uvicorn
+
+    app = GuardedHTTP(server.streamable_http_app(transport_security=security, host=host))
+    await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
 
 
 if __name__ == "__main__":

@@ -186,7 +186,31 @@ def _server(partner: Partner, name: str, title: str) -> MCPServer:
         tools=[_tool(partner, anyio.Lock())],
     )
     server.partner = partner  # type: ignore[attr-defined]  # for tests and in-process inspection
+    _one_capability_answer(server)
     return server
+
+
+def _one_capability_answer(server: MCPServer) -> None:
+    """initialize and server/discover give the same capabilities: the SDK derives listChanged and
+    subscribe per era (notification options for the handshake, subscriptions/listen for 2026-07-28),
+    so the two answers disagree. Our tool list, resource templates and documents never change, so
+    neither era advertises change notifications or subscriptions (MCP lifecycle, Capability
+    Negotiation: a capability advertised must be served)."""
+    lowlevel = server._lowlevel_server
+    derive = lowlevel.get_capabilities
+
+    def get_capabilities(*args: Any, **kwargs: Any) -> Any:
+        capabilities = derive(*args, **kwargs)
+        if capabilities.tools is not None:
+            capabilities.tools.list_changed = False
+        if capabilities.prompts is not None:
+            capabilities.prompts.list_changed = False
+        if capabilities.resources is not None:
+            capabilities.resources.list_changed = False
+            capabilities.resources.subscribe = False
+        return capabilities
+
+    lowlevel.get_capabilities = get_capabilities  # type: ignore[method-assign]
 
 
 def prompt_creation_server(scenario: Source | PromptCreation | None = None) -> MCPServer:
