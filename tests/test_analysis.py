@@ -569,3 +569,17 @@ def test_plot_options_are_checked(pyplot: Any, market: Transcript) -> None:
         analysis.plot_feasibility(market, by="dialogue")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="x must be"):
         analysis.plot_timeline(market, x="turn")  # type: ignore[arg-type]
+
+
+def test_latency_has_no_float_noise() -> None:
+    """Epoch times 0.7 s apart subtract to 0.7000000476837158 in floats; the table shows 0.7."""
+
+    def message(mode: str, query: str, seconds: float, **more: Any) -> dict[str, Any]:
+        time = {"SimpleTimeData": [{"StartTime": seconds, "TimeType": True, "TimeUnit": "00"}]}
+        return {"Header": "PGM-KPA-V1.0", "Mode": mode, "QueryID": query, "DialogID": "d", "TurnIndex": 0,
+                "QueryTime": time, **more}  # fmt: skip
+
+    t = Transcript.from_documents(
+        [message("RQ", "q-1", 1794826200.0), message("RS", "q-2", 1794826200.7, RequestID="q-1")]
+    )
+    assert analysis.exchanges(t)["latency"].tolist() == [0.7]

@@ -7,9 +7,11 @@ every message, which is what tables and plots need.
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from pgm_explore import _display
@@ -89,7 +91,20 @@ class Exchange:
         answered = self.response.clock if self.response is not None else None
         if sent is None or answered is None or sent[0] != answered[0]:
             return None
-        return answered[1] - sent[1]
+        return _difference(answered[1], sent[1])
+
+
+def _difference(later: float, earlier: float) -> float:
+    """``later - earlier`` without float noise: two epoch times a tenth of a second apart subtract to
+    0.7000000476837158 in binary floats, so the shortest decimals that read back as each float are
+    subtracted instead (0.7), which is what the messages wrote.
+
+    >>> _difference(1794826200.7, 1794826200.0)
+    0.7
+    """
+    if not (math.isfinite(later) and math.isfinite(earlier)):
+        return later - earlier
+    return float(Decimal(repr(later)) - Decimal(repr(earlier)))
 
 
 @dataclass
