@@ -13,7 +13,15 @@ from typing import Any
 
 from pgm_explore.cli._output import PROG, Runner
 
-__all__ = ["Version", "add_color_option", "add_command", "add_partner_option", "add_reading_options"]
+__all__ = [
+    "Version",
+    "add_color_option",
+    "add_command",
+    "add_corpus_options",
+    "add_progress_option",
+    "add_partner_option",
+    "add_reading_options",
+]
 
 
 class Version(argparse.Action):
@@ -77,3 +85,48 @@ def add_partner_option(parser: argparse.ArgumentParser, help: str, *, required: 
     """``--partner ROLE=URL|CMD``, repeated; the values are read by ``_partners.partners``."""
     extra: dict[str, Any] = {"required": True} if required else {"default": []}
     parser.add_argument("--partner", action="append", metavar="ROLE=URL|CMD", help=help, **extra)
+
+
+def add_corpus_options(parser: argparse.ArgumentParser) -> None:
+    """``--corpus``, ``--workers``, ``--scheduler`` and ``--no-progress`` (check and table)."""
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="each file is a transcript of its own; a directory stands for its *.jsonl and *.json "
+        "files, recursively, sorted by path",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_count,
+        metavar="N",
+        default=None,
+        help="with --corpus: work on N local worker processes (0: in this process; "
+        "default: this process for a small corpus, one worker per core for a large one)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="with --corpus: run on the existing Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); its workers must import pgm_explore and read the same paths",
+    )
+    add_progress_option(parser)
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar (default: one on stderr when it is a terminal and the work takes more than two seconds)",
+    )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
