@@ -137,7 +137,11 @@ RULES: Mapping[str, Rule] = _rules(
     ),
     Rule("duplicate-key", "warning", False, "A name appears twice in one object: only its last value is read."),
     Rule(
-        "beyond-double", "warning", False, "A number beyond the range of a double (1.8e308), which many readers lose."
+        "beyond-double",
+        "warning",
+        False,
+        "A number beyond what a double holds (its range, 1.8e308; or so near an integer that a double makes it "
+        "that integer), which many readers lose.",
     ),
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
