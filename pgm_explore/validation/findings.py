@@ -84,6 +84,8 @@ RuleCode = Literal[
     "precheck-differs",
     # Partners over MCP (pgm_explore.mcp, docs/mcp.md): what an exchange with a partner server shows.
     "unusable-request",
+    "tool-arguments",
+    "query-reused",
     "action-context",
     "request-too-large",
     "dialog-foreign",
@@ -230,6 +232,12 @@ RULES: Mapping[str, Rule] = _rules(
                 "error",
                 "A document sent to a partner that no Response could name (no QueryID, DialogID, TurnIndex, ...).",
             ),
+            (
+                "tool-arguments",
+                "error",
+                "A tool call whose arguments are not the binding's: one it does not list, or no message.",
+            ),
+            ("query-reused", "error", "A Request whose QueryID the partner has answered already."),
             ("action-context", "error", "The action_context beside a BKN-DAC Request is not an ActionContext."),
             ("request-too-large", "error", "A Request larger than the partner accepts (docs/mcp.md)."),
             ("dialog-foreign", "error", "A Request names a dialogue that another session opened."),
