@@ -1,6 +1,6 @@
 """The explorer as one app page (``pgm-explore app``, Voilà): compose, validate files, read transcripts.
 
-Three tabs, each built on the library's own widgets and functions, so that the page shows what the
+Four tabs, each built on the library's own widgets and functions, so that the page shows what the
 notebooks show, without code:
 
 - **Compose**: a data type and a mode picked from lists, and a :class:`MessageComposer` for them
@@ -9,7 +9,9 @@ notebooks show, without code:
   (:func:`pgm_explore.validate_file`), with a table of the messages and the report of each one that
   has findings;
 - **Transcript**: a transcript uploaded or picked from the repository's examples, with its summary,
-  its tables (:mod:`pgm_explore.analysis`) and its plots.
+  its tables (:mod:`pgm_explore.analysis`) and its plots;
+- **Inspect**: a :class:`~pgm_explore.widgets.PartnerInspector` (a reference partner or a URL; the
+  page starts no command), built when the tab is first opened (it needs the ``mcp`` extra).
 
 Every result is HTML or PNG held in widgets (no ``Output`` capture), so that it also works, and is
 tested, without a browser.
@@ -94,7 +96,7 @@ def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
 
 
 class ExplorerApp(widgets.VBox):
-    """The app page: Compose, Validate files, Transcript (see the module's documentation).
+    """The app page: Compose, Validate files, Transcript, Inspect (see the module's documentation).
 
     >>> import tempfile
     >>> app = ExplorerApp(work_folder=tempfile.mkdtemp(), draft_dir=False)
@@ -189,7 +191,11 @@ class ExplorerApp(widgets.VBox):
             _dom_classes=("pgmx-app-read",),
         )
 
-        self.tabs = widgets.Tab(children=[compose, check, read], titles=("Compose", "Validate files", "Transcript"))
+        self.inspect = widgets.VBox(_dom_classes=("pgmx-app-inspect",))
+        self.tabs = widgets.Tab(
+            children=[compose, check, read, self.inspect], titles=("Compose", "Validate files", "Transcript", "Inspect")
+        )
+        self.tabs.observe(self._area.guard(lambda _change: self._tab_opened()), names="selected_index")
         self.children = [self.tabs, self._area.box]
         self.add_class("pgmx-app")
 
@@ -197,6 +203,23 @@ class ExplorerApp(widgets.VBox):
     def errors(self) -> list[BaseException]:
         """Exceptions raised in callbacks (each is also shown on the page)."""
         return self._area.errors
+
+    # -- inspect --------------------------------------------------------------------------------
+
+    def _tab_opened(self) -> None:
+        if self.tabs.selected_index == 3 and not self.inspect.children:
+            self.inspect.children = [self._inspector()]
+
+    def _inspector(self) -> widgets.Widget:
+        """The partner inspector of this page: reference partners and URLs, no command (the page runs
+        no code of its visitors'), saving in the work folder."""
+        try:
+            from pgm_explore.widgets._inspector import PartnerInspector
+        except ModuleNotFoundError:
+            return widgets.HTML(
+                '<p>The Inspect tab needs the MCP SDK: <code>pip install "pgm-explore[mcp]"</code>.</p>'
+            )
+        return PartnerInspector(allow_commands=False, work_folder=self.work_folder)
 
     # -- compose --------------------------------------------------------------------------------
 
