@@ -170,7 +170,7 @@ class Partner:
         arguments = params.get("arguments") or {}
         allowed = {"message", "action_context"} if self.role == "dac" else {"message"}
         if not isinstance(arguments, dict) or set(arguments) - allowed:
-            return _rejected("argument-unknown", f"arguments other than {sorted(allowed)}")
+            return _rejected("tool-arguments", f"arguments other than {sorted(allowed)}")
         message = arguments.get("message")
         named = (
             isinstance(message, dict)

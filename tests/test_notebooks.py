@@ -42,6 +42,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "bad = pgm_explore.validate(broken": "mode-forbidden",
         'rule.scope == "message"': ("../docs/rules.md#mode-forbidden", "overall-mismatch"),
         "overview = pd.DataFrame": "header-unknown",
+        'quiz = Course("tour")': ("0 of 2 exercises done", "A Response that asks"),
     },
     "02_compose_a_pc_prompt.ipynb": {
         'mine = MessageComposer("PC Prompt", draft_name="02-pc-prompt")': "MessageComposer",
@@ -118,22 +119,11 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "plot_timeline(market)": "[image/png]",
     },
     "06_find_the_mistake.ipynb": {
-        'exercise("bkn-dac/invalid/pastatus-per-action-code.json")': "MLocOOR",
-        'answer("bkn-dac/invalid/pastatus-per-action-code.json")': (
-            "<details>",
-            "[enum]",
-            "$.Feasibility.Steps[1].PAStatus",
-            "finer per-action vocabulary",
-            "agrees with the sidecar",
-        ),
-        'answer("bkn-prc/invalid/request-with-outcome.json")': ("mode-forbidden", "agrees with the sidecar"),
-        'answer("bkn-dac/invalid/overall-feasible-with-insvalue.json")': (
-            "overall-mismatch",
-            "consistency error",
-            "the finding is advice beside the verdict",
-        ),
-        "parse_statement(item": "unknown action 'Purchase'",
-        'fixed["EntityIDs"] = ': ("Fixed", "your fix: BKN-DAC RQ: conforms"),
+        'course = Course("find-the-mistake")': "0 of 8 exercises done",
+        "course.exercise(4)": "Exercise 4 of 8 · A status from the wrong vocabulary",
+        "course.exercise(8)": "Exercise 8 of 8",
+        'parse_statement(item["Statement"])': "unknown action 'Purchase'",
+        "fixed = copy.deepcopy(course.message(8))": ("Not yet", "your fix: BKN-DAC RQ: does not conform"),
         "key = pd.DataFrame": ("Answer key", "explanation"),
     },
     "07_live_dialogues.ipynb": {

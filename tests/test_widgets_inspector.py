@@ -91,7 +91,7 @@ async def test_what_cannot_work_is_a_sentence_never_a_traceback(tmp_path: Path) 
 async def test_the_apps_inspect_tab_starts_no_command(tmp_path: Path) -> None:
     app = ExplorerApp(work_folder=tmp_path, draft_dir=False)
     assert app.inspect.children == ()  # built when the tab is opened
-    app.tabs.selected_index = 3
+    app.tabs.selected_index = app.tabs.titles.index("Inspect")
     (inspector,) = app.inspect.children
     assert isinstance(inspector, PartnerInspector)
     assert "a command…" not in inspector.partner.options

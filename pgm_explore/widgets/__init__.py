@@ -11,7 +11,9 @@ data types' JSON Schemas, serves every type and mode:
 - :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts;
 - :class:`PartnerInspector`: a partner's tools called by hand, with the JSON-RPC messages both ways
   (needs the ``mcp`` extra; imported when first named);
-- :class:`ExplorerApp`: the three of them on one app page (``pgm-explore app``).
+- :class:`Course`: exercises that check the learner (name the broken field and the rule, fix
+  the message in a composer), progress kept in the drafts folder (notebooks 01 and 06);
+- :class:`ExplorerApp`: all of them on one app page (``pgm-explore app``).
 
 ``docs/widgets.md`` describes the widgets, their CSS classes, the drafts folder
 (``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``) and the work folder where Save
@@ -33,11 +35,13 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
 from pgm_explore.dialogue.documents import reply_document, skeleton
 from pgm_explore.widgets._app import ExplorerApp
 from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._course import Course
 from pgm_explore.widgets._dialogue import DialogueBuilder, example_picker
 from pgm_explore.widgets._drafts import default_draft_dir, default_work_dir
 from pgm_explore.widgets._examples import ExampleLoader, example_files
 
 __all__ = [
+    "Course",
     "DialogueBuilder",
     "ExampleLoader",
     "ExplorerApp",
