@@ -243,7 +243,7 @@ class TranscriptChecker:
         pending = _rules.answers_a_request(self._state, facts, type_name, dialogue, found)
         if pending is None:
             return
-        _rules.turn_matches_request(facts, type_name, pending, found)
+        _rules.turn_matches_request(facts, type_name, pending.turn, pending.source, found)
         if len(found) == before:  # a Response already dated before the message it follows, or of another turn
             _rules.time_after_request(facts, pending, found)
         for rule in RESPONSE_RULES[type_name]:
