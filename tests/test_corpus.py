@@ -327,17 +327,3 @@ def test_many_files_are_listed_in_part(tmp_path: Path) -> None:
         (tmp_path / f"s{n:02d}.jsonl").write_text("")
     text = str(Corpus(tmp_path, workers=0))
     assert text.count("\n") == 21 and text.endswith("... and 5 more")
-
-
-def test_local_workers_take_over_from_a_size_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pgm_explore._engine import cores
-    from pgm_explore.dialogue import _corpus
-
-    files = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
-    for name in files:
-        Path(name).write_bytes(b"\n" * 10)
-    assert _corpus.corpus_workers(files) == 0  # small: this process
-    assert _corpus.corpus_workers(files, 3) == 3 and _corpus.corpus_workers(files, 0) == 0
-    monkeypatch.setattr(_corpus, "LOCAL_WORKERS_FROM", 20)
-    assert _corpus.corpus_workers(files) == (cores() if cores() > 1 else 0)
-    assert _corpus.corpus_workers(files[:1]) == 0  # one transcript is checked whole, in one place

@@ -16,10 +16,11 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 import pandas as pd
 
 from pgm_explore import _display
+from pgm_explore._engine import engine_for
 from pgm_explore._progress import progress
 from pgm_explore.analysis._tables import TABLES
 from pgm_explore.dialogue import Transcript, corpus_files
-from pgm_explore.dialogue._corpus import corpus_engine, corpus_size
+from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, corpus_size
 from pgm_explore.io import UnreadablePath
 
 if TYPE_CHECKING:
@@ -156,7 +157,9 @@ class Corpus:
         """The pandas table, with a progress bar on ``stream`` (None: a notebook's, or stderr's)."""
         frames = []
         with (
-            corpus_engine(self.files, self.workers, self.scheduler) as work,
+            engine_for(
+                self.files, workers=self.workers, scheduler=self.scheduler, min_bytes=LOCAL_WORKERS_FROM
+            ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
         ):
             for job, done in zip(self.files, work.map(_tabulate, [_Job(what, f) for f in self.files]), strict=True):

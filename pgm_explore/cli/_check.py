@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 from typing import IO, TYPE_CHECKING, NamedTuple
 
 from pgm_explore._progress import Progress, progress
-from pgm_explore.cli._options import add_command, add_corpus_options, add_reading_options
+from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -35,7 +35,10 @@ from pgm_explore.dialogue import dialogue_key
 from pgm_explore.io import UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
+    from pgm_explore._engine import Engine
     from pgm_explore.dialogue import TranscriptFinding
+
+    Emit = Callable[[Sequence[TranscriptFinding]], None]
 
 __all__ = [
     "FileCheck",
@@ -44,7 +47,6 @@ __all__ = [
     "check_block",
     "check_file",
     "check_transcript",
-    "needs_corpus",
     "refuse",
     "run_corpus",
     "unreadable",
@@ -64,10 +66,18 @@ inputs:
   nothing is checked (part of a transcript would give findings the whole has not);
   a PATH that fails later stops the check there.
 
-  A large file (16 MB or more) is read by two processes on a machine with two
-  cores: a helper reads, parses and validates its lines while this one applies the
-  transcript rules in order. The findings are the same either way;
-  PGM_EXPLORE_PARALLEL=0 in the environment keeps to one process.
+where the work runs:
+  Reading, decoding and validating a message depends on that message alone; the
+  transcript rules need the messages in order. A big JSON Lines file is therefore
+  cut into partitions of whole lines (4 MiB each), worked on by Dask workers, and
+  the rules run here over what comes back, in order. By default, transcripts of
+  64 MiB or more are worked on by one local worker process per core (starting
+  them takes a second or two), smaller ones, standard input and pipes in this
+  process. --workers N says how many local workers (0: this process only);
+  --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
+  'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
+  PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0. The findings
+  are the same bytes wherever the work runs.
 
 corpus (--corpus):
   Each file is a transcript of its own, checked as 'pgm-explore check FILE' checks
@@ -81,7 +91,7 @@ corpus (--corpus):
   A file that cannot be read is reported on stderr and the others are checked.
   Each transcript is checked whole on one worker: in this process for a small
   corpus (--workers 0 always), on N local worker processes with --workers N (one
-  per core by default from 64 MB on), or on an existing Dask cluster with
+  per core by default from 64 MiB on), or on an existing Dask cluster with
   --scheduler ADDRESS; the output is the same bytes in every case.
 
 progress:
@@ -145,6 +155,7 @@ def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "(with --corpus: files and directories, each file a transcript)",
         "finding",
     )
+    add_engine_options(parser)
     add_corpus_options(parser)
 
 
@@ -223,14 +234,21 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
 def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.corpus:
         return run_corpus(args, out, err)
-    if needs_corpus("check", args, err):
-        return EXIT_USAGE
+    # Imported here: validate does not need the dialogue layer, and starts faster without it.
+    from pgm_explore._engine import EngineUnavailable, engine_for
+    from pgm_explore.dialogue._transcript import CHECK_BYTES
+
     problems = unreadable(args.paths)
     if problems:
         return refuse("check", problems, args.paths, err)
     palette = palette_for(args.color, out)
-    with progress(input_size(args.paths), "B", stream=err, show=args.progress) as bar:
-        tally = check_transcript(args.paths, args.format, palette, shared(out, bar), err, bar=bar)
+    try:
+        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    with engine, progress(input_size(args.paths), "B", stream=err, show=args.progress, what="check") as bar:
+        tally = check_transcript(args.paths, args.format, palette, shared(out, bar), err, engine=engine, bar=bar)
     if args.format == "text":
         write_text(out, summary_line(tally, palette))
     return tally.status
@@ -248,20 +266,19 @@ def check_transcript(
     out: IO[str],
     err: IO[str],
     *,
-    parallel: bool = True,
+    engine: Engine | None = None,
     bar: Progress | None = None,
 ) -> Tally:
     """Check ``paths`` as one transcript, writing its findings to ``out`` as ``check`` does in
     the format ``form`` (all but the text summary line), and what stopped it to ``err``.
 
     This is the body of ``pgm-explore check``, and of each transcript of ``check --corpus``
-    (on a worker, into a buffer), so that the two print the same bytes. ``parallel=False``
-    keeps to this process (a Dask worker may not start a helper process of its own).
+    (on a worker, into a buffer), so that the two print the same bytes. ``engine`` works on
+    big files (None: this process); ``bar`` is told the bytes done.
     """
-    # Imported here: validate does not need the dialogue layer, and starts faster without it.
-    from pgm_explore._bulk import iter_worked
-    from pgm_explore._facts import FACTS
     from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._facts import item_facts
+    from pgm_explore.io import iter_worked
 
     if form == "json":
         write = out.write
@@ -286,12 +303,12 @@ def check_transcript(
 
     tally = Tally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
-    # of the summary (a helper process reads and validates a large file on a second core).
+    # of the summary (the facts of a big file's messages made by the engine's workers).
     checker = TranscriptChecker()
     for path in paths:
         stdin_notice("check", path, err)
         try:
-            for source, facts in iter_worked(path, FACTS, parallel=parallel):
+            for source, facts in iter_worked(path, item_facts, engine=engine):
                 found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:
@@ -342,15 +359,6 @@ def check_block(findings: Sequence[TranscriptFinding], p: Palette) -> str:
     return "\n".join(lines)
 
 
-def needs_corpus(command: str, args: argparse.Namespace, err: IO[str]) -> bool:
-    """Whether ``--workers`` or ``--scheduler`` came without ``--corpus`` (said on ``err``):
-    one transcript is checked in this process."""
-    if args.workers is None and args.scheduler is None:
-        return False
-    err.write(f"{PROG} {command}: --workers and --scheduler go with --corpus\n")
-    return True
-
-
 # --- corpus mode --------------------------------------------------------------------------
 
 
@@ -382,7 +390,8 @@ def check_file(job: FileCheck) -> FileChecked:
     if problems:
         status = refuse("check", problems, [job.path], err)
         return FileChecked("", err.getvalue(), 0, 0, 0, 0, status)
-    tally = check_transcript([job.path], job.form, job.palette, out, err, parallel=False)
+    # In the worker's own process: the corpus is spread over the workers file by file.
+    tally = check_transcript([job.path], job.form, job.palette, out, err)
     return FileChecked(
         out.getvalue(), err.getvalue(), tally.messages, len(tally.dialogues), tally.errors, tally.warnings, tally.status
     )
@@ -427,9 +436,9 @@ class CorpusTally(Severities):
 def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``check --corpus``: each file a transcript, checked wherever the engine runs it,
     written in the corpus's order."""
-    from pgm_explore._engine import EngineUnavailable
+    from pgm_explore._engine import EngineUnavailable, engine_for
     from pgm_explore.dialogue import corpus_files
-    from pgm_explore.dialogue._corpus import corpus_engine
+    from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM
 
     problems = [exc for exc in map(_missing, dict.fromkeys(args.paths)) if exc is not None]
     if problems:
@@ -441,7 +450,7 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     tally = CorpusTally()
     jobs = [FileCheck(path, args.format, palette) for path in files]
     try:
-        work = corpus_engine(files, args.workers, args.scheduler)
+        work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from pgm_explore._progress import Progress, progress
-from pgm_explore.cli._check import needs_corpus, refuse, unreadable
-from pgm_explore.cli._options import add_command, add_corpus_options
+from pgm_explore.cli._check import refuse, unreadable
+from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
 from pgm_explore.io import Item, UnreadablePath, iter_documents
 
@@ -114,6 +114,13 @@ def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "(default: a cell starting with = + - @, a tab or a carriage return gets a leading ')",
     )
     add_corpus_options(parser)
+    add_engine_options(
+        parser,
+        "with --corpus: build the transcripts' tables on N local worker processes (0: in this process; "
+        "default: this process for a small corpus, one worker per core from 64 MiB on)",
+        "with --corpus: build them on the existing Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+    )
 
 
 def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -179,6 +186,15 @@ def corpus_frame(args: argparse.Namespace, err: IO[str]) -> pd.DataFrame | None:
     except (UnreadablePath, EngineUnavailable) as exc:
         err.write(f"{PROG} table: {clean(str(exc))}\n")
         return None
+
+
+def needs_corpus(command: str, args: argparse.Namespace, err: IO[str]) -> bool:
+    """Whether ``--workers`` or ``--scheduler`` came without ``--corpus`` (said on ``err``):
+    one transcript is checked in this process."""
+    if args.workers is None and args.scheduler is None:
+        return False
+    err.write(f"{PROG} {command}: --workers and --scheduler go with --corpus\n")
+    return True
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -11,10 +11,9 @@ import contextlib
 import os
 from collections.abc import Iterable, Sequence
 
-from pgm_explore._engine import Engine, cores, engine
 from pgm_explore.io import UnreadablePath
 
-__all__ = ["CORPUS_SUFFIXES", "LOCAL_WORKERS_FROM", "corpus_engine", "corpus_files", "corpus_size", "corpus_workers"]
+__all__ = ["CORPUS_SUFFIXES", "LOCAL_WORKERS_FROM", "corpus_files", "corpus_size"]
 
 LOCAL_WORKERS_FROM = 64 << 20
 """Bytes of a corpus from which it is checked on local worker processes when not told
@@ -75,18 +74,3 @@ def corpus_size(files: Sequence[str]) -> int:
         with contextlib.suppress(OSError):
             total += os.path.getsize(name)
     return total
-
-
-def corpus_workers(files: Sequence[str], workers: int | None = None) -> int:
-    """How many local worker processes check ``files`` (0: this process): ``workers`` if
-    given, else none for a small corpus and one per core from :data:`LOCAL_WORKERS_FROM`
-    bytes on."""
-    if workers is not None:
-        return workers
-    many = cores() > 1 and len(files) > 1 and corpus_size(files) >= LOCAL_WORKERS_FROM
-    return cores() if many else 0
-
-
-def corpus_engine(files: Sequence[str], workers: int | None = None, scheduler: str | None = None) -> Engine:
-    """Where to check a corpus: the Dask cluster at ``scheduler``, else :func:`corpus_workers`."""
-    return engine(corpus_workers(files, workers) if scheduler is None else 0, scheduler)
