@@ -159,9 +159,9 @@ def test_an_unreadable_transcript_is_reported_and_the_others_are_checked(
     assert status == 2 and text.splitlines()[-1].endswith("; 1 transcript could not be read")
 
 
-def test_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "check", "--workers", "2", "single.log")
-    assert (status, out, err) == (2, "", "pgm-explore check: --workers and --scheduler go with --corpus\n")
+def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "table", "messages", "--workers", "2", "single.log")
+    assert (status, out, err) == (2, "", "pgm-explore table: --workers and --scheduler go with --corpus\n")
 
 
 # --- the same bytes wherever the work runs ----------------------------------------------------------
