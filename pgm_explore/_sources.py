@@ -50,6 +50,7 @@ from pgm_explore.validation import (
     ReportFields,
     duplicate_keys,
     parse_json,
+    read_double,
     read_number,
 )
 from pgm_explore.validation import report_fields as _report_fields
@@ -271,7 +272,9 @@ def _noted(raw: bytes, document: Any) -> tuple[Finding, ...]:
     return duplicate_keys(raw, document)
 
 
-_decode_fast = msgspec.json.Decoder().decode
+# (Its numbers with a fraction or an exponent go through read_double: a number that a double
+# would move onto an integer goes to the json module's path too, which reads it as written.)
+_decode_fast = msgspec.json.Decoder(float_hook=read_double).decode
 
 
 def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:

@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` (display helpers), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
+# `_display` (display helpers), `_engine` (where bulk work runs: this process or Dask), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
 # every layer, `_sources` and `_bulk` (reading and validating in bulk) and `io` (their public face)
 # sit with validation; the command line sits on top.
 LAYERS = {
@@ -19,6 +19,7 @@ LAYERS = {
     "_workfolder": 0,
     "errors": 0,
     "_version": 0,
+    "_engine": 0,
     "spec": 1,
     "models": 2,
     "validation": 3,

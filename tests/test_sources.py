@@ -16,6 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pgm_explore._sources import _decode, _parse, _parse_slowly
+from pgm_explore.validation import parse_json
 from pgm_explore.validation._parse import _duplicates_slowly
 from pgm_explore.validation._values import json_value_problems
 
@@ -31,7 +32,8 @@ def _reference(raw: bytes) -> tuple[Any, Any, Any]:
         return _parse_slowly(raw, 1)
     if json_value_problems(value):
         return _parse_slowly(raw, 1)
-    return value, None, _duplicates_slowly(raw)
+    moved = tuple(f for f in parse_json(raw)[1] if f.rule == "beyond-double")  # (numbers read next to an integer)
+    return value, None, _duplicates_slowly(raw) + moved
 
 
 def _typed(value: Any) -> Any:
@@ -82,6 +84,7 @@ def test_json_values_read_alike(value: Any, ascii_only: bool) -> None:
 @example(b'{"\\u003a": 1, "\\u003a": 2, "b": "\\u003b"}')  # a name that is a colon, written twice
 @example(b"[1e400]")  # beyond a double: the integer it is, from both
 @example(b"[123456789012345678901234567890]")  # beyond 64 bits: still an int
+@example(b"[1.00000000000000000001, -1e-400, 0.1, 2.0]")  # a double would move the first two onto an integer
 @example(b"[" + b"9" * 5000 + b"]")  # beyond Python's digit limit: too-large
 @example(b'["\\ud800"]')  # a lone surrogate escape: an encoding finding on both paths
 @example(b'{"\\udbff\\udfff": "\\ud83d\\ude00"}')  # pairs of escapes: characters

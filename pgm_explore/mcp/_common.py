@@ -31,8 +31,9 @@ import msgspec
 
 from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.spec import data_type
+from pgm_explore.spec import HEADERS, data_type
 from pgm_explore.validation import validate
+from pgm_explore.validation.findings import Finding, RuleCode, shown
 
 __all__ = [
     "MAX_DIALOGUES",
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 _DESCR_LIMIT = 2048  # DescrMetadata is plain text of at most 2048 characters
+_ABSENT = object()
 
 
 def data_folder() -> Traversable:
@@ -238,38 +240,29 @@ class Partner:
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
             raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
-        report = validate(message)
-        findings = [f.to_dict() for f in report.findings if f.conformance]
-        header = data_type(self.type_name).header
-        named = (
-            isinstance(message, dict)
-            and message.get("Header") == header
-            and message.get("Mode") == "RQ"
-            and isinstance(message.get("QueryID"), str)
-            and isinstance(message.get("DialogID"), str)
-            and type(message.get("TurnIndex")) is int
-            and message["TurnIndex"] >= 0
-        )
-        if not named:
-            why = f"not a {self.type_name} Request with a string QueryID and DialogID and a TurnIndex >= 0"
-            raise RequestRejected([{"rule": "unusable-request", "message": why}, *findings])
+        report = validate(message) if isinstance(message, dict) else None
+        findings = [f.to_dict() for f in report.findings if f.conformance] if report is not None else []
+        unusable = unusable_findings(self.type_name, message)
+        if unusable:
+            # The Request's own findings only where it is one of this type: a Response or another
+            # type's message is judged by another table, whose findings would say nothing useful.
+            named_at = {f["path"] for f in unusable}
+            same_kind = not any(f["path"] in ("$", "$.Header", "$.Mode") for f in unusable)
+            raise RequestRejected([*unusable, *(f for f in findings if same_kind and f["path"] not in named_at)])
         self.check_extra(message, **extra)
         dialog_id = message["DialogID"]
         known = self.dialogues.get(dialog_id)
         if known is not None and message["QueryID"] in known.queries:
             # A second Response naming this QueryID would break D16; the first one stands.
-            raise RequestRejected(
-                [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
-            )
+            why = f"QueryID {message['QueryID']} was already answered; a second Response would name it again"
+            raise RequestRejected([_finding("query-reused", ("QueryID",), why, "DECISIONS D16")])
         identity = {key: message[key] for key in documents.SESSION if isinstance(message.get(key), str)}
         owner = owner or f"pgm:{identity.get('SessionID', '')}"
         opener = self.opened_by(dialog_id)
         if opener is not None and opener != owner:
             # Another session's dialogue: answered, and nothing of it is read or changed.
             if len(identity) < len(documents.SESSION):
-                raise RequestRejected(
-                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
-                )
+                raise RequestRejected(_identity_missing(self.type_name, identity))
             why = f"dialogue {dialog_id} belongs to another session; this Request cannot take part in it"
             payload: dict[str, Any] = {
                 "Outcome": "not_answered",
@@ -279,9 +272,7 @@ class Partner:
         if known is None:
             if len(identity) < len(documents.SESSION):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
-                raise RequestRejected(
-                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
-                )
+                raise RequestRejected(_identity_missing(self.type_name, identity))
             dialogue = _Dialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
@@ -350,6 +341,65 @@ class Partner:
 
 
 _LIMITS = "limits of pgm-explore's reference partners, docs/mcp.md"
+_NAMED = "FR Correlation: a Response names its Request by its QueryID (RequestID), in its dialogue and turn"
+
+
+def _finding(rule: RuleCode, path: tuple[str, ...], message: str, spec: str) -> dict[str, Any]:
+    return Finding.of(rule, path, message, spec).to_dict()
+
+
+def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
+    """Why ``message`` is no Request of ``type_name`` that a Response could name, in plain words
+    (``unusable-request`` findings; empty: it is one). The wrong Header or Mode is named first.
+
+    >>> [f["message"] for f in unusable_findings("BKN-DAC", {"Header": "PGM-KDA-V1.0", "Mode": "RS"})]
+    ['Mode is RS: a Request must have Mode RQ.']
+    >>> unusable_findings("BKN-DAC", {"Header": "PGM-KPA-V1.0", "Mode": "RQ"})[0]["message"]
+    'Header is PGM-KPA-V1.0, the Header of BKN-PAL: a BKN-DAC Request has Header PGM-KDA-V1.0.'
+    >>> unusable_findings("BKN-PAL", "hello")[0]["message"]
+    'The message is the string "hello", not a JSON object: a BKN-PAL Request is an object.'
+    """
+    dt = data_type(type_name)
+    if not isinstance(message, dict):
+        why = f"The message is {shown(message)}, not a JSON object: a {type_name} Request is an object."
+        return [_finding("unusable-request", (), why, f"{type_name} Syntax: the top level is a JSON object")]
+    found = []
+    header = message.get("Header", _ABSENT)
+    if header != dt.header:
+        said = "missing" if header is _ABSENT else shown(header).removeprefix("the string ").strip('"')
+        other = HEADERS.get(header) if isinstance(header, str) else None
+        if other is not None:
+            said += f", the Header of {other.name}"
+        why = f"Header is {said}: a {type_name} Request has Header {dt.header}."
+        found.append(_finding("unusable-request", ("Header",), why, dt.clause(("Header",))))
+    mode = message.get("Mode", _ABSENT)
+    if mode != "RQ":
+        said = "missing" if mode is _ABSENT else shown(mode).removeprefix("the string ").strip('"')
+        why = f"Mode is {said}: a Request must have Mode RQ."
+        found.append(_finding("unusable-request", ("Mode",), why, dt.clause(("Mode",))))
+    if found:
+        return found
+    for key in ("QueryID", "DialogID"):
+        value = message.get(key, _ABSENT)
+        if not isinstance(value, str):
+            said = "missing" if value is _ABSENT else f"{shown(value)}, not a string"
+            why = f"{key} is {said}: no Response could name this Request."
+            found.append(_finding("unusable-request", (key,), why, _NAMED))
+    turn = message.get("TurnIndex", _ABSENT)
+    if type(turn) is not int or turn < 0:
+        said = "missing" if turn is _ABSENT else f"{shown(turn)}, not an integer from 0"
+        why = f"TurnIndex is {said}: no Response could name this Request's turn."
+        found.append(_finding("unusable-request", ("TurnIndex",), why, _NAMED))
+    return found
+
+
+def _identity_missing(type_name: str, identity: Mapping[str, str]) -> list[dict[str, Any]]:
+    missing = [key for key in documents.SESSION if key not in identity]
+    why = (
+        f"{', '.join(missing)} missing (or not a string), and no earlier turn of the dialogue gives "
+        f"{'it' if len(missing) == 1 else 'them'}: a Response could not carry the session identities."
+    )
+    return [_finding("unusable-request", (missing[0],), why, data_type(type_name).clause((missing[0],)))]
 
 
 def _nothing() -> None:

@@ -45,10 +45,13 @@ def test_app_composes_validates_and_reads_a_transcript(
     expect(composer.title).to_contain_text("PC Prompt", timeout=WIDGETS_MS)
     shot("app opened")
 
-    # Compose: pick a type and a mode, type into a field; the JSON view follows.
+    # Compose: pick a type, then the mode with the composer's own switch (the page's only one), type
+    # into a field; the JSON view follows.
     app.locator(".pgmx-app-type select").select_option("BKN-DAC")
     expect(composer.title).to_contain_text("BKN-DAC", timeout=WIDGETS_MS)
-    app.locator(".pgmx-app-mode button", has_text="Response (RS)").click()
+    expect(app.locator(".pgmx-app-mode")).to_have_count(0)
+    expect(app.locator(".pgmx-mode")).to_have_count(1)
+    composer.field("Mode").locator(".pgmx-mode button", has_text="RS").click()
     expect(composer.title).to_contain_text("Response", timeout=WIDGETS_MS)
     expect(composer.json_view).to_have_value(re.compile(r'"Mode": "RS"'))
     type_into(composer.input("DialogID"), "dlg-app-1")
