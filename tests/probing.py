@@ -122,11 +122,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def http_raw_partner(role: str, faults: tuple[str, ...]) -> Iterator[str]:
-    """The raw partner serving Streamable HTTP; its URL."""
+def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
+    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
     port = _free_port()
     env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
-    command = [sys.executable, str(HERE / "raw_partner.py"), "--role", role, "--http", str(port)]
+    command = [sys.executable, str(HERE / "raw_partner.py"), "--role", role, "--http", str(port), *options]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30

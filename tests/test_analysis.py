@@ -282,6 +282,15 @@ def test_feasibility(market: Transcript) -> None:
     assert frame["Reason"][1].startswith("The lantern costs 180 AGR")
 
 
+def test_overall_is_on_every_row_of_the_request_even_a_step_not_reported(market: Transcript) -> None:
+    documents = market_documents()
+    (response,) = [d for d in documents if isinstance(d.get("Feasibility"), dict)]
+    del response["Feasibility"]["Steps"][1]
+    frame = feasibility(Transcript.from_documents(documents))
+    assert values(frame["PAStatus"]) == ["Ack", None, "InsRights"]
+    assert values(frame["Overall"]) == ["partially_feasible"] * 3
+
+
 def _plan(statements: list[str], **changes: Any) -> list[dict[str, Any]]:
     """PC Prompt + a feasibility Request of the market, with these statements, and no Response."""
     prompt, request = market_documents()[:2]

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, KINDS, example_files, minimal_message
 
-from pgm_explore import _sources, cli
+from pgm_explore import cli
 from pgm_explore.cli import main
+from pgm_explore.io import _read as _sources
 from pgm_explore.validation import Finding, Report, validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
@@ -408,6 +409,17 @@ def test_malformed_examples_read_as_expected(path: Path, capsys: pytest.CaptureF
     assert [f["path"] for f in found["findings"]] == expected["paths"]
     if "line" in expected:
         assert (found["findings"][0]["line"], found["findings"][0]["column"]) == (expected["line"], expected["column"])
+
+
+def test_every_invalid_example_reads_as_validate_reads_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The bulk reader (msgspec first, the json module for what it leaves) and validate() of the
+    # text give the same findings: numbers a double would move onto an integer included (issue 24).
+    # Each file as one line of JSON Lines (no JSON string holds a line break), which msgspec reads first.
+    texts = [p.read_bytes().replace(b"\n", b" ") for p in example_files("invalid")]
+    path = write(tmp_path / "invalid.jsonl", b"\n".join(texts).decode())
+    _, out, err = run(capsys, "validate", "--format", "json", path)
+    assert err == ""
+    assert [o["findings"] for o in objects(out)] == [validate(text).to_dict()["findings"] for text in texts]
 
 
 @pytest.mark.parametrize(("type_name", "mode"), KINDS)

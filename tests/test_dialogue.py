@@ -299,3 +299,20 @@ def test_a_reused_query_id_names_the_first_source_as_it_was_written() -> None:
     checker.feed("log.jsonl:007", first)  # (no reader writes a line so; a caller may)
     (reused,) = [f for f in checker.feed("log.jsonl:8", again) if f.rule == "query-id-reused"]
     assert "at log.jsonl:007;" in reused.message
+
+
+def test_a_second_response_with_another_turn_has_both_d16_errors() -> None:
+    # D16 names both: a second Response to the same Request, and a TurnIndex other than the Request's.
+    # The Request's turn is remembered whatever it is: small, beyond what the state packs, or not an integer.
+    for turn in (0, 2**40, "zero"):
+        docs = [
+            prompt(),
+            request("BKN-PRC", "q-1", turn, 2_000),  # type: ignore[arg-type]
+            response("BKN-PRC", "q-2", "q-1", turn, 3_000),  # type: ignore[arg-type]
+            response("BKN-PRC", "q-3", "q-1", 7, 4_000),
+        ]
+        found = [(f.rule, f.message) for f in Transcript.from_documents(docs, source="t").findings if "#3" in f.source]
+        assert [rule for rule, _ in found] == ["response-duplicate", "turn-mismatch"], turn
+        assert f"(t#1) has TurnIndex {turn};" in found[1][1]
+        same_turn = [*docs[:3], response("BKN-PRC", "q-3", "q-1", turn, 4_000)]  # type: ignore[arg-type]
+        assert [rule for index, rule in rules(same_turn) if index == 3 and rule != "type"] == ["response-duplicate"]

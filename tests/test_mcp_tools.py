@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -148,7 +149,7 @@ def test_extra_arguments_and_a_bad_action_context_are_refused_and_the_retry_is_s
     request = next(r for r in _examples("BKN-DAC", "RQ") if r["Kind"] == "feasibility")
     request = {**request, "DialogID": "dlg-raw-retry"}
     extra = peer.request("tools/call", {"name": "bkn_dac", "arguments": {"message": request, "verbose": True}})
-    assert extra["result"]["isError"] is True and "verbose" in extra["result"]["content"][0]["text"]
+    assert [(f["rule"], f["path"]) for f in _rejection(extra)] == [("tool-arguments", "$.verbose")]
     bad = {"message": request, "action_context": {"MLocations": 5}}
     refused = peer.request("tools/call", {"name": "bkn_dac", "arguments": bad})["result"]
     assert refused["isError"] is True
@@ -160,6 +161,116 @@ def test_extra_arguments_and_a_bad_action_context_are_refused_and_the_retry_is_s
     assert served.get("isError", False) is False
     assert served["structuredContent"]["RequestID"] == request["QueryID"]
     assert served["structuredContent"]["Outcome"] != "not_answered"
+
+
+def _rejection(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings of a refusal, read as docs/mcp.md promises them: a tool error whose text ends
+    with {"rejected": true, "findings": [...]}."""
+    result = reply["result"]
+    assert result["isError"] is True, result
+    text = result["content"][0]["text"]
+    assert "validation error" not in text and "pydantic" not in text, text
+    document = json.loads(text[text.index("{") :])
+    assert document["rejected"] is True
+    for finding in document["findings"]:
+        assert set(finding) == {"severity", "rule", "path", "message", "spec"}, finding
+    return document["findings"]
+
+
+def _call(peer: RawStdio, tool: str, arguments: Any) -> dict[str, Any]:
+    return peer.request("tools/call", {"name": tool, "arguments": arguments})
+
+
+@pytest.mark.parametrize(
+    ("arguments", "found"),
+    [
+        (
+            {"message": "REQUEST", "verbose": True},
+            [
+                (
+                    "tool-arguments",
+                    "$.verbose",
+                    "bkn_dac takes no argument verbose: its arguments are message, the BKN-DAC Request, "
+                    "and action_context.",
+                )
+            ],
+        ),
+        (
+            {"action_context": None},
+            [("tool-arguments", "$.message", "bkn_dac was called without its argument message, the BKN-DAC Request.")],
+        ),
+        (
+            {"message": "a Request, please"},
+            [
+                (
+                    "unusable-request",
+                    "$",
+                    'The message is the string "a Request, please", not a JSON object: a BKN-DAC Request is an object.',
+                )
+            ],
+        ),
+        (
+            {"message": 7},
+            [
+                (
+                    "unusable-request",
+                    "$",
+                    "The message is the number 7, not a JSON object: a BKN-DAC Request is an object.",
+                )
+            ],
+        ),
+    ],
+)
+def test_every_argument_error_is_the_documented_rejection_in_plain_words(
+    peers: dict, arguments: dict[str, Any], found: list[tuple[str, str, str]]
+) -> None:
+    peer, _ = peers["BKN-DAC"]
+    fresh = uuid.uuid4().hex[:8]
+    request = {**_examples("BKN-DAC", "RQ")[0], "DialogID": f"dlg-raw-{fresh}", "QueryID": f"kda-raw-{fresh}"}
+    sent = {key: request if value == "REQUEST" else value for key, value in arguments.items()}
+    findings = _rejection(_call(peer, "bkn_dac", sent))
+    assert [(f["rule"], f["path"], f["message"]) for f in findings] == found
+    # Nothing was recorded: the same Request, sent right, is served.
+    served = _call(peer, "bkn_dac", {"message": request})["result"]
+    assert served.get("isError", False) is False and served["structuredContent"]["RequestID"] == request["QueryID"]
+    again = _rejection(_call(peer, "bkn_dac", {"message": request}))
+    assert [(f["rule"], f["path"]) for f in again] == [("query-reused", "$.QueryID")]
+
+
+@pytest.mark.parametrize("type_name", PARTNERS)
+def test_a_response_sent_as_a_request_is_refused_naming_its_mode_alone(peers: dict, type_name: str) -> None:
+    peer, _ = peers[type_name]
+    response = _examples(type_name, "RS")[0]
+    findings = _rejection(_call(peer, TOOLS[type_name], {"message": response}))
+    assert [(f["rule"], f["path"], f["message"]) for f in findings] == [
+        ("unusable-request", "$.Mode", "Mode is RS: a Request must have Mode RQ.")
+    ]
+
+
+def test_another_types_request_is_refused_naming_the_header() -> None:
+    peer = RawStdio("domain-access")
+    try:
+        peer.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+        )
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        pal = _examples("BKN-PAL", "RQ")[0]
+        findings = _rejection(_call(peer, "bkn_dac", {"message": pal}))
+        assert [(f["rule"], f["path"], f["message"]) for f in findings] == [
+            (
+                "unusable-request",
+                "$.Header",
+                "Header is PGM-KPA-V1.0, the Header of BKN-PAL: a BKN-DAC Request has Header PGM-KDA-V1.0.",
+            )
+        ]
+        nameless = {key: value for key, value in _examples("BKN-DAC", "RQ")[0].items() if key != "QueryID"}
+        findings = _rejection(_call(peer, "bkn_dac", {"message": nameless}))
+        assert (findings[0]["rule"], findings[0]["path"]) == ("unusable-request", "$.QueryID")
+        assert findings[0]["message"] == "QueryID is missing: no Response could name this Request."
+        assert all(f["path"] != "$.QueryID" for f in findings[1:])  # not said twice
+    finally:
+        peer.close()
 
 
 def test_pc_prompt_is_offered_as_a_resource_template(peers: dict) -> None:

@@ -42,6 +42,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "bad = pgm_explore.validate(broken": "mode-forbidden",
         'rule.scope == "message"': ("../docs/rules.md#mode-forbidden", "overall-mismatch"),
         "overview = pd.DataFrame": "header-unknown",
+        'quiz = Course("tour")': ("0 of 2 exercises done", "A Response that asks"),
     },
     "02_compose_a_pc_prompt.ipynb": {
         'mine = MessageComposer("PC Prompt", draft_name="02-pc-prompt")': "MessageComposer",
@@ -118,22 +119,11 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "plot_timeline(market)": "[image/png]",
     },
     "06_find_the_mistake.ipynb": {
-        'exercise("bkn-dac/invalid/pastatus-per-action-code.json")': "MLocOOR",
-        'answer("bkn-dac/invalid/pastatus-per-action-code.json")': (
-            "<details>",
-            "[enum]",
-            "$.Feasibility.Steps[1].PAStatus",
-            "finer per-action vocabulary",
-            "agrees with the sidecar",
-        ),
-        'answer("bkn-prc/invalid/request-with-outcome.json")': ("mode-forbidden", "agrees with the sidecar"),
-        'answer("bkn-dac/invalid/overall-feasible-with-insvalue.json")': (
-            "overall-mismatch",
-            "consistency error",
-            "the finding is advice beside the verdict",
-        ),
-        "parse_statement(item": "unknown action 'Purchase'",
-        'fixed["EntityIDs"] = ': ("Fixed", "your fix: BKN-DAC RQ: conforms"),
+        'course = Course("find-the-mistake")': "0 of 8 exercises done",
+        "course.exercise(4)": "Exercise 4 of 8 · A status from the wrong vocabulary",
+        "course.exercise(8)": "Exercise 8 of 8",
+        'parse_statement(item["Statement"])': "unknown action 'Purchase'",
+        "fixed = copy.deepcopy(course.message(8))": ("Not yet", "your fix: BKN-DAC RQ: does not conform"),
         "key = pd.DataFrame": ("Answer key", "explanation"),
     },
     "07_live_dialogues.ipynb": {
@@ -160,12 +150,13 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "transcript = Transcript.from_documents(bk.transcript": ("11 messages, 0 errors, 0 warnings", "feasibility"),
         "analysis.pa_status_counts(transcript)": ("InsValue", "InsRights", "QualNS"),
         "analysis.commitments(transcript)": ("retained", "status-released"),
-        "stop.set()": "client closed: True",
+        "await bk.stop()": "client closed: True",
         "class TerseAlignment(PersonalityAlignment)": (
             "message 2: PGM-KPA-V1.0 [mode-required] $.Outcome",
             "message 4: PGM-KPA-V1.0 [mode-required] $.Outcome",
             "the pirate: The personality has no Role 'pirate'",
         ),
+        "from pgm_explore.widgets import PartnerInspector": "PartnerInspector",
     },
     "08_probe_a_partner.ipynb": {
         # In process, the 10 checks of the wire and of HTTP are skipped (there is no wire); over stdio the 5
@@ -296,7 +287,7 @@ def test_live_dialogues_keep_what_the_person_edited_and_take_the_live_context(tm
     notebook = nbformat.read(ROOT / "notebooks" / "07_live_dialogues.ipynb", as_version=4)
     upto = next(i for i, c in enumerate(notebook.cells) if 'draft_name="07-dac-request"' in c.source)
     check = nbformat.v4.new_code_cell(
-        'print(composer.get(("Question",)), composer.get(("DialogID",)) == dac_dialog, sep="|")\nstop.set()\nawait session'
+        'print(composer.get(("Question",)), composer.get(("DialogID",)) == dac_dialog, sep="|")\nawait bk.stop()'
     )
     cells = [c for c in notebook.cells[: upto + 1] if c.cell_type == "code"] + [check]
     run = nbformat.v4.new_notebook(cells=copy.deepcopy(cells), metadata=notebook.metadata)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import re
 import socket
 import subprocess
@@ -26,7 +27,7 @@ from pgm_explore.cli import main
 from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
 from pgm_explore.mcp.baseline import Baseline
 from pgm_explore.mcp.connect import Endpoint
-from pgm_explore.mcp.probe import CHECKS, Check, probe
+from pgm_explore.mcp.probe import CHECKS, SERVER_LOG, Check, probe, probe_sync
 from tests import probing
 from tests.faulty_partners import EXPECTED_FAILURES, FAULTY
 
@@ -180,6 +181,53 @@ def test_a_server_that_speaks_only_initialize_passes_pgm_aua_and_fails_the_mcp_f
     # No server/discover: the current handshake, the envelope and the capabilities to compare; no
     # resources capability: no unknown resource to ask for.
     assert skipped == {"handshake-current", "capabilities", "envelope", "unknown-resource", *http_only}
+
+
+def _server_logs(checks: list[Check]) -> dict[str, list[str]]:
+    """Per check, the lines the server logged that its evidence holds."""
+    found: dict[str, list[str]] = {}
+    for check in checks:
+        for item in check.evidence:
+            if isinstance(item, dict) and SERVER_LOG in item:
+                found.setdefault(check.check, []).extend(item[SERVER_LOG])
+    return found
+
+
+def test_what_a_server_of_this_process_logs_is_evidence_not_stderr(caplog: pytest.LogCaptureFixture) -> None:
+    # The SDK logs "Tool 'bkn_dac' failed: ..." at INFO for every bad Request the probe sends on
+    # purpose; through the root logger (configure_logging's stderr handler) it reached the cell output.
+    caplog.set_level(logging.INFO)
+    checks = probe_sync({"dac": Endpoint("dac", server=domain_access_server())})
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("mcp")] == []
+    logs = _server_logs(checks)
+    assert any("Tool 'bkn_dac' failed" in line and "unusable-request" in line for line in logs["bad-request"])
+    assert any("query-reused" in line for line in logs["cancellation"])
+    assert any("Resource 'probe-none://missing' failed" in line for line in logs["unknown-resource"])
+    bad = next(c for c in checks if c.check == "bad-request")
+    # Beside the exchange it belongs to: the nameless document, the tool error, what the server logged.
+    assert bad.status == "pass" and bad.evidence[2] == {"hello": 1} and "error" in bad.evidence[3]
+    assert bad.evidence[4] == {SERVER_LOG: logs["bad-request"]}
+    # Afterwards the SDK logs as before: the probe gave the logger back as it was.
+    mcp_logger = logging.getLogger("mcp")
+    assert mcp_logger.propagate and not [h for h in mcp_logger.handlers if type(h).__name__ == "_LogLines"]
+
+
+@pytest.mark.slow
+def test_notebook_08_shows_no_stderr_and_keeps_the_servers_lines_in_the_evidence(tmp_path: Path) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = HERE.parent / "notebooks" / "08_probe_a_partner.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    outputs = [(cell.source, o) for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    stderr = [(source[:60], o.get("text", "")[:200]) for source, o in outputs if o.get("name") == "stderr"]
+    assert stderr == []
+    assert not [o for _, o in outputs if o.get("output_type") == "error"]
+    shown = "".join(o.get("text", "") for source, o in outputs if source.startswith("bad_request ="))
+    assert "bad-request - pass" in shown and "the server logged:" in shown and "Tool 'bkn_dac' failed" in shown
 
 
 def test_the_docs_list_every_check_with_its_clause() -> None:

@@ -411,8 +411,12 @@ def test_an_integer_too_long_to_read_is_too_large_not_nan() -> None:
     assert "4,301 digits" in finding.message and "NaN" not in finding.message
     assert validate('{"TurnIndex": -' + digits + "}").findings[0].column == 15
     # 4,300 digits are read, and so is a number a double holds, however it is written.
-    for number in (digits[:-1], "1." + digits, "1e-" + digits, "1e300"):
+    for number in (digits[:-1], "1." + digits, "0e-" + digits, "1e300"):
         assert [f.rule for f in validate('{"TurnIndex": ' + number + "}").findings] == ["header-missing"], number
+    # (A number nearer to 0 than any double is read next to 0, and said so: issue 24.)
+    for number in ("1e-" + digits, "-1e-" + digits):
+        found = validate('{"TurnIndex": ' + number + "}").findings
+        assert [f.rule for f in found] == ["header-missing", "beyond-double"], number
     # Beyond a double, a number is read as the integer it is (issue #12: not as infinity), so
     # the same limit holds whether its digits are written out or stand behind an exponent.
     for number in (digits + ".5", digits + "e3", "1e4301", "-1e9999999999"):
@@ -534,3 +538,27 @@ def test_an_integer_longer_than_python_writes_gets_the_schemas_verdict(
     assert report.conforms is (not expected)
     for finding in report.findings:
         assert "digits" in finding.message
+
+
+def test_every_keyword_that_fails_on_its_own_has_its_translation() -> None:
+    # issue 24: the explanation is a table of keyword -> function; a keyword of the schemas
+    # without one would be reported in python-jsonschema's words (`schema`).
+    from jsonschema import Draft202012Validator
+
+    from pgm_explore.spec import schema_resources
+    from pgm_explore.validation._explain import _TRANSLATIONS
+
+    keywords: set[str] = set()
+    pending: list[Any] = [dict(resource) for resource in schema_resources().values()]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            keywords.update(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    # These fail only through the keywords below them, which are translated where they fail.
+    applicators = {"$ref", "allOf", "if", "items", "properties"}
+    used = keywords & set(Draft202012Validator.VALIDATORS)
+    assert used - applicators <= set(_TRANSLATIONS), used - applicators - set(_TRANSLATIONS)
+    assert used - applicators, "the schemas were not walked"

@@ -3,6 +3,7 @@ transcripts show tidy tables and three plots (tests/e2e/test_app.py drives the s
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,16 +22,60 @@ def app(tmp_path: Path) -> ExplorerApp:
     return ExplorerApp(work_folder=tmp_path / "work", draft_dir=tmp_path / "drafts")
 
 
-def test_type_and_mode_pickers_switch_the_composer(app: ExplorerApp) -> None:
-    assert app.composer.type_name == "PC Prompt" and app.mode_picker.disabled
+def test_the_type_picker_switches_the_composer_whose_mode_switch_is_the_only_one(app: ExplorerApp) -> None:
+    assert app.composer.type_name == "PC Prompt"
+    assert not hasattr(app, "mode_picker") and "pgmx-app-mode" not in _classes(app)
     app.type_picker.value = "BKN-PAL"
     assert (app.composer.type_name, app.composer.mode) == ("BKN-PAL", "RQ")
-    assert not app.mode_picker.disabled
-    app.mode_picker.value = "RS"
-    assert app.composer.value["Mode"] == "RS"
-    app.composer.switch_type("BKN-DAC", "RQ")  # the composer's own switch moves the pickers too
-    assert (app.type_picker.value, app.mode_picker.value) == ("BKN-DAC", "RQ")
+    app.composer.mode = "RS"  # the composer's own Mode switch
+    assert app.composer.value["Mode"] == "RS" and app.type_picker.value == "BKN-PAL"
+    app.type_picker.value = "BKN-DAC"  # the mode is kept across types
+    assert (app.composer.type_name, app.composer.mode) == ("BKN-DAC", "RS")
+    app.composer.switch_type("BKN-PRC", "RQ")  # the composer's own switch moves the picker too
+    assert app.type_picker.value == "BKN-PRC"
     assert app.errors == []
+
+
+def test_an_uploaded_message_opens_in_the_composer(app: ExplorerApp) -> None:
+    assert app.open_button.layout.display == "none"
+    broken = DATA / "examples/bkn-dac/invalid/response-with-kind.json"
+    app.validate(
+        [(broken.name, broken.read_bytes()), ("two.jsonl", b'[1]\n{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}\n')]
+    )
+    assert app.open_button.layout.display == "" and app.open_button.description == "Open in composer"
+    assert [label for label, _index in app.open_picker.options] == ["response-with-kind.json", "two.jsonl:2"]
+    app.tabs.selected_index = 1
+    app.open_button.click()
+    assert app.tabs.selected_index == 0
+    assert app.composer.value == json.loads(broken.read_text(encoding="utf-8"))
+    assert (app.type_picker.value, app.composer.mode, app.composer.conforms) == ("BKN-DAC", "RS", False)
+    app.composer.remove(("Kind",))  # fixed in the composer
+    assert app.composer.conforms
+    app.open_picker.value = 1
+    app.open_button.click()
+    assert (app.composer.type_name, app.composer.value.get("Mode")) == ("BKN-PAL", "RQ")
+    app.validate([("notes.json", b"{oops")])  # nothing to open: no button
+    assert app.open_button.layout.display == "none" and list(app.open_picker.options) == []
+    assert app.errors == [] and app.composer.errors == []
+
+
+def test_the_course_tab_checks_the_learner_and_keeps_progress_in_the_drafts_folder(
+    app: ExplorerApp, tmp_path: Path
+) -> None:
+    assert app.tabs.children[app.tabs.titles.index("Course")] is app.course
+    assert len(app.course.exercises) == 10  # notebook 01's quiz and notebook 06's exercises
+    view = app.course.view
+    view.field.value, view.rule.value = "$.Kind", "mode-required"
+    assert not view.check().right and "the field is right" in view.verdict.value
+    view.rule.value = "mode-forbidden"
+    assert view.check().right
+    composer = view.open_composer()
+    assert composer.work_folder is app.work_folder and composer.draft_file is not None
+    assert composer.draft_file.parent == tmp_path / "drafts"
+    composer.remove(("Kind",))
+    assert "1 of 10 exercises done" in app.course.summary.value
+    assert (tmp_path / "drafts" / "course-progress.json").is_file()
+    assert app.errors == [] and app.course.errors == []
 
 
 def test_the_composer_comes_back_from_its_draft_kept_in_the_work_folder(tmp_path: Path) -> None:

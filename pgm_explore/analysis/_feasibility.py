@@ -109,8 +109,9 @@ def feasibility(t: Transcript) -> pd.DataFrame:
     ``DialogID`` and ``RequestID`` (the Request's QueryID) say which Request; ``Step`` and
     ``Statement`` are the ProcessActions item's, ``Action`` the action the statement parser reads
     (missing when the statement does not parse). ``PAStatus`` and ``Reason`` are what the Response
-    reports for that Step (its first report), ``Overall`` the Response's Feasibility.Overall; all
-    three are missing while the Request is unanswered or when the Response reports nothing for it.
+    reports for that Step (its first report), missing while the Request is unanswered or when the
+    Response reports nothing for the Step; ``Overall`` is the Response's Feasibility.Overall, on every
+    row of the Request (missing while it is unanswered).
     Steps a Response reports that the Request did not ask about have no row.
 
     ``PredictedPAStatus`` is a HEURISTIC (:func:`pgm_explore.dialogue.precheck.predict`): the PA

@@ -130,7 +130,7 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
 
 
 def query_id_unused(state: TranscriptState, source: str, query_id: str, found: list[Finding]) -> None:
-    earlier = state.answered.get(query_id)
+    earlier = state.answered_use(query_id)
     if earlier is None:
         # One look-up in a dictionary that holds every QueryID of the transcript, not two.
         known = state.query_ids
@@ -248,6 +248,10 @@ def answers_a_request(
                 f'{type_name} Functional Requirement "Correlation"; DECISIONS D16',
             )
         )
+        # D16 names both errors: a second Response with the wrong TurnIndex has both.
+        first_use = state.answered_use(request_id)
+        assert first_use is not None
+        turn_matches_request(facts, type_name, state.answered_turn(request_id), state.sources.source(first_use), found)
         return None
     pending = dialogue.pending.pop(request_id, None)
     if pending is None:
@@ -262,18 +266,23 @@ def answers_a_request(
         return None
     first_use = state.query_ids.pop(request_id, None)
     if first_use is not None:  # (else a reused QueryID already answered once)
-        state.answered[pending.query_id or request_id] = first_use  # (the Request's own string: no copy kept)
+        state.answer(
+            pending.query_id or request_id, first_use, pending.turn
+        )  # (the Request's own string: no copy kept)
     return pending
 
 
-def turn_matches_request(facts: Facts, type_name: str, pending: PendingRequest, found: list[Finding]) -> None:
+def turn_matches_request(
+    facts: Facts, type_name: str, request_turn: Any, request_source: str, found: list[Finding]
+) -> None:
+    """Check a Response's TurnIndex against that of the Request (read at ``request_source``) it answers."""
     turn = facts.turn
-    if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
+    if request_turn is not None and turn != request_turn and not isinstance(turn, bool):
         found.append(
             Finding.of(
                 "turn-mismatch",
                 ("TurnIndex",),
-                f"TurnIndex is {turn}, but the Request it answers ({pending.source}) has TurnIndex {pending.turn}; "
+                f"TurnIndex is {turn}, but the Request it answers ({request_source}) has TurnIndex {request_turn}; "
                 "a Response has the TurnIndex of its Request.",
                 f'{type_name} Functional Requirement "Dialogue"; DECISIONS D16',
             )

@@ -40,6 +40,9 @@ __all__ = [
 
 _encode = msgspec.msgpack.Encoder().encode
 _NO_COMMITMENTS: frozenset[str] = frozenset()
+_TURN_BITS = 24
+_OTHER_TURN = (1 << _TURN_BITS) - 1
+"""Packed in place of a TurnIndex kept in :attr:`TranscriptState.other_turns`."""
 
 
 class KnownActionContext(msgspec.Struct, gc=False):
@@ -175,9 +178,12 @@ class TranscriptState:
     """QueryID -> the source (in :attr:`sources`) of its first use, for every QueryID used but those
     of :attr:`answered` (QueryIDs are unique in a transcript: query-id-reused)."""
     answered: dict[str, int] = field(default_factory=dict)
-    """The same for the QueryIDs of the Requests that have had their Response: each moves here
-    from :attr:`query_ids` (one entry for each QueryID: a transcript of a million messages holds
-    half a million of them)."""
+    """The same for the QueryIDs of the Requests that have had their Response, each packed with
+    its Request's TurnIndex (:meth:`answer`), which a second Response is checked against (D16).
+    Each moves here from :attr:`query_ids` (one entry for each QueryID: a transcript of a million
+    messages holds half a million of them, and one number costs less than a pair)."""
+    other_turns: dict[str, Any] = field(default_factory=dict)
+    """The TurnIndex of an answered Request that no packed number holds (not a small integer)."""
     prompt_ids: dict[str, int] = field(default_factory=dict)
     """PCPromptID -> the source (in :attr:`sources`) of its first use."""
     opened: dict[str, DialogueContext] = field(default_factory=dict)
@@ -191,6 +197,24 @@ class TranscriptState:
     collector's time, and the pre-check's work (it compiles each once)."""
     dialogues: dict[tuple[str, str], DialogueState] = field(default_factory=dict)
     """(DialogID, data type) -> its state."""
+
+    def answer(self, query_id: str, first_use: int, turn: Any) -> None:
+        """Record that the Request ``query_id`` (first used at ``first_use``) has its Response."""
+        if type(turn) is int and 0 <= turn < _OTHER_TURN:
+            self.answered[query_id] = first_use << _TURN_BITS | turn
+        else:
+            self.answered[query_id] = first_use << _TURN_BITS | _OTHER_TURN
+            self.other_turns[query_id] = turn
+
+    def answered_use(self, query_id: str) -> int | None:
+        """Where the QueryID of an answered Request was first used (in :attr:`sources`), or None."""
+        packed = self.answered.get(query_id)
+        return None if packed is None else packed >> _TURN_BITS
+
+    def answered_turn(self, query_id: str) -> Any:
+        """The TurnIndex of the answered Request ``query_id``."""
+        turn = self.answered[query_id] & _OTHER_TURN
+        return self.other_turns[query_id] if turn == _OTHER_TURN else turn
 
     def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
         if action_context is None:

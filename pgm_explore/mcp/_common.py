@@ -21,22 +21,31 @@ import copy
 import json
 import os
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+import msgspec
+
 from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.spec import data_type
+from pgm_explore.spec import HEADERS, data_type
 from pgm_explore.validation import validate
+from pgm_explore.validation.findings import Finding, RuleCode, shown
 
 __all__ = [
     "MAX_DIALOGUES",
+    "MAX_DIALOGUE_BYTES",
     "MAX_REQUEST_BYTES",
+    "MAX_RESPONSE_BYTES",
+    "MAX_SESSION_BYTES",
+    "MAX_STATE_BYTES",
     "MAX_TURNS",
     "Commit",
+    "LimitReached",
+    "Limits",
     "Partner",
     "RequestRejected",
     "data_folder",
@@ -44,6 +53,7 @@ __all__ = [
 ]
 
 _DESCR_LIMIT = 2048  # DescrMetadata is plain text of at most 2048 characters
+_ABSENT = object()
 
 
 def data_folder() -> Traversable:
@@ -74,6 +84,10 @@ class RequestRejected(PgmExploreError):
         super().__init__(json.dumps({"rejected": True, "findings": findings}, ensure_ascii=False))
 
 
+class LimitReached(PgmExploreError):
+    """Something a partner would hold is over one of its byte limits (:class:`Limits`); the text says which."""
+
+
 MAX_REQUEST_BYTES = 256 * 1024
 """A Request (with the tool's other arguments) larger than this, as UTF-8 JSON, is refused (docs/mcp.md)."""
 MAX_DIALOGUES = 1000
@@ -82,6 +96,66 @@ MAX_TURNS = 1000
 """Exchanges of one dialogue; a Request beyond them is answered ``not_answered``."""
 MAX_RESPONSES = 1000
 """Responses kept in :attr:`Partner.responses` (the latest)."""
+MAX_KEPT_RESPONSE_BYTES = 4 * 1024 * 1024
+"""...and at most this many bytes of them (JSON), the oldest dropped first."""
+
+# What a partner holds, in bytes: the defaults of :class:`Limits` (docs/mcp.md, "Dialogues, sessions
+# and limits"). A Request that would take a dialogue, a session or the partner over its limit, or
+# whose Response would be larger than MAX_RESPONSE_BYTES, is answered not_answered, saying which
+# limit, and nothing of it is kept.
+MAX_DIALOGUE_BYTES = 512 * 1024
+"""What one dialogue may hold: its QueryIDs and turns, its commitments (IDs and Statements), its PC Prompt."""
+MAX_SESSION_BYTES = 2 * 1024 * 1024
+"""What the dialogues of one session (an MCP session, else a PGM SessionID) may hold together."""
+MAX_STATE_BYTES = 64 * 1024 * 1024
+"""What the whole partner may hold (``pgm-explore``'s ``serve --max-state-bytes``)."""
+MAX_RESPONSE_BYTES = 256 * 1024
+"""The largest Response a partner sends, as UTF-8 JSON (CommitmentStatus lists every commitment of
+the dialogue, so a dialogue of very many commitments reaches it)."""
+
+_ITEM = 64
+"""Bytes counted for each thing kept beside its text: roughly what CPython spends on a small object
+and its slot in a dict or set, so that many tiny items are not free."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The byte limits of one partner (defaults: the MAX_* constants of this module)."""
+
+    dialogue_bytes: int = MAX_DIALOGUE_BYTES
+    session_bytes: int = MAX_SESSION_BYTES
+    state_bytes: int = MAX_STATE_BYTES
+    response_bytes: int = MAX_RESPONSE_BYTES
+
+    def over(self, held: tuple[int, int, int], growth: int, dialog_id: str) -> str | None:
+        """Which limit a change of ``growth`` bytes breaks, in plain words, else None.
+
+        ``held`` is what the dialogue, its session and the partner hold now (:meth:`Partner.held`).
+
+        >>> Limits(dialogue_bytes=100).over((90, 90, 90), 20, "d-1")[:47]
+        'dialogue d-1 would hold 110 bytes, over the 100'
+        >>> Limits().over((90, 90, 90), 20, "d-1") is None
+        True
+        """
+        dialogue, session, state = held
+        name = dialog_id if len(dialog_id) <= 80 else dialog_id[:79] + "…"  # an ID may be huge
+        checks = (
+            (dialogue, self.dialogue_bytes, f"dialogue {name}", "a dialogue", "MAX_DIALOGUE_BYTES"),
+            (session, self.session_bytes, "this session's dialogues", "one session", "MAX_SESSION_BYTES"),
+            (state, self.state_bytes, "this partner", "the whole partner", "MAX_STATE_BYTES"),
+        )
+        advice = {
+            "a dialogue": "Open a new dialogue.",
+            "one session": "End this session (its dialogues end with it), or use a new one.",
+            "the whole partner": "Try later: the dialogues of sessions that end or stay idle are released.",
+        }
+        for now, limit, who, scope, constant in checks:
+            if growth > 0 and now + growth > limit:
+                return (
+                    f"{who} would hold {now + growth} bytes, over the {limit} bytes {scope} may hold "
+                    f"(the partner's limit {constant}, docs/mcp.md); nothing of this Request was kept. {advice[scope]}"
+                )
+        return None
 
 
 @dataclass
@@ -93,6 +167,8 @@ class _Dialogue:
     turns: set[int] = field(default_factory=set)
     state: dict[str, Any] = field(default_factory=dict)
     """What a partner keeps for the dialogue beyond its turns (Domain Access: the commitments)."""
+    size: int = 0
+    """Bytes the dialogue holds (:func:`_bytes_of`), as of its last committed answer."""
 
 
 Commit = Callable[[], None]
@@ -114,6 +190,24 @@ class Partner:
         """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
         self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
         """The latest Responses sent, in order (tests check that each conforms)."""
+        self._response_sizes: deque[int] = deque()
+        self._kept_bytes = 0
+        self.limits = Limits()
+        """The byte limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
+
+    def holdings(self) -> Iterator[tuple[str, str, int]]:
+        """(DialogID, owner, bytes) of everything the partner holds for its dialogues."""
+        for dialog_id, dialogue in self.dialogues.items():
+            yield dialog_id, dialogue.owner, dialogue.size
+
+    def held(self, owner: str | None = None, dialog_id: str | None = None) -> tuple[int, int, int]:
+        """Bytes held now by dialogue ``dialog_id``, by ``owner``'s dialogues, and by the whole partner."""
+        dialogue = session = state = 0
+        for held_id, held_owner, size in self.holdings():
+            state += size
+            session += size if held_owner == owner else 0
+            dialogue += size if held_id == dialog_id else 0
+        return dialogue, session, state
 
     def answer(self, message: Any, owner: str | None = None, **extra: Any) -> dict[str, Any]:
         response, commit = self.prepare(message, owner, **extra)
@@ -146,38 +240,29 @@ class Partner:
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
             raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
-        report = validate(message)
-        findings = [f.to_dict() for f in report.findings if f.conformance]
-        header = data_type(self.type_name).header
-        named = (
-            isinstance(message, dict)
-            and message.get("Header") == header
-            and message.get("Mode") == "RQ"
-            and isinstance(message.get("QueryID"), str)
-            and isinstance(message.get("DialogID"), str)
-            and type(message.get("TurnIndex")) is int
-            and message["TurnIndex"] >= 0
-        )
-        if not named:
-            why = f"not a {self.type_name} Request with a string QueryID and DialogID and a TurnIndex >= 0"
-            raise RequestRejected([{"rule": "unusable-request", "message": why}, *findings])
+        report = validate(message) if isinstance(message, dict) else None
+        findings = [f.to_dict() for f in report.findings if f.conformance] if report is not None else []
+        unusable = unusable_findings(self.type_name, message)
+        if unusable:
+            # The Request's own findings only where it is one of this type: a Response or another
+            # type's message is judged by another table, whose findings would say nothing useful.
+            named_at = {f["path"] for f in unusable}
+            same_kind = not any(f["path"] in ("$", "$.Header", "$.Mode") for f in unusable)
+            raise RequestRejected([*unusable, *(f for f in findings if same_kind and f["path"] not in named_at)])
         self.check_extra(message, **extra)
         dialog_id = message["DialogID"]
         known = self.dialogues.get(dialog_id)
         if known is not None and message["QueryID"] in known.queries:
             # A second Response naming this QueryID would break D16; the first one stands.
-            raise RequestRejected(
-                [{"rule": "query-reused", "message": f"QueryID {message['QueryID']} was already answered"}]
-            )
+            why = f"QueryID {message['QueryID']} was already answered; a second Response would name it again"
+            raise RequestRejected([_finding("query-reused", ("QueryID",), why, "DECISIONS D16")])
         identity = {key: message[key] for key in documents.SESSION if isinstance(message.get(key), str)}
         owner = owner or f"pgm:{identity.get('SessionID', '')}"
         opener = self.opened_by(dialog_id)
         if opener is not None and opener != owner:
             # Another session's dialogue: answered, and nothing of it is read or changed.
             if len(identity) < len(documents.SESSION):
-                raise RequestRejected(
-                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
-                )
+                raise RequestRejected(_identity_missing(self.type_name, identity))
             why = f"dialogue {dialog_id} belongs to another session; this Request cannot take part in it"
             payload: dict[str, Any] = {
                 "Outcome": "not_answered",
@@ -187,9 +272,7 @@ class Partner:
         if known is None:
             if len(identity) < len(documents.SESSION):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
-                raise RequestRejected(
-                    [{"rule": "unusable-request", "message": "MInstance, UEnvironment and SessionID are needed"}]
-                )
+                raise RequestRejected(_identity_missing(self.type_name, identity))
             dialogue = _Dialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
@@ -208,13 +291,37 @@ class Partner:
             }
         else:
             payload = self.payload(message, dialogue, **extra)
-        response = self._respond(message, dialogue, payload)
+        dialogue.size = _bytes_of(dialog_id, dialogue)
+        why = self.limits.over(self.held(owner, dialog_id), dialogue.size - (known.size if known else 0), dialog_id)
+        # The payload is measured first: a Response far over the limit is never built and checked.
+        fits = why is None and _json_bytes(payload) <= self.limits.response_bytes
+        response = self._respond(message, dialogue, payload) if fits else None
+        size = _json_bytes(response if response is not None else payload)
+        if why is None and size > self.limits.response_bytes:
+            why = (
+                f"the Response would be at least {size} bytes of JSON, over the {self.limits.response_bytes} bytes a "
+                f"Response may have (the partner's limit MAX_RESPONSE_BYTES, docs/mcp.md); nothing of this "
+                "Request was kept. Open a new dialogue."
+            )
+        if why is not None or response is None:
+            payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {why}")}
+            return self._respond(message, known or _Dialogue(identity, owner), payload), _nothing
 
         def commit() -> None:
             self._keep(dialog_id, dialogue)
-            self.responses.append(response)
+            self._remember(response, size)
 
         return response, commit
+
+    def _remember(self, response: dict[str, Any], size: int) -> None:
+        if len(self.responses) == self.responses.maxlen:
+            self._kept_bytes -= self._response_sizes.popleft()  # the deque drops its oldest on append
+        self.responses.append(response)
+        self._response_sizes.append(size)
+        self._kept_bytes += size
+        while self._kept_bytes > MAX_KEPT_RESPONSE_BYTES and len(self.responses) > 1:
+            self.responses.popleft()
+            self._kept_bytes -= self._response_sizes.popleft()
 
     def check_extra(self, message: dict[str, Any], **extra: Any) -> None:
         """Refuse (RequestRejected) tool arguments beside the message that cannot be used (subclasses)."""
@@ -234,10 +341,85 @@ class Partner:
 
 
 _LIMITS = "limits of pgm-explore's reference partners, docs/mcp.md"
+_NAMED = "FR Correlation: a Response names its Request by its QueryID (RequestID), in its dialogue and turn"
+
+
+def _finding(rule: RuleCode, path: tuple[str, ...], message: str, spec: str) -> dict[str, Any]:
+    return Finding.of(rule, path, message, spec).to_dict()
+
+
+def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
+    """Why ``message`` is no Request of ``type_name`` that a Response could name, in plain words
+    (``unusable-request`` findings; empty: it is one). The wrong Header or Mode is named first.
+
+    >>> [f["message"] for f in unusable_findings("BKN-DAC", {"Header": "PGM-KDA-V1.0", "Mode": "RS"})]
+    ['Mode is RS: a Request must have Mode RQ.']
+    >>> unusable_findings("BKN-DAC", {"Header": "PGM-KPA-V1.0", "Mode": "RQ"})[0]["message"]
+    'Header is PGM-KPA-V1.0, the Header of BKN-PAL: a BKN-DAC Request has Header PGM-KDA-V1.0.'
+    >>> unusable_findings("BKN-PAL", "hello")[0]["message"]
+    'The message is the string "hello", not a JSON object: a BKN-PAL Request is an object.'
+    """
+    dt = data_type(type_name)
+    if not isinstance(message, dict):
+        why = f"The message is {shown(message)}, not a JSON object: a {type_name} Request is an object."
+        return [_finding("unusable-request", (), why, f"{type_name} Syntax: the top level is a JSON object")]
+    found = []
+    header = message.get("Header", _ABSENT)
+    if header != dt.header:
+        said = "missing" if header is _ABSENT else shown(header).removeprefix("the string ").strip('"')
+        other = HEADERS.get(header) if isinstance(header, str) else None
+        if other is not None:
+            said += f", the Header of {other.name}"
+        why = f"Header is {said}: a {type_name} Request has Header {dt.header}."
+        found.append(_finding("unusable-request", ("Header",), why, dt.clause(("Header",))))
+    mode = message.get("Mode", _ABSENT)
+    if mode != "RQ":
+        said = "missing" if mode is _ABSENT else shown(mode).removeprefix("the string ").strip('"')
+        why = f"Mode is {said}: a Request must have Mode RQ."
+        found.append(_finding("unusable-request", ("Mode",), why, dt.clause(("Mode",))))
+    if found:
+        return found
+    for key in ("QueryID", "DialogID"):
+        value = message.get(key, _ABSENT)
+        if not isinstance(value, str):
+            said = "missing" if value is _ABSENT else f"{shown(value)}, not a string"
+            why = f"{key} is {said}: no Response could name this Request."
+            found.append(_finding("unusable-request", (key,), why, _NAMED))
+    turn = message.get("TurnIndex", _ABSENT)
+    if type(turn) is not int or turn < 0:
+        said = "missing" if turn is _ABSENT else f"{shown(turn)}, not an integer from 0"
+        why = f"TurnIndex is {said}: no Response could name this Request's turn."
+        found.append(_finding("unusable-request", ("TurnIndex",), why, _NAMED))
+    return found
+
+
+def _identity_missing(type_name: str, identity: Mapping[str, str]) -> list[dict[str, Any]]:
+    missing = [key for key in documents.SESSION if key not in identity]
+    why = (
+        f"{', '.join(missing)} missing (or not a string), and no earlier turn of the dialogue gives "
+        f"{'it' if len(missing) == 1 else 'them'}: a Response could not carry the session identities."
+    )
+    return [_finding("unusable-request", (missing[0],), why, data_type(type_name).clause((missing[0],)))]
 
 
 def _nothing() -> None:
     """The commit of an answer that changes nothing."""
+
+
+_state_encoder = msgspec.json.Encoder(enc_hook=repr)  # msgspec: the ledger is a Struct; anything else by its repr
+
+
+def _bytes_of(dialog_id: str, dialogue: _Dialogue) -> int:
+    """What a dialogue holds, in bytes: its texts as UTF-8, and _ITEM for each thing kept (in its
+    state, each JSON string: a commitment is an ID, a Statement and a status)."""
+    texts = [dialog_id, dialogue.owner, *dialogue.identity.values(), *dialogue.queries]
+    state = _state_encoder.encode(dialogue.state)
+    kept = len(texts) + len(dialogue.turns) + state.count(b'"') // 2
+    return _ITEM * kept + sum(len(t.encode("utf-8", "replace")) for t in texts) + len(state)
+
+
+def _json_bytes(document: Any) -> int:
+    return len(json.dumps(document, ensure_ascii=False).encode("utf-8", "replace"))
 
 
 def _size(message: Any, extra: Mapping[str, Any]) -> int:

@@ -3,9 +3,11 @@ connections and their wires, the exchanges, the parts of each check and the resu
 
 from __future__ import annotations
 
+import logging
+import threading
 import uuid
-from collections.abc import Iterable, Mapping
-from contextlib import AsyncExitStack
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -218,6 +220,8 @@ class _Exchange:
     request: Any
     reply: ToolReply
     check: str
+    log: tuple[str, ...] = ()
+    """What the server logged while it answered (a server of this process only)."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,19 @@ class _Run:
     facts: dict[str, Any] = field(default_factory=dict)
     """What the handshakes said: ``initialize`` and ``discover`` results, the versions spoken."""
     session_id: str = field(default_factory=lambda: f"probe-{uuid.uuid4().hex[:8]}")
+    log: list[str] = field(default_factory=list)
+    """The lines the MCP SDK logged while a server of this process was probed (:func:`sdk_log`)."""
+    _log_read: int = 0
+
+    def new_log(self) -> list[str]:
+        """The lines logged since the last call: they belong to the observation just made."""
+        lines = self.log[self._log_read :]
+        self._log_read = len(self.log)
+        return lines
+
+    def _with_log(self, evidence: Iterable[Any]) -> tuple[Any, ...]:
+        lines = self.new_log()
+        return (*evidence, {SERVER_LOG: lines}) if lines else tuple(evidence)
 
     @property
     def type_name(self) -> str:
@@ -260,11 +277,11 @@ class _Run:
         spec = _BY_ID[check].spec
         if spec.startswith(("Table", "FR")):  # a clause of the partner's own type
             spec = f"{self.type_name} {spec}"
-        self.results[check] = Check(self.role, check, status, message, spec, tuple(evidence))
+        self.results[check] = Check(self.role, check, status, message, spec, self._with_log(evidence))
 
     def part(self, check: str, ok: bool | None, text: str, evidence: Iterable[Any] = ()) -> None:
         """One observation towards ``check``, settled with the others by :meth:`settle`."""
-        self.parts.setdefault(check, []).append(_Part(ok, text, tuple(evidence)))
+        self.parts.setdefault(check, []).append(_Part(ok, text, self._with_log(evidence)))
 
     def settle(self, check: str) -> None:
         """``check`` from its parts: fail when one failed, skip when none could be made, else pass."""
@@ -305,7 +322,7 @@ class _Run:
         assert self.client is not None
         arguments = {"message": message, **extra}
         reply = await call_tool(self.client, TOOLS[self.type_name], arguments, timeout=self.timeout)
-        self.exchanges.append(_Exchange(message, reply, check))
+        self.exchanges.append(_Exchange(message, reply, check, tuple(self.new_log())))
         self.check_alive()
         return reply
 
@@ -336,9 +353,64 @@ class _Run:
 
 
 def _evidence(exchange: _Exchange) -> list[Any]:
+    """The Request and what came back; then, where the server logged something meanwhile, its lines."""
     reply = exchange.reply
     answer = reply.document if reply.document is not None else {"error": reply.error}
-    return [exchange.request, answer]
+    return [exchange.request, answer, *([{SERVER_LOG: list(exchange.log)}] if exchange.log else [])]
+
+
+# -- the SDK's log, for a server of this process -----------------------------------------------------
+
+SERVER_LOG = "server log"
+"""The key of an evidence item holding what a server of this process logged (``{"server log": [...]}``)."""
+_LOG_LINES = 400
+_log_lock = threading.Lock()
+_log_handlers: list[logging.Handler] = []
+_log_saved: list[Any] = []
+
+
+class _LogLines(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(logging.NOTSET)
+        self.lines = lines
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if len(self.lines) < _LOG_LINES:
+                self.lines.append(self.format(record))
+        except Exception:
+            self.handleError(record)
+
+
+@contextmanager
+def sdk_log(lines: list[str]) -> Iterator[None]:
+    """While the block runs, what the ``mcp`` loggers log (at INFO and above) goes into ``lines``
+    and nowhere else.
+
+    Building an ``MCPServer`` runs the SDK's ``configure_logging`` (``logging.basicConfig``, a
+    handler writing to stderr), so a server of this process says "Tool 'bkn_dac' failed: ..." for
+    every bad Request the probe sends on purpose: in Jupyter, red blocks above a passing report.
+    Those lines are the server's side of the exchanges: evidence, kept with the checks.
+    """
+    logger = logging.getLogger("mcp")
+    handler = _LogLines(lines)
+    with _log_lock:
+        if not _log_handlers:
+            _log_saved[:] = [logger.level, logger.propagate]
+            logger.setLevel(min(logger.getEffectiveLevel(), logging.INFO))
+            logger.propagate = False
+        _log_handlers.append(handler)
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        with _log_lock:
+            logger.removeHandler(handler)
+            _log_handlers.remove(handler)
+            if not _log_handlers:
+                logger.setLevel(_log_saved[0])
+                logger.propagate = _log_saved[1]
 
 
 def _status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:

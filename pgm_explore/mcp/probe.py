@@ -21,11 +21,13 @@ import anyio
 from pgm_explore.mcp._probe_base import (
     CHECKS,
     DEFAULT_TIMEOUT,
+    SERVER_LOG,
     Check,
     CheckSpec,
     Unreachable,
     _connect,
     _Run,
+    sdk_log,
 )
 from pgm_explore.mcp._probe_http import http_checks
 from pgm_explore.mcp._probe_judge import _over_exchanges, _tool_schemas
@@ -42,7 +44,7 @@ from pgm_explore.mcp._probe_scenarios import (
 from pgm_explore.mcp._wire import PartnerExited
 from pgm_explore.mcp.connect import ROLES, Endpoint
 
-__all__ = ["CHECKS", "DEFAULT_TIMEOUT", "Check", "CheckSpec", "Unreachable", "probe", "probe_sync"]
+__all__ = ["CHECKS", "DEFAULT_TIMEOUT", "SERVER_LOG", "Check", "CheckSpec", "Unreachable", "probe", "probe_sync"]
 
 # Public names are documented where they are imported from, not in private modules.
 for _public in (Check, CheckSpec, Unreachable):
@@ -118,6 +120,8 @@ def _not_applicable(run: _Run, check: CheckSpec) -> str | None:
 async def _probe_one(role: str, endpoint: Endpoint, timeout: float) -> list[Check]:
     run = _Run(role, endpoint, timeout=timeout)
     keep = AsyncExitStack()  # the connections kept for later checks
+    if endpoint.server is not None:  # its SDK logs in this process: evidence, not stderr
+        keep.enter_context(sdk_log(run.log))
     try:
         await handshakes(run, keep)
         try:

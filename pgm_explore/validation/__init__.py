@@ -8,7 +8,14 @@
 """
 
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
-from pgm_explore.validation._parse import InputProblem, duplicate_keys, loads, parse_json, read_number
+from pgm_explore.validation._parse import (
+    InputProblem,
+    duplicate_keys,
+    loads,
+    parse_json,
+    read_double,
+    read_number,
+)
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, ReportFields, report_fields, validate
 from pgm_explore.validation._text import validate_json
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
@@ -29,6 +36,7 @@ __all__ = [
     "json_path",
     "loads",
     "parse_json",
+    "read_double",
     "read_number",
     "report_fields",
     "validate",

@@ -6,11 +6,16 @@ integers longer than its digit limit and UnicodeDecodeError on bad bytes; each o
 is turned into a :class:`InputProblem` carrying a finding with the line and column, so that callers can report it like any other problem and go on with
 the next message.
 
-Two things JSON allows are read with care. A number beyond the range of a double
+Three things JSON allows are read with care. A number beyond the range of a double
 (``1e400``: RFC 8259 sets no range) would become ``inf``, which no schema takes for a
 number; it is read as the integer it is (a double that large has no fraction either), so
-that the schema judges the number that was written. And a name that appears twice in one
-object (RFC 8259: names SHOULD be unique) is kept as every reader keeps it, the last value
+that the schema judges the number that was written. A number so close to an integer that
+the nearest double is that integer (``1.00000000000000000001``, ``-1e-400``) would pass a
+bound or an integer type that the number written fails (every bound of the schemas is an
+integer); it is read as the double next to the integer on the side of the number written,
+so that the verdict is again that of the number written, and :func:`parse_json` says so,
+with a ``beyond-double`` warning at its path. And a name that appears twice in one object
+(RFC 8259: names SHOULD be unique) is kept as every reader keeps it, the last value
 winning, but :func:`parse_json` says so, with a ``duplicate-key`` warning at the object.
 """
 
@@ -30,10 +35,19 @@ from pgm_explore.validation._limits import MAX_FINDINGS
 from pgm_explore.validation._values import lone_surrogates
 from pgm_explore.validation.findings import Finding, RuleCode, clip
 
-__all__ = ["InputProblem", "duplicate_keys", "loads", "parse_json", "position", "read_number"]
+__all__ = [
+    "LIMIT_SPEC",
+    "InputProblem",
+    "duplicate_keys",
+    "loads",
+    "parse_json",
+    "position",
+    "read_double",
+    "read_number",
+]
 
 _SPEC = "RFC 8259 (JSON), as the spec texts' Syntax sections require"
-_LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
+LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
 # A JSON string (skipped whole, so that "NaN" inside one is not taken for the constant), or
 # what is looked for, outside strings: the first match of the group is the culprit.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -79,16 +93,47 @@ class _LongNumber(PgmExploreError, ValueError):
         self.text = text
 
 
+_INTEGERS_ONLY = 2.0**53
+"""From here on every double is an integer: a fraction written there is dropped, as a double drops it."""
+
+
+def _side(text: str, value: float) -> int:
+    """Where the number written in ``text`` lies from ``value``, the integer its double is
+    (below 2**53): -1 below, 0 on it, 1 above."""
+    if len(text) < 16 and "e" not in text and "E" not in text:
+        # At most 14 digits and no exponent: a number that is not an integer is far enough
+        # from one that its double is not one either (the quick answer for "1.0" and "255.0").
+        return 0
+    from decimal import Decimal, InvalidOperation  # (only for the rare number written with many digits or an exponent)
+
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        # An exponent longer than Decimal takes, and negative (a positive one makes no finite double):
+        # the number is 0 or as near to it as no double is.
+        if not text.lower().partition("e")[0].strip("+-0."):
+            return 0
+        return -1 if text.startswith("-") else 1
+    return (number > value) - (number < value)  # (a Decimal compares with a float exactly)
+
+
 def read_number(text: str) -> float | int:
     """The value of a JSON number with a fraction or an exponent: a float, or, beyond the
     range of a double, the integer it stands for (no double that large has a fraction:
-    the fraction of a longer number is dropped as a double would drop it).
+    the fraction of a longer number is dropped as a double would drop it). A number whose
+    nearest double is an integer it is not (``1.00000000000000000001``, ``-1e-400``) is read
+    as the double next to that integer on its own side, so that a bound or an integer type
+    judges the number written.
 
     >>> read_number("2.5"), read_number("1e400") == 10**400, read_number("-1.5e309") == -15 * 10**308
     (2.5, True, True)
+    >>> read_number("1.0"), read_number("1.00000000000000000001"), read_number("-1e-400")
+    (1.0, 1.0000000000000002, -5e-324)
     """
     value = float(text)
     if math.isfinite(value):
+        if value.is_integer() and abs(value) < _INTEGERS_ONLY and (side := _side(text, value)):
+            return math.nextafter(value, side * math.inf)
         return value
     from decimal import Decimal  # (only for numbers no double holds)
 
@@ -96,6 +141,24 @@ def read_number(text: str) -> float | int:
     if number.adjusted() >= sys.get_int_max_str_digits():
         raise _LongNumber(text)  # (an int of a billion digits must not even be built)
     return int(number)
+
+
+def read_double(text: str) -> float:
+    """The double of a JSON number with a fraction or an exponent, for a fast reader that
+    keeps to doubles (msgspec's ``float_hook``): ValueError for a number :func:`read_number`
+    reads otherwise (beyond a double's range, or next to an integer), so that such a reader
+    hands the text to :func:`parse_json`, which reads it and says what it did.
+
+    >>> read_double("0.5")
+    0.5
+    >>> read_double("1.00000000000000000001")
+    Traceback (most recent call last):
+    ValueError: 1.00000000000000000001 is not read as its double
+    """
+    value = float(text)
+    if not math.isfinite(value) or (value.is_integer() and abs(value) < _INTEGERS_ONLY and _side(text, value)):
+        raise ValueError(f"{text} is not read as its double")
+    return value
 
 
 @cache
@@ -119,6 +182,10 @@ def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
     ``first_line`` is the line of the file the text starts on (JSON Lines), so that
     positions in findings are positions in the file.
     """
+    return _loads(data, first_line, read_number)
+
+
+def _loads(data: str | bytes | bytearray, first_line: int, parse_float: Callable[[str], Any]) -> Any:
     if isinstance(data, bytes | bytearray):
         try:
             text = bytes(data).decode("utf-8-sig")
@@ -136,7 +203,7 @@ def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
     if not text.strip():
         raise _problem("empty", "There is no JSON here: the text is empty.")
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=read_number)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=parse_float)
     except _LongNumber as exc:
         start = _number_at(text, exc.text)
         line, column = position(text, start) if start is not None else (1, 1)
@@ -146,7 +213,7 @@ def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
                 (),
                 f"The number {clip(exc.text)} is too large to read: its integer would have more than "
                 f"{sys.get_int_max_str_digits():,} digits (Python's limit), and no PGM-AUA value needs more.",
-                _LIMIT_SPEC,
+                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )
@@ -182,7 +249,7 @@ def loads(data: str | bytes | bytearray, *, first_line: int = 1) -> Any:
                 (),
                 f"A number of {digits:,} digits is too long to read: pgm-explore reads integers of "
                 f"at most {limit:,} digits (Python's limit), and no PGM-AUA value needs more.",
-                _LIMIT_SPEC,
+                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )
@@ -228,8 +295,53 @@ def parse_json(data: str | bytes | bytearray, *, first_line: int = 1) -> tuple[A
     >>> value, [(f.rule, f.json_path) for f in notes]
     ({'Header': 'PGM-KPA-V1.0'}, [('duplicate-key', '$')])
     """
-    value = loads(data, first_line=first_line)
-    return value, duplicate_keys(data, value)
+    moved: dict[int, tuple[float, str]] = {}
+
+    def read(text: str) -> float | int:
+        value = read_number(text)
+        if type(value) is float and value != float(text):
+            moved[id(value)] = (value, text)  # (the value is kept alive, so its id stays its own)
+        return value
+
+    value = _loads(data, first_line, read)
+    notes = duplicate_keys(data, value)
+    return value, (notes + _moved_numbers(value, moved)) if moved else notes
+
+
+_MOVED_SPEC = "RFC 8259 section 6: numbers beyond IEEE 754 double precision may not be read alike"
+
+
+def _moved_numbers(value: Any, moved: dict[int, tuple[float, str]]) -> tuple[Finding, ...]:
+    """The ``beyond-double`` warnings of the numbers :func:`read_number` read as the double
+    next to an integer (``moved``, by the id of the value it made), in document order.
+
+    >>> [(f.json_path, f.message) for f in parse_json('{"Confidence": 1.00000000000000000001}')[1]]
+    [('$.Confidence', 'The number 1.00000000000000000001 is above 1, but no double holds it: a reader that uses doubles (JavaScript, most JSON libraries) reads 1. pgm-explore reads it as 1.0000000000000002, the next double above 1, so that a bound or an integer type judges the number written.')]
+    """
+    findings = []
+    pending: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(((*path, key), sub) for key, sub in reversed(item.items()))
+        elif isinstance(item, list):
+            pending.extend(((*path, index), sub) for index, sub in reversed(list(enumerate(item))))
+        elif type(item) is float and id(item) in moved:
+            number, text = moved[id(item)]
+            integer = int(float(text))
+            side = "above" if number > integer else "below"
+            findings.append(
+                Finding.of(
+                    "beyond-double",
+                    path,
+                    f"The number {clip(text)} is {side} {integer}, but no double holds it: a reader that uses "
+                    f"doubles (JavaScript, most JSON libraries) reads {integer}. pgm-explore reads it as "
+                    f"{number!r}, the next double {side} {integer}, so that a bound or an integer type judges "
+                    "the number written.",
+                    _MOVED_SPEC,
+                )
+            )
+    return tuple(findings)
 
 
 def duplicate_keys(raw: str | bytes | bytearray, value: Any) -> tuple[Finding, ...]:

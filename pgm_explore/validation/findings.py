@@ -84,6 +84,8 @@ RuleCode = Literal[
     "precheck-differs",
     # Partners over MCP (pgm_explore.mcp, docs/mcp.md): what an exchange with a partner server shows.
     "unusable-request",
+    "tool-arguments",
+    "query-reused",
     "action-context",
     "request-too-large",
     "dialog-foreign",
@@ -137,7 +139,11 @@ RULES: Mapping[str, Rule] = _rules(
     ),
     Rule("duplicate-key", "warning", False, "A name appears twice in one object: only its last value is read."),
     Rule(
-        "beyond-double", "warning", False, "A number beyond the range of a double (1.8e308), which many readers lose."
+        "beyond-double",
+        "warning",
+        False,
+        "A number beyond what a double holds (its range, 1.8e308; or so near an integer that a double makes it "
+        "that integer), which many readers lose.",
     ),
     Rule("header-missing", "error", True, "The message has no Header, so its data type cannot be told."),
     Rule("header-unknown", "error", True, "The Header is not that of a PGM-AUA V1.0 data type."),
@@ -226,6 +232,12 @@ RULES: Mapping[str, Rule] = _rules(
                 "error",
                 "A document sent to a partner that no Response could name (no QueryID, DialogID, TurnIndex, ...).",
             ),
+            (
+                "tool-arguments",
+                "error",
+                "A tool call whose arguments are not the binding's: one it does not list, or no message.",
+            ),
+            ("query-reused", "error", "A Request whose QueryID the partner has answered already."),
             ("action-context", "error", "The action_context beside a BKN-DAC Request is not an ActionContext."),
             ("request-too-large", "error", "A Request larger than the partner accepts (docs/mcp.md)."),
             ("dialog-foreign", "error", "A Request names a dialogue that another session opened."),

@@ -1,15 +1,21 @@
-"""The explorer as one app page (``pgm-explore app``, Voilà): compose, validate files, read transcripts.
+"""The explorer as one app page (``pgm-explore app``, Voilà): compose, validate files, read transcripts,
+take the course, try a partner.
 
-Three tabs, each built on the library's own widgets and functions, so that the page shows what the
+Five tabs, each built on the library's own widgets and functions, so that the page shows what the
 notebooks show, without code:
 
-- **Compose**: a data type and a mode picked from lists, and a :class:`MessageComposer` for them
-  (its draft kept under a stable name, so that a reload brings the last edit back);
+- **Compose**: a data type picked from a list, and a :class:`MessageComposer` for it (its draft
+  kept under a stable name, so that a reload brings the last edit back); the composer's own Mode
+  switch is the page's only one;
 - **Validate files**: an upload button; each file is read as ``pgm-explore validate`` reads it
   (:func:`pgm_explore.validate_file`), with a table of the messages and the report of each one that
-  has findings;
+  has findings; **Open in composer** puts an uploaded message into the Compose tab's composer;
 - **Transcript**: a transcript uploaded or picked from the repository's examples, with its summary,
-  its tables (:mod:`pgm_explore.analysis`) and its plots.
+  its tables (:mod:`pgm_explore.analysis`) and its plots;
+- **Course**: the exercises of notebooks 01 and 06 (:class:`~pgm_explore.widgets._course.Course`):
+  name the broken field and the rule, then fix the message in a composer; progress in the drafts folder;
+- **Inspect**: a :class:`~pgm_explore.widgets.PartnerInspector` (a reference partner or a URL; the
+  page starts no command), built when the tab is first opened (it needs the ``mcp`` extra).
 
 Every result is HTML or PNG held in widgets (no ``Output`` capture), so that it also works, and is
 tested, without a browser.
@@ -22,7 +28,8 @@ machine. What touches the disk, and where:
   was started in), never a path (:class:`~pgm_explore.widgets._workfolder.WorkFolderFiles`);
   Upload and Download go through the browser; the repository's examples are read from a list;
 - the composer's **drafts**: ``.pgm-explore-drafts/`` inside the work folder (``draft_dir``
-  overrides it), by draft names that cannot leave it;
+  overrides it), by draft names that cannot leave it; the course's progress and its composers'
+  drafts live there too;
 - **Validate files** and the **Transcript** tab: uploads are read in memory, never written; the
   example transcripts are read from a list.
 """
@@ -31,7 +38,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import ipywidgets as widgets
@@ -40,11 +47,13 @@ from pgm_explore import analysis
 from pgm_explore._display import STYLE, esc, table
 from pgm_explore._workfolder import WorkFolder
 from pgm_explore.dialogue import Transcript
-from pgm_explore.io import validate_file
+from pgm_explore.io import input_kind, iter_stream
+from pgm_explore.io import report as report_of
 from pgm_explore.spec import DATA_TYPES, data_type
 from pgm_explore.validation import Report
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
+from pgm_explore.widgets._course import Course
 from pgm_explore.widgets._drafts import default_work_dir
 from pgm_explore.widgets._examples import example_files
 
@@ -53,7 +62,6 @@ __all__ = ["ExplorerApp"]
 DRAFT_NAME = "app-composer"
 DRAFTS_FOLDER = ".pgm-explore-drafts"
 """The app composer's drafts, inside the work folder (hidden: Open lists no hidden file)."""
-MODES = {"RQ": "Request (RQ)", "RS": "Response (RS)"}
 TRANSCRIPT_TABLES = ("messages", "exchanges", "feasibility", "findings")
 UPLOADS = ".json,.jsonl,.ndjson"
 
@@ -94,7 +102,7 @@ def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
 
 
 class ExplorerApp(widgets.VBox):
-    """The app page: Compose, Validate files, Transcript (see the module's documentation).
+    """The app page: Compose, Validate files, Transcript, Course, Inspect (see the module's documentation).
 
     >>> import tempfile
     >>> app = ExplorerApp(work_folder=tempfile.mkdtemp(), draft_dir=False)
@@ -124,24 +132,30 @@ class ExplorerApp(widgets.VBox):
         self.type_picker = widgets.Dropdown(
             description="Data type", options=[dt.name for dt in DATA_TYPES], _dom_classes=("pgmx-app-type",)
         )
-        self.mode_picker = widgets.ToggleButtons(
-            description="Mode",
-            options=[(label, mode) for mode, label in MODES.items()],
-            _dom_classes=("pgmx-app-mode",),
-        )
         self._follow_composer()
         self.type_picker.observe(self._area.guard(lambda _change: self._pick()), names="value")
-        self.mode_picker.observe(self._area.guard(lambda _change: self._pick()), names="value")
-        self.composer.observe(lambda _change: self._follow_composer(), names=["type_name", "mode"])
-        compose = widgets.VBox(
-            [widgets.HBox([self.type_picker, self.mode_picker]), self.composer], _dom_classes=("pgmx-app-compose",)
-        )
+        self.composer.observe(lambda _change: self._follow_composer(), names="type_name")
+        compose = widgets.VBox([self.type_picker, self.composer], _dom_classes=("pgmx-app-compose",))
 
         self.upload = widgets.FileUpload(
             accept=UPLOADS, multiple=True, description="Upload files", _dom_classes=("pgmx-app-upload",)
         )
         self.reports = widgets.HTML(_dom_classes=("pgmx-app-reports",))
         self.upload.observe(self._area.guard(lambda change: self.validate(_uploaded(change["new"]))), names="value")
+        self._uploaded: list[dict[str, Any]] = []
+        self.open_picker = widgets.Dropdown(
+            description="Message",
+            options=[],
+            layout={"width": "420px", "display": "none"},
+            _dom_classes=("pgmx-app-open-picker",),
+        )
+        self.open_button = widgets.Button(
+            description="Open in composer",
+            tooltip="Put this message into the Compose tab's composer, to fix it there",
+            layout={"width": "auto", "display": "none"},
+            _dom_classes=("pgmx-app-open",),
+        )
+        self.open_button.on_click(self._area.guard(lambda _button: self.open_in_composer()))
         check = widgets.VBox(
             [
                 widgets.HTML(
@@ -149,6 +163,7 @@ class ExplorerApp(widgets.VBox):
                     "<code>.jsonl</code> files (one message per line): each message is validated on its own.</p>"
                 ),
                 self.upload,
+                widgets.HBox([self.open_picker, self.open_button]),
                 self.reports,
             ],
             _dom_classes=("pgmx-app-check",),
@@ -189,7 +204,13 @@ class ExplorerApp(widgets.VBox):
             _dom_classes=("pgmx-app-read",),
         )
 
-        self.tabs = widgets.Tab(children=[compose, check, read], titles=("Compose", "Validate files", "Transcript"))
+        self.course = Course(None, draft_dir=draft_dir, work_folder=self.work_folder)
+        self.inspect = widgets.VBox(_dom_classes=("pgmx-app-inspect",))
+        self.tabs = widgets.Tab(
+            children=[compose, check, read, self.course, self.inspect],
+            titles=("Compose", "Validate files", "Transcript", "Course", "Inspect"),
+        )
+        self.tabs.observe(self._area.guard(lambda _change: self._tab_opened()), names="selected_index")
         self.children = [self.tabs, self._area.box]
         self.add_class("pgmx-app")
 
@@ -198,32 +219,66 @@ class ExplorerApp(widgets.VBox):
         """Exceptions raised in callbacks (each is also shown on the page)."""
         return self._area.errors
 
+    # -- inspect --------------------------------------------------------------------------------
+
+    def _tab_opened(self) -> None:
+        selected = self.tabs.selected_index
+        if selected is not None and self.tabs.children[selected] is self.inspect and not self.inspect.children:
+            self.inspect.children = [self._inspector()]
+
+    def _inspector(self) -> widgets.Widget:
+        """The partner inspector of this page: reference partners and URLs, no command (the page runs
+        no code of its visitors'), saving in the work folder."""
+        try:
+            from pgm_explore.widgets._inspector import PartnerInspector
+        except ModuleNotFoundError:
+            return widgets.HTML(
+                '<p>The Inspect tab needs the MCP SDK: <code>pip install "pgm-explore[mcp]"</code>.</p>'
+            )
+        return PartnerInspector(allow_commands=False, work_folder=self.work_folder)
+
     # -- compose --------------------------------------------------------------------------------
 
     def _follow_composer(self) -> None:
-        spec = data_type(self.composer.type_name)
-        self.type_picker.value = spec.name
-        self.mode_picker.disabled = not spec.has_modes
-        if self.composer.mode in MODES:
-            self.mode_picker.value = self.composer.mode
+        self.type_picker.value = data_type(self.composer.type_name).name
 
     def _pick(self) -> None:
-        spec = data_type(self.type_picker.value)
-        mode = self.mode_picker.value if spec.has_modes else None
-        self.mode_picker.disabled = not spec.has_modes
-        if spec.name != self.composer.type_name or (mode is not None and mode != self.composer.mode):
-            self.composer.switch_type(spec.name, mode)
+        # The type only: the mode is the composer's own switch (one Mode switch on the page).
+        if self.type_picker.value != self.composer.type_name:
+            self.composer.switch_type(self.type_picker.value)
 
     # -- validate files -------------------------------------------------------------------------
 
     def validate(self, files: Iterable[tuple[str, bytes]]) -> list[Report]:
-        """Validate the files (name, bytes) and show the table and the reports with findings."""
-        reports = [report for name, content in files for report in validate_file(name, content)]
+        """Validate the files (name, bytes) and show the table and the reports with findings; the
+        messages that are JSON objects can then be opened in the composer (:meth:`open_in_composer`)."""
+        # Read as pgm-explore validate reads them (io.validate_file), keeping each message's document.
+        items = [
+            item
+            for name, content in files
+            for item in iter_stream(io.BytesIO(bytes(content)), PurePath(name).name or "upload", input_kind(name))
+        ]
+        reports = [report_of(item) for item in items]
+        objects = [(item.source, item.document) for item in items if isinstance(item.document, dict)]
+        self._uploaded = [document for _source, document in objects]
+        self.open_picker.options = [(source, index) for index, (source, _doc) in enumerate(objects)]
+        self.open_picker.value = 0 if objects else None
+        shown = "" if objects else "none"
+        self.open_picker.layout.display = self.open_button.layout.display = shown
         failing = sum(not r.conforms for r in reports)
         head = f"<p><b>{_plural(len(reports), 'message')}</b>: {failing} {'does' if failing == 1 else 'do'} not conform.</p>"
-        shown = [r._repr_mimebundle_().get("text/html", "") for r in reports if r.findings]
-        self.reports.value = STYLE + head + _frame_html(analysis.report_summary(reports)) + "".join(shown)
+        with_findings = [r._repr_mimebundle_().get("text/html", "") for r in reports if r.findings]
+        self.reports.value = STYLE + head + _frame_html(analysis.report_summary(reports)) + "".join(with_findings)
         return reports
+
+    def open_in_composer(self, index: int | None = None) -> None:
+        """Put an uploaded message (the one picked, or the ``index``-th object) into the composer and
+        show the Compose tab; what the composer held stays one step back in its drafts."""
+        chosen = self.open_picker.value if index is None else index
+        if chosen is None:
+            return
+        self.composer.load(self._uploaded[int(chosen)])
+        self.tabs.selected_index = 0
 
     # -- transcripts ----------------------------------------------------------------------------
 

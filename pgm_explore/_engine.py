@@ -1,0 +1,205 @@
+"""Where bulk work runs: in this process, on local worker processes, or on a Dask cluster.
+
+Reading, decoding and judging messages depends on one message alone; the transcript rules
+need the messages in order. Bulk work is therefore cut into *partitions* (the files of a
+corpus, byte ranges of one big file, cut at line ends) that a function turns into compact
+results on its own, and the results come back **in the order of the partitions**, however
+the work was spread. :func:`engine` gives the one interface for the three places work can
+run:
+
+- in this process (``workers=0``): no start-up cost, what small inputs, standard input and
+  live logs (``tail -f``) need;
+- on ``workers`` local worker processes, a :class:`distributed.LocalCluster` started for
+  the work and closed after it;
+- on an existing Dask cluster (``scheduler="tcp://host:8786"``), whose workers must import
+  ``pgm_explore`` and read the same paths.
+
+The function given to :meth:`Engine.map` must be defined at the top of a module (workers
+import it by name, as pickle does) and so must its arguments' types. Dask is imported only
+when work leaves this process, so a small check starts as fast as before. This module sits
+below every layer: it knows nothing of messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, TypeVar
+
+from pgm_explore.errors import PgmExploreError
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from distributed import Client, Future
+
+__all__ = ["Engine", "EngineUnavailable", "cores", "engine", "engine_for"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+START_TIMEOUT = 60.0
+"""Seconds to wait for local workers to start or a scheduler to answer (a loaded machine
+took 10 s for two workers)."""
+
+
+class EngineUnavailable(PgmExploreError):
+    """The Dask cluster asked for cannot be reached, or local workers cannot start."""
+
+
+def cores() -> int:
+    """The cores this process may use (what ``--workers`` defaults to for large work)."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13: honours the affinity mask
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+class Engine(AbstractContextManager["Engine"]):
+    """Runs a function over partitions, giving the results in the partitions' order.
+
+    This base class runs everything in this process, one partition after the other: the
+    results are made when they are asked for, so a reader of a live log sees each one as
+    soon as its partition is done.
+    """
+
+    where = "this process"
+    in_process = True
+    """True when the work runs here, one partition after the other (nothing to gain from
+    cutting work that is not spread)."""
+
+    @property
+    def workers(self) -> int:
+        """How many partitions are worked on at once."""
+        return 1
+
+    def map(self, work: Callable[[T], R], partitions: Iterable[T]) -> Iterator[R]:
+        """``work(p)`` for each partition ``p``, in order.
+
+        An exception raised by ``work`` is raised here, at its partition, after the
+        results of the partitions before it.
+        """
+        return (work(partition) for partition in partitions)
+
+    def close(self) -> None:
+        """Let go of the workers (nothing to do in this process)."""
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class _DaskEngine(Engine):
+    """The same work spread over the workers of a ``distributed.Client``.
+
+    At most :attr:`window` partitions are submitted ahead of the one whose result is
+    awaited: the memory the results take stays bounded however many partitions there are,
+    and a slow consumer (the transcript rules) holds the workers back instead of piling
+    results up.
+    """
+
+    in_process = False
+
+    def __init__(self, client: Client, *, own_cluster: bool) -> None:
+        self._client = client
+        self._own = own_cluster
+        n = len(client.scheduler_info(n_workers=-1).get("workers", {})) or 1
+        self._workers = n
+        self.window = 2 * n + 2
+        self.where = f"{n} local worker processes" if own_cluster else f"the Dask cluster at {client.scheduler.address}"
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    @property
+    def client(self) -> Client:
+        """The ``distributed.Client`` the work goes through (for collections such as dask DataFrames)."""
+        return self._client
+
+    def map(self, work: Callable[[T], R], partitions: Iterable[T]) -> Iterator[R]:
+        pending: deque[Future] = deque()
+        try:
+            for partition in partitions:
+                # pure=False: two equal partitions (the same file twice) are two pieces of work.
+                pending.append(self._client.submit(work, partition, pure=False))
+                if len(pending) >= self.window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            # Stopped early (an exception, a closed output): what is left is not wanted.
+            if pending:
+                self._client.cancel(list(pending))
+
+    def close(self) -> None:
+        cluster = self._client.cluster if self._own else None
+        self._client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: float = START_TIMEOUT) -> Engine:
+    """Where to run bulk work: ``scheduler`` (a Dask scheduler's address) if given, else
+    ``workers`` local worker processes (``None``: one per core), else this process (0).
+
+    Raises :class:`EngineUnavailable` with a plain reason when the cluster cannot be
+    reached or the workers cannot start.
+    """
+    if scheduler is None and workers == 0:
+        return Engine()
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - dask[distributed] is a runtime dependency
+        raise EngineUnavailable(f"work on several processes needs dask.distributed ({exc})") from None
+    try:
+        if scheduler is not None:
+            client = Client(scheduler, timeout=timeout)
+            return _DaskEngine(client, own_cluster=False)
+        cluster = LocalCluster(
+            n_workers=workers or cores(),
+            threads_per_worker=1,  # the work holds the GIL: one thread a process
+            processes=True,
+            dashboard_address=None,  # no dashboard nobody asked for ...
+            # ... and the scheduler's own HTTP server (health, metrics) on a free loopback
+            # port: its default, 8787 on every interface, is taken by the first cluster of
+            # the machine, and the next ones warn.
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+            timeout=timeout,
+        )
+        return _DaskEngine(Client(cluster, timeout=timeout), own_cluster=True)
+    except (OSError, TimeoutError) as exc:
+        where = f"the Dask scheduler at {scheduler}" if scheduler else f"{workers} local worker processes"
+        raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
+
+
+def engine_for(
+    paths: Iterable[str], *, workers: int | None = None, scheduler: str | None = None, min_bytes: int
+) -> Engine:
+    """The engine for work on the files ``paths`` (what ``--workers`` and ``--scheduler`` say):
+    ``scheduler`` if given; else ``workers`` local worker processes if given (0: this
+    process); else, unless ``PGM_EXPLORE_PARALLEL=0`` is in the environment or there is one
+    core only, one local worker per core when the regular files among ``paths`` hold
+    ``min_bytes`` or more together (below that, starting workers costs more than it wins),
+    and this process otherwise (standard input, pipes, small files).
+    """
+    if scheduler is not None or workers is not None:
+        return engine(workers, scheduler)
+    if os.environ.get("PGM_EXPLORE_PARALLEL", "").strip() == "0" or cores() < 2:
+        return Engine()
+    total = 0
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            total += info.st_size
+    return engine(None) if total >= min_bytes else Engine()

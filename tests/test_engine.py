@@ -1,0 +1,125 @@
+"""The bulk engine: results in the partitions' order wherever the work ran (pgm_explore._engine)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pgm_explore._engine import Engine, EngineUnavailable, cores, engine
+
+
+def slow_square(n: int) -> tuple[int, int]:
+    """Later partitions finish first, so order cannot come from finishing times."""
+    time.sleep(0.02 * (5 - n % 5))
+    return n, os.getpid()
+
+
+def fails_at_three(n: int) -> int:
+    if n == 3:
+        raise ValueError("partition 3 is bad")
+    return n
+
+
+def test_this_process_keeps_order_and_is_lazy() -> None:
+    seen: list[int] = []
+
+    def work(n: int) -> int:
+        seen.append(n)
+        return n * n
+
+    with engine(0) as e:
+        assert type(e) is Engine and e.workers == 1
+        results = e.map(work, range(5))
+        assert seen == []  # nothing is done before it is asked for (live logs)
+        assert next(results) == 0 and seen == [0]
+        assert list(results) == [1, 4, 9, 16]
+
+
+def test_cores_is_positive() -> None:
+    assert cores() >= 1
+
+
+@pytest.mark.slow
+def test_local_workers_keep_order_and_share_the_work() -> None:
+    with engine(2) as e:
+        assert e.workers == 2
+        results = list(e.map(slow_square, range(20)))
+    assert [n for n, _ in results] == list(range(20))
+    assert len({pid for _, pid in results}) == 2
+    assert os.getpid() not in {pid for _, pid in results}
+
+
+@pytest.mark.slow
+def test_an_exception_comes_at_its_partition() -> None:
+    got: list[int] = []
+    with engine(2) as e, pytest.raises(ValueError, match="partition 3 is bad"):
+        for n in e.map(fails_at_three, range(8)):
+            got.append(n)
+    assert got == [0, 1, 2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_an_existing_cluster_started_from_the_command_line(tmp_path) -> None:
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    bin_dir = os.path.dirname(sys.executable)
+    # The workers import the work by name, as pickle does: this test module must be on their path.
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+    procs = [
+        subprocess.Popen(
+            [os.path.join(bin_dir, "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=tmp_path,
+        )
+    ]
+    try:
+        procs.append(
+            subprocess.Popen(
+                [
+                    os.path.join(bin_dir, "dask"),
+                    "worker",
+                    address,
+                    "--nworkers",
+                    "1",
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                cwd=tmp_path,
+            )
+        )
+        with engine(scheduler=address) as e:
+            deadline = time.monotonic() + 60
+            while not e.client.scheduler_info(n_workers=-1)["workers"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert e.where == f"the Dask cluster at {address}"
+            results = list(e.map(slow_square, range(10)))
+        assert [n for n, _ in results] == list(range(10))
+        assert os.getpid() not in {pid for _, pid in results}
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(30)
+
+
+def test_an_unreachable_scheduler_is_a_plain_error() -> None:
+    port = _free_port()  # nothing listens there
+    with pytest.raises(EngineUnavailable, match=f"the Dask scheduler at tcp://127.0.0.1:{port}"):
+        engine(scheduler=f"tcp://127.0.0.1:{port}", timeout=2)
