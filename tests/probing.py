@@ -148,12 +148,11 @@ def reference_http(name: str) -> Callable[[int], list[str]]:
 
 
 @contextmanager
-def http_raw_partner(role: str, faults: tuple[str, ...]) -> Iterator[str]:
-    """The raw partner serving Streamable HTTP; its URL."""
+def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
+    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
     env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
-    with http_server(
-        lambda port: [sys.executable, str(HERE / "raw_partner.py"), "--role", role, "--http", str(port)], env
-    ) as url:
+    raw = [sys.executable, str(HERE / "raw_partner.py"), "--role", role]
+    with http_server(lambda port: [*raw, "--http", str(port), *options], env) as url:
         yield url
 
 

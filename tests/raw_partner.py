@@ -2,12 +2,16 @@
 writes the JSON-RPC bytes itself, from the MCP specification (2025-11-25 and 2026-07-28) and
 docs/mcp.md, as a third party would write one.
 
-    python tests/raw_partner.py [--role pal|dac|prc] [--http PORT]
+    python tests/raw_partner.py [--role pal|dac|prc] [--http PORT] [--log FILE]
 
 Over stdio by default (newline-delimited JSON-RPC), or Streamable HTTP on 127.0.0.1:PORT/mcp. It
 speaks both protocol eras: the initialize handshake (with sessions over HTTP) and the per-request
 envelope of 2026-07-28 (``server/discover``). As Personality Alignment it answers with a stance; as
 Domain Access or Prompt Creation it knows nothing and answers ``not_answered``.
+
+``--log FILE`` appends every JSON-RPC message it read and wrote to FILE as JSON Lines
+(``{"direction": "received" | "sent", "message": ...}``), to hold a client's own record of the
+conversation to what the partner saw.
 
 Faults are switched on by the environment, as a user switches on their own partner's options:
 ``RAW_PARTNER_FAULTS=duplicate,slow``. Each is one way to be wrong (see FAULTS); ``sse`` is not a
@@ -374,6 +378,19 @@ class Protocol:
         return _error(ident, -32600 if "method-code" in ACTIVE else -32601, f"Method not found: {method}")
 
 
+# -- what was read and written (--log) --------------------------------------------------------------
+
+LOG: list[Any] = []  # the open log file, when --log names one
+_LOG_LOCK = threading.Lock()
+
+
+def note(direction: str, message: Any) -> None:
+    if LOG:
+        with _LOG_LOCK:
+            LOG[0].write(json.dumps({"direction": direction, "message": message}) + "\n")
+            LOG[0].flush()
+
+
 # -- stdio ------------------------------------------------------------------------------------------
 
 
@@ -385,6 +402,7 @@ def serve_stdio(partner: Partner) -> None:
     def write(message: Any) -> None:
         nonlocal first
         line = json.dumps(message).encode("utf-8") + b"\n"
+        note("sent", message)
         out.write(line * (2 if "duplicate" in ACTIVE else 1))
         if first and "garbage" in ACTIVE:
             out.write(b"hello from the raw partner\n")
@@ -397,9 +415,11 @@ def serve_stdio(partner: Partner) -> None:
         try:
             message = json.loads(line)
         except ValueError:
+            note("received", line.decode("utf-8", "replace"))
             if "silent" not in ACTIVE:
                 write(_error(None, -32700, "Parse error"))
             continue
+        note("received", message)
         answer = protocol.invalid(message)
         if answer is not None or isinstance(message, list) or not isinstance(message, dict):
             if answer is not None and answer != []:
@@ -430,6 +450,7 @@ class Handler(BaseHTTPRequestHandler):
         data = b""
         kind = "application/json"
         if body is not None:
+            note("sent", body)
             text = json.dumps(body)
             if "sse" in ACTIVE and status == 200:
                 event = f"event: message\ndata: {text}\n\n"
@@ -498,6 +519,7 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._send(400, _error(None, -32700, "Parse error"))
             return
+        note("received", message)
         protocol = Protocol(self.partner)
         invalid = protocol.invalid(message)
         if invalid is not None:
@@ -577,7 +599,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--role", choices=sorted(TYPES), default="pal")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--log", metavar="FILE", help="append every JSON-RPC message read and written, as JSON Lines")
     args = parser.parse_args()
+    if args.log:
+        LOG.append(open(args.log, "a", encoding="utf-8"))  # noqa: SIM115 - open for the process's life
     partner = Partner(args.role)
     if args.http is not None:
         serve_http(partner, args.http)

@@ -150,12 +150,13 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "transcript = Transcript.from_documents(bk.transcript": ("11 messages, 0 errors, 0 warnings", "feasibility"),
         "analysis.pa_status_counts(transcript)": ("InsValue", "InsRights", "QualNS"),
         "analysis.commitments(transcript)": ("retained", "status-released"),
-        "stop.set()": "client closed: True",
+        "await bk.stop()": "client closed: True",
         "class TerseAlignment(PersonalityAlignment)": (
             "message 2: PGM-KPA-V1.0 [mode-required] $.Outcome",
             "message 4: PGM-KPA-V1.0 [mode-required] $.Outcome",
             "the pirate: The personality has no Role 'pirate'",
         ),
+        "from pgm_explore.widgets import PartnerInspector": "PartnerInspector",
     },
     "08_probe_a_partner.ipynb": {
         # In process, the 10 checks of the wire and of HTTP are skipped (there is no wire); over stdio the 5
@@ -286,7 +287,7 @@ def test_live_dialogues_keep_what_the_person_edited_and_take_the_live_context(tm
     notebook = nbformat.read(ROOT / "notebooks" / "07_live_dialogues.ipynb", as_version=4)
     upto = next(i for i, c in enumerate(notebook.cells) if 'draft_name="07-dac-request"' in c.source)
     check = nbformat.v4.new_code_cell(
-        'print(composer.get(("Question",)), composer.get(("DialogID",)) == dac_dialog, sep="|")\nstop.set()\nawait session'
+        'print(composer.get(("Question",)), composer.get(("DialogID",)) == dac_dialog, sep="|")\nawait bk.stop()'
     )
     cells = [c for c in notebook.cells[: upto + 1] if c.cell_type == "code"] + [check]
     run = nbformat.v4.new_notebook(cells=copy.deepcopy(cells), metadata=notebook.metadata)

@@ -538,3 +538,27 @@ def test_an_integer_longer_than_python_writes_gets_the_schemas_verdict(
     assert report.conforms is (not expected)
     for finding in report.findings:
         assert "digits" in finding.message
+
+
+def test_every_keyword_that_fails_on_its_own_has_its_translation() -> None:
+    # issue 24: the explanation is a table of keyword -> function; a keyword of the schemas
+    # without one would be reported in python-jsonschema's words (`schema`).
+    from jsonschema import Draft202012Validator
+
+    from pgm_explore.spec import schema_resources
+    from pgm_explore.validation._explain import _TRANSLATIONS
+
+    keywords: set[str] = set()
+    pending: list[Any] = [dict(resource) for resource in schema_resources().values()]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            keywords.update(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    # These fail only through the keywords below them, which are translated where they fail.
+    applicators = {"$ref", "allOf", "if", "items", "properties"}
+    used = keywords & set(Draft202012Validator.VALIDATORS)
+    assert used - applicators <= set(_TRANSLATIONS), used - applicators - set(_TRANSLATIONS)
+    assert used - applicators, "the schemas were not walked"

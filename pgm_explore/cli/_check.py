@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 from typing import IO, TYPE_CHECKING
 
-from pgm_explore.cli._options import add_command, add_reading_options
+from pgm_explore.cli._options import add_command, add_engine_options, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -31,7 +31,10 @@ from pgm_explore.dialogue import dialogue_key
 from pgm_explore.io import UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
+    from pgm_explore._engine import Engine
     from pgm_explore.dialogue import TranscriptFinding
+
+    Emit = Callable[[Sequence[TranscriptFinding]], None]
 
 __all__ = ["add_check", "check_block", "refuse", "unreadable"]
 
@@ -49,10 +52,18 @@ inputs:
   nothing is checked (part of a transcript would give findings the whole has not);
   a PATH that fails later stops the check there.
 
-  A large file (16 MB or more) is read by two processes on a machine with two
-  cores: a helper reads, parses and validates its lines while this one applies the
-  transcript rules in order. The findings are the same either way;
-  PGM_EXPLORE_PARALLEL=0 in the environment keeps to one process.
+where the work runs:
+  Reading, decoding and validating a message depends on that message alone; the
+  transcript rules need the messages in order. A big JSON Lines file is therefore
+  cut into partitions of whole lines (4 MiB each), worked on by Dask workers, and
+  the rules run here over what comes back, in order. By default, transcripts of
+  64 MiB or more are worked on by one local worker process per core (starting
+  them takes a second or two), smaller ones, standard input and pipes in this
+  process. --workers N says how many local workers (0: this process only);
+  --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
+  'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
+  PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0. The findings
+  are the same bytes wherever the work runs.
 
 checks:
   every message as 'pgm-explore validate' checks it, then against the messages before
@@ -105,6 +116,7 @@ def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add_reading_options(
         parser, "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order", "finding"
     )
+    add_engine_options(parser)
 
 
 class Tally(Severities):
@@ -181,9 +193,8 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
 
 def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
-    from pgm_explore._bulk import iter_worked
-    from pgm_explore._facts import FACTS
-    from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore._engine import EngineUnavailable, engine_for
+    from pgm_explore.dialogue._transcript import CHECK_BYTES
 
     problems = unreadable(args.paths)
     if problems:
@@ -210,14 +221,28 @@ def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 last[:] = [key]
                 write_text(out, text + "\n")
 
+    try:
+        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    with engine:
+        return _check(args, engine, emit, palette, out, err)
+
+
+def _check(args: argparse.Namespace, engine: Engine, emit: Emit, palette: Palette, out: IO[str], err: IO[str]) -> int:
+    from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._facts import item_facts
+    from pgm_explore.io import iter_worked
+
     tally = Tally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
-    # of the summary (a helper process reads and validates a large file on a second core).
+    # of the summary (the facts of a big file's messages made by the engine's workers).
     checker = TranscriptChecker()
     for path in args.paths:
         stdin_notice("check", path, err)
         try:
-            for source, facts in iter_worked(path, FACTS):
+            for source, facts in iter_worked(path, item_facts, engine=engine):
                 found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:

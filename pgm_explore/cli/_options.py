@@ -13,7 +13,14 @@ from typing import Any
 
 from pgm_explore.cli._output import PROG, Runner
 
-__all__ = ["Version", "add_color_option", "add_command", "add_partner_option", "add_reading_options"]
+__all__ = [
+    "Version",
+    "add_color_option",
+    "add_command",
+    "add_engine_options",
+    "add_partner_option",
+    "add_reading_options",
+]
 
 
 class Version(argparse.Action):
@@ -71,6 +78,35 @@ def add_reading_options(parser: argparse.ArgumentParser, paths_help: str, unit: 
         help=f"text for people (default), json for programs: one object per {unit} and line",
     )
     add_color_option(parser)
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--workers N`` and ``--scheduler ADDRESS``: where the work on big files runs (pgm_explore._engine)."""
+    parser.add_argument(
+        "--workers",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="read, decode and validate big files on N local worker processes (0: in this "
+        "process only; default: one per core for big regular files, see below)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="do that work on the existing Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+    )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a number of workers: {text!r}")
+    return value
 
 
 def add_partner_option(parser: argparse.ArgumentParser, help: str, *, required: bool) -> None:

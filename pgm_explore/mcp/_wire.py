@@ -65,6 +65,8 @@ class Wire:
     sent: dict[Any, str] = field(default_factory=dict)
     answered: Counter[Any] = field(default_factory=Counter)
     problems: list[tuple[str, Any]] = field(default_factory=list)
+    log_limit: int = _LOG_LIMIT
+    """Messages kept in :attr:`log` (the first ones: a checker quotes the start of a conversation)."""
     capture_stderr: bool = True
     """Keep the partner's stderr to quote it (the probe); else the partner writes to this process's."""
     stderr: TextIO | None = None
@@ -81,7 +83,7 @@ class Wire:
     # -- recording -----------------------------------------------------------------------------
 
     def _log(self, direction: str, message: Any) -> None:
-        if len(self.log) < _LOG_LIMIT:
+        if len(self.log) < self.log_limit:
             self.log.append((direction, message))
 
     def note_sent(self, message: Any) -> None:

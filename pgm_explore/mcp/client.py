@@ -29,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 
 from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
+from pgm_explore.mcp._held import Held
 from pgm_explore.mcp._partners import Source
 from pgm_explore.mcp.connect import ROLES, Endpoint, call_tool, parse_partner
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
@@ -81,8 +82,11 @@ async def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: f
 class BasicKnowledge:
     """Basic Knowledge talking to Prompt Creation, Domain Access and Personality Alignment.
 
-    Use as ``async with BasicKnowledge() as bk:``; then :meth:`open_dialogue` first (it reads the PC
-    Prompt), then the ``ask_*`` helpers. :attr:`transcript` holds every message in order, and
+    Use as ``async with BasicKnowledge() as bk:``, or in a notebook (where an ``async with`` cannot
+    span cells) ``await bk.start()`` ... ``await bk.stop()``: the connections are then held open in a
+    background task, and reopened when the client is used after :meth:`stop` (the reference partners
+    of the ``inprocess`` transport are the same servers, with what they remember). Then
+    :meth:`open_dialogue` first (it reads the PC Prompt), then the ``ask_*`` helpers. :attr:`transcript` holds every message in order, and
     :attr:`findings` what was found about them as they arrived. ``partners`` maps a role (``prc``,
     ``dac``, ``pal``) to a URL or a command line of another server (or an :class:`Endpoint`); the
     others are the reference partners over ``transport``.
@@ -126,6 +130,7 @@ class BasicKnowledge:
         self._clients: dict[str, Client] = {}
         self._processes: list[subprocess.Popen[bytes]] = []
         self._stack = AsyncExitStack()
+        self._held: Held[BasicKnowledge] | None = None
 
     # -- connections ------------------------------------------------------------------------------
 
@@ -141,7 +146,37 @@ class BasicKnowledge:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    async def start(self) -> BasicKnowledge:
+        """Open the connections in a background task of their own (a notebook's cells can then use
+        the client in any order); raises what opening them raised. Already open: nothing happens."""
+        if self._held is None:
+            self._held = Held()
+        if not self._held.is_open:
+            await self._held.open(self)
+        return self
+
+    async def stop(self) -> None:
+        """Close the connections that :meth:`start` opened; using the client later opens them again."""
+        if self._held is not None:
+            await self._held.close()
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the connections are open (inside ``async with``, or between start and stop)."""
+        return bool(self._clients)
+
+    async def _connected(self, type_name: str) -> Client:
+        """The client of ``type_name``; reopened first when :meth:`start` opened it and it was closed since."""
+        if type_name not in self._clients and self._held is not None:
+            await self.start()
+        if type_name not in self._clients:
+            raise PartnerError(
+                "the client is closed: use it inside `async with BasicKnowledge() as bk:`, or open it with `await bk.start()`"
+            )
+        return self._clients[type_name]
+
     async def aclose(self) -> None:
+        self._clients.clear()
         try:
             await self._stack.aclose()
         finally:
@@ -172,8 +207,10 @@ class BasicKnowledge:
                 "BKN-DAC": domain_access_server,
                 "BKN-PAL": personality_alignment_server,
             }[type_name]
-            server = self.servers[type_name] = factory(self.sources[type_name])
-            return Client(server)
+            # Opened again (after stop), the same server: it still knows the dialogues it answered.
+            if type_name not in self.servers:
+                self.servers[type_name] = factory(self.sources[type_name])
+            return Client(self.servers[type_name])
         if self.transport == "stdio":
             return Client(StdioServerParameters(command=sys.executable, args=self._command(type_name)))
         return _HTTPClient(self, type_name)
@@ -191,8 +228,9 @@ class BasicKnowledge:
         """Read the PC Prompt of a new dialogue from Prompt Creation (recorded first)."""
         dialog_id = dialog_id or f"dlg-{uuid.uuid4().hex[:8]}"
         uri = f"pc-prompt://{dialog_id}"
+        client = await self._connected("BKN-PRC")
         try:
-            result = await self._clients["BKN-PRC"].read_resource(uri)
+            result = await client.read_resource(uri)
             text = getattr(result.contents[0], "text", None) if result.contents else None
             prompt = json.loads(text) if text else None
         except (MCPError, ValueError, RecursionError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
@@ -220,12 +258,15 @@ class BasicKnowledge:
 
         When no Response comes (a tool error, a JSON-RPC error, a broken connection, a result with
         nothing to read) the finding is recorded at the Request and :class:`PartnerError` raised.
+        A Request is recorded only once sent: one that could not be sent (the client is closed)
+        leaves the transcript as it was.
         """
+        client = await self._connected(type_name)
+        reply = await call_tool(client, _TOOLS[type_name], {"message": message, **arguments}, timeout=self.call_timeout)
+        if not reply.sent:
+            raise PartnerError(reply.error or "the Request could not be sent")
         index = len(self.transcript)
         self.transcript.append(message)
-        reply = await call_tool(
-            self._clients[type_name], _TOOLS[type_name], {"message": message, **arguments}, timeout=self.call_timeout
-        )
         if reply.document is None:
             self.findings.extend((index, f) for f in reply.findings)
             raise PartnerError(reply.error or (reply.findings[0].message if reply.findings else "no Response"))
@@ -267,6 +308,39 @@ class BasicKnowledge:
 
     async def ask_pal(self, question: str, constraints: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return await self.request("BKN-PAL", Question=question, Constraints=dict(constraints) if constraints else None)
+
+    def next_turn(self, message: Mapping[str, Any]) -> dict[str, Any]:
+        """``message`` ready to be sent again as a new turn: when its QueryID was sent already, a fresh
+        QueryID (with its QueryTime and Data Exchange Metadata) and the next TurnIndex of its
+        dialogue; otherwise unchanged (a copy). A partner answers each QueryID once (D16).
+
+        >>> bk = BasicKnowledge()
+        >>> rq = documents.skeleton("BKN-PAL", "RQ", context={"DialogID": "d", "TurnIndex": 0})
+        >>> bk.transcript.append(rq)
+        >>> again = bk.next_turn(rq)
+        >>> again["QueryID"] != rq["QueryID"], again["TurnIndex"], again["DataXMData"]["DataID"] == again["QueryID"]
+        (True, 1, True)
+        >>> bk.next_turn(again) == again
+        True
+        """
+        sent = {m.get("QueryID") for m in self.transcript if isinstance(m, Mapping) and m.get("Mode") == "RQ"}
+        spec = documents.type_of(message)
+        if spec is None or message.get("QueryID") not in sent:
+            return dict(message)
+        query = documents.fresh_id(spec.name)
+        turns = [
+            m["TurnIndex"]
+            for m in self.transcript
+            if isinstance(m, Mapping)
+            and m.get("Header") == message.get("Header")
+            and m.get("Mode") == "RQ"
+            and m.get("DialogID") == message.get("DialogID")
+            and type(m.get("TurnIndex")) is int
+        ]
+        renewed = {**message, "QueryID": query, "QueryTime": documents.auto_time(query)}
+        if turns:
+            renewed["TurnIndex"] = max(turns) + 1
+        return documents.with_metadata(renewed)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the transcript as JSONL (one message per line), ready for ``pgm-explore check``."""

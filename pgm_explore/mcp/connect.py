@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, types
+from mcp.client._memory import InMemoryTransport
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -83,11 +84,17 @@ class Endpoint:
     def client(self, *, mode: str = "auto", timeout: float | None = None, wire: Wire | None = None) -> Client:
         """An unopened MCP client of this partner (``mode="legacy"``: the initialize handshake).
 
-        ``wire`` records the messages as they were sent and received (not for a server in this
-        process, which has no wire); a command's stderr is then kept there, to be quoted. No
+        ``wire`` records the messages as they were sent and received; a command's stderr is then
+        kept there, to be quoted. A server in this process is then reached over the SDK's in-memory
+        JSON-RPC streams (not its direct per-request path, which has no messages to record). No
         response cache: every read reaches the partner.
         """
         if self.server is not None:
+            if wire is not None:
+                # The SDK's own in-memory transport (the one Client(server, mode="legacy") uses), tapped.
+                return Client(
+                    tapped(InMemoryTransport(self.server), wire), mode=mode, read_timeout_seconds=timeout, cache=None
+                )
             return Client(self.server, mode=mode, read_timeout_seconds=timeout, cache=None)
         if self.is_url:
             http = streamable_http_client(self.target)
@@ -161,6 +168,8 @@ class ToolReply:
     error: str | None = None
     """The tool error's text, or the JSON-RPC error, when there is no Response."""
     findings: list[Finding] = field(default_factory=list)
+    sent: bool = True
+    """False when the call never left this process (the connection was closed already)."""
 
     @property
     def partner_findings(self) -> list[dict[str, Any]]:
@@ -232,8 +241,9 @@ async def call_tool(
         finding = Finding.of("partner-error", path, said, _BINDING)
         return ToolReply(None, error=said, findings=[finding])
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
+        # The session could not write the request: the partner never saw it.
         finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)
-        return ToolReply(None, error=str(exc), findings=[finding])
+        return ToolReply(None, error=str(exc) or type(exc).__name__, findings=[finding], sent=False)
     return read_result(result, path)
 
 

@@ -8,7 +8,8 @@ the spec clause (through the bundled schemas), one finding per problem.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -182,151 +183,234 @@ def closest(word: str, options: tuple[str, ...]) -> str | None:
     return match[0] if match else None
 
 
-def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterator[Finding]:
-    path = tuple(error.absolute_path)
-    schema_path = tuple(error.absolute_schema_path)
-    keyword = error.validator
-    name = _name(path, dt)
-    spec = spec_reference(dt, path)
+# --- one function per keyword ------------------------------------------------------------
+#
+# As python-jsonschema checks each keyword with a function from a table (its ``VALIDATORS``),
+# each keyword's errors are put in words by a function from :data:`_TRANSLATIONS`; a keyword
+# without one gets the engine's own words (``schema``).
 
-    if keyword == "required":
-        # python-jsonschema yields one error per missing property; naming each one at
-        # its own path lets a form put the message beside the empty field.
-        instance = error.instance if isinstance(error.instance, dict) else {}
-        for prop in _value(error):
-            if prop in instance:
-                continue
-            where = (*path, prop)
-            if not path and "then" in schema_path and (word := MODE_WORDS.get(mode or "")):
-                requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
-                yield Finding.of(
-                    "mode-required",
-                    where,
-                    f"{prop} is missing: a {dt.name} {word} must state its {prop}.",
-                    f"{dt.requirement(requirement)} (DECISIONS D7)",
-                )
-            elif not path and prop == "DataXMData":
-                yield Finding.of(
-                    "required",
-                    where,
-                    f"DataXMData is missing: every {dt.name} message shall include its Data Exchange Metadata.",
-                    f"{dt.requirement('Metadata')} (DECISIONS D6)",
-                )
-            elif "then" in schema_path:
-                accuracy = instance.get("AccuracyMode")
-                why = (
-                    f'AccuracyMode is "{clip(accuracy)}", which requires it'
-                    if isinstance(accuracy, str)
-                    else "a Simple Time segment without AccuracyMode must carry AccuracyPlusMinus, "
-                    "AccuracyStartPlusMinus and AccuracyEndPlusMinus (a quirk of the published schema)"
-                )
-                yield Finding.of("required", where, f"{prop} is missing: {why}.", spec)
-            else:
-                yield Finding.of(
-                    "required",
-                    where,
-                    f"{prop} is missing: it is required in {_owner(path, dt)}.",
-                    spec_reference(dt, where),
-                )
-    elif keyword is None:
-        # A `false` sub-schema: only the Mode branches have them. python-jsonschema
-        # reports these without the property's path, so read the names off the branch.
-        branch = _branch(dt, schema_path)
-        if branch is None:
-            yield Finding.of("schema", path, error.message[:200], spec)
-            return
-        other = "RS" if mode == "RQ" else "RQ"
-        for prop in branch:
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """One error of python-jsonschema, with what every translation reads of it."""
+
+    dt: DataType
+    mode: str | None
+    error: ValidationError
+    path: tuple[str | int, ...]
+    schema_path: tuple[str | int, ...]
+    name: str
+    """How a sentence about the value starts (:func:`_name`)."""
+    spec: str
+    """The spec clause behind the value (:func:`spec_reference`)."""
+
+    @classmethod
+    def of(cls, dt: DataType, mode: str | None, error: ValidationError) -> _Failure:
+        path = tuple(error.absolute_path)
+        return cls(dt, mode, error, path, tuple(error.absolute_schema_path), _name(path, dt), spec_reference(dt, path))
+
+
+Translation = Callable[[_Failure], Iterator[Finding]]
+_TRANSLATIONS: dict[str | None, Translation] = {}
+"""The translation of the errors of each keyword (``None``: a ``false`` sub-schema)."""
+
+
+def _translates(*keywords: str | None) -> Callable[[Translation], Translation]:
+    def register(function: Translation) -> Translation:
+        for keyword in keywords:
+            _TRANSLATIONS[keyword] = function
+        return function
+
+    return register
+
+
+def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterator[Finding]:
+    keyword = error.validator
+    translation = _TRANSLATIONS.get(keyword, _other) if keyword is None or isinstance(keyword, str) else _other
+    return translation(_Failure.of(dt, mode, error))
+
+
+def _other(f: _Failure) -> Iterator[Finding]:
+    yield Finding.of("schema", f.path, f"{f.name}: {f.error.message[:200]}", f.spec)
+
+
+@_translates("required")
+def _required(f: _Failure) -> Iterator[Finding]:
+    # python-jsonschema yields one error per missing property; naming each one at
+    # its own path lets a form put the message beside the empty field.
+    dt, path = f.dt, f.path
+    instance = f.error.instance if isinstance(f.error.instance, dict) else {}
+    for prop in _value(f.error):
+        if prop in instance:
+            continue
+        where = (*path, prop)
+        if not path and "then" in f.schema_path and (word := MODE_WORDS.get(f.mode or "")):
+            requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
             yield Finding.of(
-                "mode-forbidden",
-                (prop,),
-                f"{prop} is a {MODE_WORDS[other]} property and may not appear in a {MODE_WORDS.get(mode or '', '')}.",
-                f"{dt.requirement('Header')}; {dt.clause((prop,))} (DECISIONS D8)",
-            )
-    elif keyword == "additionalProperties":
-        declared = list(_schema_of(error).get("properties", {}))
-        for extra in _instance(error):
-            if extra in declared:
-                continue
-            where = (*path, extra)
-            # Directly inside a bundled type, the clause is that type's, not the row holding it.
-            clause = spec_reference(dt, where) if _labels(path)[:1] and _labels(path)[0] in _BUNDLED else spec
-            yield Finding.of(
-                "unknown-property",
+                "mode-required",
                 where,
-                f"{clip(extra)} is not a property of {_owner(path, dt)}.{_close(extra, declared)}",
-                f"{clause}: the properties the tables list (DECISIONS D3)"
-                if path
-                else f"{dt.name} Tables (DECISIONS D3)",
+                f"{prop} is missing: a {dt.name} {word} must state its {prop}.",
+                f"{dt.requirement(requirement)} (DECISIONS D7)",
             )
-    elif keyword == "type":
-        expected = _value(error) if isinstance(_value(error), list) else [_value(error)]
-        words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
-        schema = error.schema if isinstance(error.schema, dict) else {}
-        bundled = _BUNDLED_TYPES.get(schema.get("$id", ""))
-        # The type is the one problem reported (see _one_per_problem); what else the schema
-        # asks of the value is said with it, so that the message says what to write.
-        if isinstance(schema.get("const"), str):
-            words = f'the string "{schema["const"]}"'
-        elif schema.get("enum") and expected == ["string"]:
-            words = f"{words}, one of {', '.join(str(option) for option in schema['enum'])}"
-        if bundled and expected == ["object"]:
-            # The value must be a whole type of another MPAI standard, which the row names.
-            words = f"{bundled} object"
-            if len(path) == 1 and path[0] in _BUNDLED:
-                spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
-        yield Finding.of("type", path, f"{name} must be {words}, not {shown(error.instance)}.", spec)
-    elif keyword == "enum":
-        options = [str(o) for o in _value(error)]
-        hint = _close(error.instance, options) if isinstance(error.instance, str) else ""
+        elif not path and prop == "DataXMData":
+            yield Finding.of(
+                "required",
+                where,
+                f"DataXMData is missing: every {dt.name} message shall include its Data Exchange Metadata.",
+                f"{dt.requirement('Metadata')} (DECISIONS D6)",
+            )
+        elif "then" in f.schema_path:
+            accuracy = instance.get("AccuracyMode")
+            why = (
+                f'AccuracyMode is "{clip(accuracy)}", which requires it'
+                if isinstance(accuracy, str)
+                else "a Simple Time segment without AccuracyMode must carry AccuracyPlusMinus, "
+                "AccuracyStartPlusMinus and AccuracyEndPlusMinus (a quirk of the published schema)"
+            )
+            yield Finding.of("required", where, f"{prop} is missing: {why}.", f.spec)
+        else:
+            yield Finding.of(
+                "required",
+                where,
+                f"{prop} is missing: it is required in {_owner(path, dt)}.",
+                spec_reference(dt, where),
+            )
+
+
+@_translates(None)
+def _false(f: _Failure) -> Iterator[Finding]:
+    # A `false` sub-schema: only the Mode branches have them. python-jsonschema
+    # reports these without the property's path, so read the names off the branch.
+    branch = _branch(f.dt, f.schema_path)
+    if branch is None:
+        yield Finding.of("schema", f.path, f.error.message[:200], f.spec)
+        return
+    other = "RS" if f.mode == "RQ" else "RQ"
+    for prop in branch:
         yield Finding.of(
-            "enum",
-            path,
-            f"{name} must be one of {', '.join(options)}; {shown(error.instance)} is not allowed.{hint}",
-            spec,
+            "mode-forbidden",
+            (prop,),
+            f"{prop} is a {MODE_WORDS[other]} property and may not appear in a {MODE_WORDS.get(f.mode or '', '')}.",
+            f"{f.dt.requirement('Header')}; {f.dt.clause((prop,))} (DECISIONS D8)",
         )
-    elif keyword == "const":
-        yield Finding.of("const", path, f'{name} must be "{error.validator_value}", not {shown(error.instance)}.', spec)
-    elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        bound = {
-            "minimum": "at least",
-            "maximum": "at most",
-            "exclusiveMinimum": "more than",
-            "exclusiveMaximum": "less than",
-        }[keyword]
+
+
+@_translates("additionalProperties")
+def _additional_properties(f: _Failure) -> Iterator[Finding]:
+    path = f.path
+    declared = list(_schema_of(f.error).get("properties", {}))
+    for extra in _instance(f.error):
+        if extra in declared:
+            continue
+        where = (*path, extra)
+        # Directly inside a bundled type, the clause is that type's, not the row holding it.
+        clause = spec_reference(f.dt, where) if _labels(path)[:1] and _labels(path)[0] in _BUNDLED else f.spec
         yield Finding.of(
-            "range", path, f"{name} must be {bound} {error.validator_value}, not {written(error.instance)}.", spec
+            "unknown-property",
+            where,
+            f"{clip(extra)} is not a property of {_owner(path, f.dt)}.{_close(extra, declared)}",
+            f"{clause}: the properties the tables list (DECISIONS D3)"
+            if path
+            else f"{f.dt.name} Tables (DECISIONS D3)",
         )
-    elif keyword == "maxLength":
-        yield Finding.of(
-            "max-length",
-            path,
-            f"{name} has {len(_instance(error)):,} characters; at most {error.validator_value:,} are allowed.",
-            spec,
-        )
-    elif keyword == "pattern":
-        # The one pattern of the bundled schemas, in words; any other as it is written.
-        form = (
-            "have the form AAA-BBB-Vx.y (three capital letters, a hyphen, three capital letters, "
-            "a hyphen, V and a version), for example PGM-KDA-V1.0"
-            if error.validator_value == _DATA_TYPE_PATTERN
-            else f"match the pattern {error.validator_value}"
-        )
-        yield Finding.of("pattern", path, f"{name} must {form}; {shown(error.instance)} does not.", spec)
-    elif keyword == "minItems":
-        count = error.validator_value
-        yield Finding.of("min-items", path, f"{name} must have at least {count} item{'s' if count != 1 else ''}.", spec)
-    elif keyword in ("oneOf", "anyOf"):
-        branch = _shaped_branch(error)
-        if branch is None:
-            yield Finding.of("one-of", path, f"{name} {_one_of(error)}.", spec)
-            return
-        # The value has the shape of one alternative: its own errors, each at its own place.
-        for sub in error.context or ():
-            if sub.relative_schema_path and sub.relative_schema_path[0] == branch:
-                yield from _translate(dt, mode, sub)
-    else:
-        yield Finding.of("schema", path, f"{name}: {error.message[:200]}", spec)
+
+
+@_translates("type")
+def _type(f: _Failure) -> Iterator[Finding]:
+    error, path, spec = f.error, f.path, f.spec
+    expected = _value(error) if isinstance(_value(error), list) else [_value(error)]
+    words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+    schema = _schema_of(error)
+    bundled = _BUNDLED_TYPES.get(schema.get("$id", ""))
+    # The type is the one problem reported (see _one_per_problem); what else the schema
+    # asks of the value is said with it, so that the message says what to write.
+    if isinstance(schema.get("const"), str):
+        words = f'the string "{schema["const"]}"'
+    elif schema.get("enum") and expected == ["string"]:
+        words = f"{words}, one of {', '.join(str(option) for option in schema['enum'])}"
+    if bundled and expected == ["object"]:
+        # The value must be a whole type of another MPAI standard, which the row names.
+        words = f"{bundled} object"
+        if len(path) == 1 and path[0] in _BUNDLED:
+            spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
+    yield Finding.of("type", path, f"{f.name} must be {words}, not {shown(error.instance)}.", spec)
+
+
+@_translates("enum")
+def _enum(f: _Failure) -> Iterator[Finding]:
+    instance = f.error.instance
+    options = [str(o) for o in _value(f.error)]
+    hint = _close(instance, options) if isinstance(instance, str) else ""
+    yield Finding.of(
+        "enum",
+        f.path,
+        f"{f.name} must be one of {', '.join(options)}; {shown(instance)} is not allowed.{hint}",
+        f.spec,
+    )
+
+
+@_translates("const")
+def _const(f: _Failure) -> Iterator[Finding]:
+    yield Finding.of("const", f.path, f'{f.name} must be "{_value(f.error)}", not {shown(f.error.instance)}.', f.spec)
+
+
+_BOUNDS = {
+    "minimum": "at least",
+    "maximum": "at most",
+    "exclusiveMinimum": "more than",
+    "exclusiveMaximum": "less than",
+}
+
+
+@_translates(*_BOUNDS)
+def _range(f: _Failure) -> Iterator[Finding]:
+    bound = _BOUNDS[str(f.error.validator)]
+    yield Finding.of(
+        "range", f.path, f"{f.name} must be {bound} {_value(f.error)}, not {written(f.error.instance)}.", f.spec
+    )
+
+
+@_translates("maxLength")
+def _max_length(f: _Failure) -> Iterator[Finding]:
+    yield Finding.of(
+        "max-length",
+        f.path,
+        f"{f.name} has {len(_instance(f.error)):,} characters; at most {_value(f.error):,} are allowed.",
+        f.spec,
+    )
+
+
+@_translates("pattern")
+def _pattern(f: _Failure) -> Iterator[Finding]:
+    # The one pattern of the bundled schemas, in words; any other as it is written.
+    pattern = _value(f.error)
+    form = (
+        "have the form AAA-BBB-Vx.y (three capital letters, a hyphen, three capital letters, "
+        "a hyphen, V and a version), for example PGM-KDA-V1.0"
+        if pattern == _DATA_TYPE_PATTERN
+        else f"match the pattern {pattern}"
+    )
+    yield Finding.of("pattern", f.path, f"{f.name} must {form}; {shown(f.error.instance)} does not.", f.spec)
+
+
+@_translates("minItems")
+def _min_items(f: _Failure) -> Iterator[Finding]:
+    count = _value(f.error)
+    yield Finding.of(
+        "min-items", f.path, f"{f.name} must have at least {count} item{'s' if count != 1 else ''}.", f.spec
+    )
+
+
+@_translates("oneOf", "anyOf")
+def _alternatives(f: _Failure) -> Iterator[Finding]:
+    branch = _shaped_branch(f.error)
+    if branch is None:
+        yield Finding.of("one-of", f.path, f"{f.name} {_one_of(f.error)}.", f.spec)
+        return
+    # The value has the shape of one alternative: its own errors, each at its own place.
+    for sub in f.error.context or ():
+        if sub.relative_schema_path and sub.relative_schema_path[0] == branch:
+            yield from _translate(f.dt, f.mode, sub)
 
 
 def _branch(dt: DataType, schema_path: tuple[str | int, ...]) -> list[str] | None:

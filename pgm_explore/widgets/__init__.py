@@ -9,6 +9,8 @@ data types' JSON Schemas, serves every type and mode:
 - :class:`DialogueBuilder`: messages collected into a transcript, with the transcript rules
   and the PA Status and feasibility tables kept up to date;
 - :class:`ExampleLoader` (:func:`example_picker`): the repository's examples and transcripts;
+- :class:`PartnerInspector`: a partner's tools called by hand, with the JSON-RPC messages both ways
+  (needs the ``mcp`` extra; imported when first named);
 - :class:`Course`: exercises that check the learner (name the broken field and the rule, fix
   the message in a composer), progress kept in the drafts folder (notebooks 01 and 06);
 - :class:`ExplorerApp`: all of them on one app page (``pgm-explore app``).
@@ -44,6 +46,7 @@ __all__ = [
     "ExampleLoader",
     "ExplorerApp",
     "MessageComposer",
+    "PartnerInspector",
     "default_draft_dir",
     "default_work_dir",
     "example_files",
@@ -55,5 +58,16 @@ __all__ = [
 # Public names are documented where they are imported from, not in private modules; the document
 # builders keep their own home, pgm_explore.dialogue.documents (re-exported here for the notebooks).
 for _name in __all__:
-    if globals()[_name].__module__.startswith("pgm_explore.widgets."):
+    if _name in globals() and globals()[_name].__module__.startswith("pgm_explore.widgets."):
         globals()[_name].__module__ = __name__
+
+
+def __getattr__(name: str) -> object:
+    # The inspector needs the MCP SDK (the mcp extra), which the other widgets do not: imported
+    # when first named, so that `import pgm_explore.widgets` works without it.
+    if name == "PartnerInspector":
+        from pgm_explore.widgets._inspector import PartnerInspector
+
+        PartnerInspector.__module__ = __name__
+        return PartnerInspector
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

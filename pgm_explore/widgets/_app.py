@@ -1,7 +1,7 @@
 """The explorer as one app page (``pgm-explore app``, Voilà): compose, validate files, read transcripts,
-take the course.
+take the course, try a partner.
 
-Four tabs, each built on the library's own widgets and functions, so that the page shows what the
+Five tabs, each built on the library's own widgets and functions, so that the page shows what the
 notebooks show, without code:
 
 - **Compose**: a data type picked from a list, and a :class:`MessageComposer` for it (its draft
@@ -13,7 +13,9 @@ notebooks show, without code:
 - **Transcript**: a transcript uploaded or picked from the repository's examples, with its summary,
   its tables (:mod:`pgm_explore.analysis`) and its plots;
 - **Course**: the exercises of notebooks 01 and 06 (:class:`~pgm_explore.widgets._course.Course`):
-  name the broken field and the rule, then fix the message in a composer; progress in the drafts folder.
+  name the broken field and the rule, then fix the message in a composer; progress in the drafts folder;
+- **Inspect**: a :class:`~pgm_explore.widgets.PartnerInspector` (a reference partner or a URL; the
+  page starts no command), built when the tab is first opened (it needs the ``mcp`` extra).
 
 Every result is HTML or PNG held in widgets (no ``Output`` capture), so that it also works, and is
 tested, without a browser.
@@ -100,7 +102,7 @@ def _uploaded(value: Iterable[Mapping[str, Any]]) -> list[tuple[str, bytes]]:
 
 
 class ExplorerApp(widgets.VBox):
-    """The app page: Compose, Validate files, Transcript, Course (see the module's documentation).
+    """The app page: Compose, Validate files, Transcript, Course, Inspect (see the module's documentation).
 
     >>> import tempfile
     >>> app = ExplorerApp(work_folder=tempfile.mkdtemp(), draft_dir=False)
@@ -203,10 +205,12 @@ class ExplorerApp(widgets.VBox):
         )
 
         self.course = Course(None, draft_dir=draft_dir, work_folder=self.work_folder)
-
+        self.inspect = widgets.VBox(_dom_classes=("pgmx-app-inspect",))
         self.tabs = widgets.Tab(
-            children=[compose, check, read, self.course], titles=("Compose", "Validate files", "Transcript", "Course")
+            children=[compose, check, read, self.course, self.inspect],
+            titles=("Compose", "Validate files", "Transcript", "Course", "Inspect"),
         )
+        self.tabs.observe(self._area.guard(lambda _change: self._tab_opened()), names="selected_index")
         self.children = [self.tabs, self._area.box]
         self.add_class("pgmx-app")
 
@@ -214,6 +218,24 @@ class ExplorerApp(widgets.VBox):
     def errors(self) -> list[BaseException]:
         """Exceptions raised in callbacks (each is also shown on the page)."""
         return self._area.errors
+
+    # -- inspect --------------------------------------------------------------------------------
+
+    def _tab_opened(self) -> None:
+        selected = self.tabs.selected_index
+        if selected is not None and self.tabs.children[selected] is self.inspect and not self.inspect.children:
+            self.inspect.children = [self._inspector()]
+
+    def _inspector(self) -> widgets.Widget:
+        """The partner inspector of this page: reference partners and URLs, no command (the page runs
+        no code of its visitors'), saving in the work folder."""
+        try:
+            from pgm_explore.widgets._inspector import PartnerInspector
+        except ModuleNotFoundError:
+            return widgets.HTML(
+                '<p>The Inspect tab needs the MCP SDK: <code>pip install "pgm-explore[mcp]"</code>.</p>'
+            )
+        return PartnerInspector(allow_commands=False, work_folder=self.work_folder)
 
     # -- compose --------------------------------------------------------------------------------
 

@@ -331,7 +331,8 @@ class ExerciseView(widgets.VBox):
         intro = widgets.HTML(
             f"<h4>Exercise {exercise.number}{of} · {esc(exercise.title)}</h4><p>{esc(exercise.story)}</p>"
             f"<p><b>{esc(spec.name)}</b> ({mode}), the part to look at:</p>"
-            f"<pre>{esc(json.dumps(_shown_part(exercise), indent=2, ensure_ascii=False))}</pre>"
+            "<pre style='font-size:12px;line-height:1.35;margin:4px 0'>"
+            f"{esc(json.dumps(_shown_part(exercise), indent=2, ensure_ascii=False))}</pre>"
             f"<details class='pgmx-course-hint'><summary>Hint</summary>{esc(exercise.hint)}</details>",
             _dom_classes=("pgmx-course-intro",),
         )
