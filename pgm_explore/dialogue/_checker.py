@@ -130,7 +130,7 @@ class TranscriptChecker:
 
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
-        message (the bulk path has the facts made by a helper process)."""
+        message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
         # This runs once per message of a transcript: the common case (a conforming message
         # with nothing to say) must cost little more than the dictionary lookups it needs.
         self.messages += 1
@@ -198,15 +198,6 @@ class TranscriptChecker:
                 )
             dialogue.pending.clear()
         return Found(tuple(out))
-
-    def action_context_for(self, document: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """The ActionContext that applies to ``document`` now: its dialogue's PC Prompt (or a
-        later BKN-PRC Response of that dialogue), else the latest PC Prompt of its session."""
-        dialog, session = document.get("DialogID"), document.get("SessionID")
-        if not isinstance(dialog, str):
-            return None
-        context = self._state.context_for(dialog, session if isinstance(session, str) else None)
-        return context.action_context.value if context is not None and context.action_context is not None else None
 
     # --- the two modes --------------------------------------------------------------------------
 
