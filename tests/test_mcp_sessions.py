@@ -189,20 +189,25 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert process is None or process.poll() is None, "the server exited"
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def dac_url() -> Iterator[str]:
     port = _free_port()
     command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
