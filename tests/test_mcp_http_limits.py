@@ -210,6 +210,18 @@ def test_sessions_that_stop_talking_are_released_after_the_idle_time(served: Any
     assert gone.status == 404  # the SDK ended the session itself
 
 
+def test_sessions_open_at_once_are_bounded(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pgm_explore.mcp.serve.MAX_SESSIONS", 2)
+    _, port = served()
+    first, _second = RawSession(port), RawSession(port)
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode()
+    third = exchange(port, "POST", body, **{"Content-Type": "application/json", "Accept": ACCEPT})
+    assert third.status == 503
+    assert exchange(port, "DELETE", **first.headers).status == 200  # one ends: there is room again
+    assert RawSession(port).headers["Mcp-Session-Id"]
+
+
 def test_without_an_mcp_session_a_session_idle_too_long_is_forgotten_at_the_next_request() -> None:
     # Stdio, in-process and the stateless protocol have no MCP session: the PGM SessionID is the session.
     partner = domain_access_server().partner
