@@ -114,14 +114,20 @@ def test_check_corpus_shows_a_bar_on_a_terminal_and_stdout_is_unchanged(logs: Pa
     assert BAR.search(shown), shown
     assert b" files" in shown and b"check:" in shown
     plain_status, plain_out, plain_err = run(argv, terminal=False, fifo=logs / "a-slow.jsonl", data=data)
-    assert (status, out) == (plain_status, plain_out) and plain_err == b""  # never on stdout, nothing without a terminal
+    assert (status, out) == (
+        plain_status,
+        plain_out,
+    ) and plain_err == b""  # never on stdout, nothing without a terminal
     assert out.count(b"\n") >= 2
 
 
 def test_no_progress_hides_it(logs: Path) -> None:
     data = (TRANSCRIPTS / "full-session.jsonl").read_bytes()
     status, out, shown = run(
-        ["check", "--corpus", "--no-progress", "--no-color", "logs"], terminal=True, fifo=logs / "a-slow.jsonl", data=data
+        ["check", "--corpus", "--no-progress", "--no-color", "logs"],
+        terminal=True,
+        fifo=logs / "a-slow.jsonl",
+        data=data,
     )
     assert shown == b"" and status == 0 and out.endswith(b"warning\n")
 
