@@ -517,8 +517,7 @@ def test_tables_of_the_sample_transcripts(path: Path) -> None:
 
 @pytest.fixture
 def pyplot() -> Iterator[Any]:
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

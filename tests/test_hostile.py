@@ -518,6 +518,8 @@ def _with_foreign(value: Any, foreign: Any, key: Any, where: int) -> tuple[Any, 
     return value, True
 
 
+# Each example validates a message (about a millisecond): 100 keep the file fast.
+@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from([("BKN-PAL", "RQ"), ("BKN-DAC", "RS"), ("PC Prompt", None), ("BKN-PRC", "RQ")]),
     st.recursive(
@@ -590,6 +592,7 @@ def _emptied_examples(draw: st.DrawFn) -> Any:
     return _emptied(original, draw) | {"Header": original["Header"]}
 
 
+@settings(max_examples=100, deadline=None)
 @given(_emptied_examples())
 def test_empty_values_are_found_in_the_order_of_the_compiled_engine(doc: Any) -> None:
     # The advisory findings are a walk of the advisory schema, one at a time (a million empty
@@ -632,8 +635,7 @@ def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
 def test_an_int_longer_than_python_writes_in_a_transcript_built_in_python(key: str, tmp_path: Path) -> None:
     """The readers refuse such ints (too-large), so only Python can build them; validate() then
     judges them by the schema (they conform), and nothing after it may crash quoting them."""
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     from pgm_explore import analysis
     from pgm_explore.dialogue import Transcript
@@ -696,8 +698,7 @@ def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any]
     ids=["2**64", "10**309", "10**4299", "-2**63-1", "1.7e308"],
 )
 def test_numbers_of_any_size_never_crash_the_plots(big: Any, tmp_path: Path) -> None:
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -873,7 +874,7 @@ def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
 # --- formula injection in CSV (issue 11) ---------------------------------------------------------
 
 
-@settings(deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=12) | st.sampled_from(["=1+1", "+A1", "-1", "@x", "\t=1", "\r=1", "'=1"]), min_size=1))
 def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     import pandas as pd
@@ -892,7 +893,7 @@ def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
 # --- lone surrogates: one verdict everywhere (issue 11) -------------------------------------------
 
 
-@settings(deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from(example_files("valid")),
     # One code point: two in a row may make a pair, which JSON text reads as one character.
