@@ -20,9 +20,9 @@ Then it measures, in one run:
 4. the library's path on one core: ``check_paths([path], parallel=False)``,
 
 and prints messages per second and the ratios to the yardstick (target: ``check`` at least 0.5
-of ``json.loads``). For a file this large, 2 and 3 use two cores: a helper process reads,
-parses and validates the lines while the checking process applies the transcript rules in
-order (``pgm_explore._bulk``); 4 shows what one core does alone.
+of ``json.loads``). For a file this large, 2 and 3 use two cores: Dask worker processes read,
+parse and validate partitions of the file while the checking process applies the transcript
+rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone.
 
 With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
 in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the peak resident set size of that process

@@ -1,14 +1,14 @@
 """The transcript checker alone, per message, on each mix of ``bench_check.py``.
 
-``pgm-explore check`` splits its work in two: a helper process reads, validates and extracts
-the facts of each message (:data:`pgm_explore._facts.FACTS`), and the checking process feeds
+``pgm-explore check`` splits its work in two: Dask workers read, validate and extract the facts
+of each message (``pgm_explore.dialogue._facts.item_facts``) partition by partition, and the
+checking process feeds
 them, in order, to :meth:`TranscriptChecker.feed_facts <pgm_explore.dialogue.TranscriptChecker>`
 (issue 14: "the two cores are unbalanced"). This measures the second part on its own, so that a
 mix that makes the command slower can be put down to one side or the other.
 
 For each mix (``--mix``, as in ``bench_check.py``), it generates the transcript, extracts the
-facts of every message once, and keeps them MessagePack-encoded in batches of about 140 messages,
-as the helper's answers arrive. Each measurement is then a fresh interpreter that decodes batch
+facts of every message once, and keeps them MessagePack-encoded in batches of about 140 messages. Each measurement is then a fresh interpreter that decodes batch
 after batch and feeds it to one new checker, as the command does (a first pass: what a transcript
 the size of the file meets, with no memory left over from an earlier pass to reuse), and reports
 its CPU time (user + system) per message. The mixes alternate round by round (``--rounds``), so
@@ -28,17 +28,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 from bench_check import MIXES, OUT, generate
 
-from pgm_explore._bulk import _messages
-from pgm_explore._facts import encode_facts, item_facts
+from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.io import iter_documents
 
-BATCH = 140  # messages a batch: about Job.batch_bytes of a typical transcript
+BATCH = 140  # messages a batch
 
 _CHILD = """\
 import pickle, resource, sys
-from pgm_explore._facts import decode_facts
+import msgspec
 from pgm_explore.dialogue import TranscriptChecker
+from pgm_explore.dialogue._facts import Facts
+decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
 with open(sys.argv[1], "rb") as f:
     batches = pickle.load(f)
 checker = TranscriptChecker()
@@ -61,9 +64,9 @@ def facts_file(mix: str, count: int) -> Path:
         return path
     transcript = OUT / f"checker-{mix}-{count}.jsonl"
     generate(transcript, count, mix)
-    items = _messages(transcript.read_bytes(), 1, "t.jsonl:")
-    facts = [item_facts(item) for item in items]
-    batches = [(1 + start, encode_facts(facts[start : start + BATCH])) for start in range(0, len(facts), BATCH)]
+    facts = [item_facts(item) for item in iter_documents(transcript)]
+    encode = msgspec.msgpack.Encoder().encode
+    batches = [(1 + start, encode(facts[start : start + BATCH])) for start in range(0, len(facts), BATCH)]
     with path.open("wb") as out:
         pickle.dump(batches, out)
     transcript.unlink()

@@ -3,7 +3,7 @@
 RFC 8259 lets a name appear twice in one object, and msgspec and the json module keep the
 last value without a word; ``pgm_explore.validation._parse.duplicate_keys`` says so, by
 comparing the colons of the text with those of the value written out again (reading the
-text a second time only when they differ), and the reader (``pgm_explore._sources._noted``)
+text a second time only when they differ), and the reader (``pgm_explore.io._read._noted``)
 first sees whether the value written out again is the very text. This script measures, on
 the messages of ``bench_validate.py`` (about 1 KB each, as JSON Lines), per message:
 
@@ -27,7 +27,7 @@ import sys
 import msgspec
 from bench_validate import OUT, best_in_turn, messages
 
-from pgm_explore._sources import _noted, iter_documents
+from pgm_explore.io._read import _noted, iter_documents
 from pgm_explore.validation._parse import duplicate_keys
 
 

@@ -5,7 +5,7 @@ both modes, mostly conforming, one in 200 not, a few with consistency warnings) 
 ``benchmarks/out/`` (git-ignored), then measures in one run:
 
 1. bare ``json.loads`` over every line of the file (the yardstick),
-2. the library bulk path: :func:`pgm_explore._bulk.iter_reported` (reader + ``validate``),
+2. the library bulk path: :func:`pgm_explore.io.iter_reports` (reader + ``validate``),
 3. the command end to end: ``main(["validate", "--format", "json", PATH])`` in process,
    with standard output sent to ``os.devnull``,
 
@@ -36,8 +36,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pgm_explore._bulk import iter_reported
 from pgm_explore.cli import main
+from pgm_explore.io import iter_reports
 
 OUT = Path(__file__).resolve().parent / "out"
 TARGET_RATIO = 0.5
@@ -249,7 +249,7 @@ def bare_json(path: Path) -> None:
 
 def library(path: Path) -> int:
     nonconforming = 0
-    for rep in iter_reported(str(path)):
+    for rep in iter_reports(str(path)):
         nonconforming += not rep.conforms
     return nonconforming
 

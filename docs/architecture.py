@@ -7,7 +7,7 @@ The diagram is generated, never drawn by hand, so that it cannot drift from the 
     python docs/architecture.py --check    # exit 1 when docs/architecture.md holds another one
 
 ``tests/test_architecture_doc.py`` runs the check. A *unit* is a top-level module or subpackage of
-``pgm_explore`` (``spec``, ``_sources``, ``cli``: a module that becomes a package stays one unit), and
+``pgm_explore`` (``spec``, ``_engine``, ``cli``: a module that becomes a package stays one unit), and
 an arrow ``A --> B`` says that some file of A imports from B, read with ``ast`` as
 ``tests/test_layers.py`` reads them (imports inside functions too; ``importlib`` strings are not
 imports and are not seen). The layers are those of ``LAYERS`` in ``tests/test_layers.py``, read from

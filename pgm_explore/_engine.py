@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
     from distributed import Client, Future
 
-__all__ = ["Engine", "EngineUnavailable", "cores", "engine"]
+__all__ = ["Engine", "EngineUnavailable", "cores", "engine", "engine_for"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -68,6 +69,9 @@ class Engine(AbstractContextManager["Engine"]):
     """
 
     where = "this process"
+    in_process = True
+    """True when the work runs here, one partition after the other (nothing to gain from
+    cutting work that is not spread)."""
 
     @property
     def workers(self) -> int:
@@ -99,6 +103,8 @@ class _DaskEngine(Engine):
     and a slow consumer (the transcript rules) holds the workers back instead of piling
     results up.
     """
+
+    in_process = False
 
     def __init__(self, client: Client, *, own_cluster: bool) -> None:
         self._client = client
@@ -160,7 +166,11 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
             n_workers=workers or cores(),
             threads_per_worker=1,  # the work holds the GIL: one thread a process
             processes=True,
-            dashboard_address=None,  # no web server nobody asked for
+            dashboard_address=None,  # no dashboard nobody asked for ...
+            # ... and the scheduler's own HTTP server (health, metrics) on a free loopback
+            # port: its default, 8787 on every interface, is taken by the first cluster of
+            # the machine, and the next ones warn.
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
             timeout=timeout,
         )
@@ -168,3 +178,28 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
     except (OSError, TimeoutError) as exc:
         where = f"the Dask scheduler at {scheduler}" if scheduler else f"{workers} local worker processes"
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
+
+
+def engine_for(
+    paths: Iterable[str], *, workers: int | None = None, scheduler: str | None = None, min_bytes: int
+) -> Engine:
+    """The engine for work on the files ``paths`` (what ``--workers`` and ``--scheduler`` say):
+    ``scheduler`` if given; else ``workers`` local worker processes if given (0: this
+    process); else, unless ``PGM_EXPLORE_PARALLEL=0`` is in the environment or there is one
+    core only, one local worker per core when the regular files among ``paths`` hold
+    ``min_bytes`` or more together (below that, starting workers costs more than it wins),
+    and this process otherwise (standard input, pipes, small files).
+    """
+    if scheduler is not None or workers is not None:
+        return engine(workers, scheduler)
+    if os.environ.get("PGM_EXPLORE_PARALLEL", "").strip() == "0" or cores() < 2:
+        return Engine()
+    total = 0
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            total += info.st_size
+    return engine(None) if total >= min_bytes else Engine()

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, KINDS, example_files, minimal_message
 
-from pgm_explore import _sources, cli
+from pgm_explore import cli
 from pgm_explore.cli import main
+from pgm_explore.io import _read as _sources
 from pgm_explore.validation import Finding, Report, validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from conftest import ROOT, minimal_message
 
-from pgm_explore import _sources, cli
+from pgm_explore import cli
 from pgm_explore.cli import main
 from pgm_explore.dialogue import Transcript, check_paths
+from pgm_explore.io import _read as _sources
 from pgm_explore.validation import RULES
 
 TRANSCRIPTS = ROOT / "data" / "transcripts"

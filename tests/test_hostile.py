@@ -1,6 +1,6 @@
 """Hostile input: whatever the bytes, a finding at the right place, never a traceback or a hang.
 
-Each case goes through the reader (``pgm_explore._sources``) and through the command
+Each case goes through the reader (``pgm_explore.io._read``) and through the command
 (in process, or in a subprocess with a timeout for the large inputs). The large inputs are
 generated in ``tmp_path``.
 """
@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,9 @@ from conftest import EXAMPLES, example_files, minimal_message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pgm_explore import _sources
-from pgm_explore._sources import Item, iter_documents, iter_stream, report
 from pgm_explore.cli import TABLE_NAMES, main
+from pgm_explore.io import _read as _sources
+from pgm_explore.io._read import Item, iter_documents, iter_stream, report
 from pgm_explore.validation import validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
@@ -823,21 +822,21 @@ def test_an_endless_line_is_reported_at_once_in_little_memory(small_limit: int) 
     assert peak < 8 * 1024 * 1024, f"{peak:,} bytes to skip a 200 MB line"
 
 
-def test_the_bulk_reader_bounds_lines_too(small_limit: int, tmp_path: Path) -> None:
-    from pgm_explore._bulk import SUMMARY, iter_reported
+def test_the_partitions_of_a_big_file_bound_lines_too(
+    small_limit: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pgm_explore.io import iter_reports
 
-    small = replace(SUMMARY, min_bytes=0, batch_bytes=1000)  # a helper, batches of a few lines
     lines = [GOOD, _long(_LIMIT + 1), GOOD, _long(3 * _LIMIT), _long(_LIMIT), b"", GOOD, _long(_LIMIT * 2) + b"x"]
     path = tmp_path / "m.jsonl"
     path.write_bytes(b"\n".join(lines))
     expected = [(f"{path}:{n}", rule) for n, rule in ((1, None), (2, "too-large"), (3, None), (4, "too-large"))]
     expected += [(f"{path}:5", "header-unknown"), (f"{path}:7", None), (f"{path}:8", "too-large")]
-    for parallel in (True, False):
-        found = [
-            (r.source, r.findings[0].rule if r.findings else None)
-            for r in iter_reported(path, parallel=parallel, job=small)
-        ]
-        assert found == expected, parallel
+    for step in (None, "1000", "5000", "100000"):  # the whole file, or partitions of a few lines
+        if step:
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", step)
+        found = [(r.source, r.findings[0].rule if r.findings else None) for r in iter_reports(path, parallel=False)]
+        assert found == expected, step
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")

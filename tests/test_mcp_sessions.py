@@ -150,24 +150,34 @@ async def test_ping_is_served_during_a_long_check_and_a_cancelled_query_can_be_s
     assert not again.is_error and again.structured_content["RequestID"] == message["QueryID"]  # type: ignore[index]
 
 
-def test_serving_beyond_loopback_warns_loudly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_serving_beyond_loopback_needs_a_token_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     ran: list[dict[str, Any]] = []
 
-    async def serve_http(server: Any, host: str, port: int, security: Any) -> None:
-        ran.append({"transport_security": security})
+    async def serve_http(server: Any, host: str, port: int, security: Any, token: Any, idle: float) -> None:
+        ran.append({"transport_security": security, "token": token, "idle": idle, "limits": server.partner.limits})
 
     # serve.py runs HTTP itself (its guard sits in front of the SDK's app): stand in for the socket only.
     monkeypatch.setattr("pgm_explore.mcp.serve._serve_http", serve_http)
+    monkeypatch.delenv("PGM_EXPLORE_PARTNER_TOKEN", raising=False)
     serve_main(["domain-access", "--http", "--host", "0.0.0.0"])
     warning = capsys.readouterr().err
-    assert "Host and Origin header checks" in warning and "NO AUTHENTICATION" in warning
+    assert "Host and Origin header checks (DNS-rebinding protection) are OFF" in warning
+    made = ran[-1]["token"]
+    assert len(made) >= 32 and f"Authorization: Bearer TOKEN'): {made}" in warning and "401" in warning
     assert ran[-1]["transport_security"] is None
     serve_main(["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"])
-    assert capsys.readouterr().err == ""
+    assert "OFF" not in capsys.readouterr().err and ran[-1]["token"] != made  # a new one each start
     security = ran[-1]["transport_security"]
     assert security.enable_dns_rebinding_protection and security.allowed_hosts == ["partner.example:8000"]
-    serve_main(["domain-access", "--http"])  # loopback: the SDK's own checks, no warning
-    assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None
+    serve_main(["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"])
+    assert "Bearer token for this server" not in capsys.readouterr().err  # given, so not printed
+    assert ran[-1]["token"] == "s3cret" and ran[-1]["idle"] == 5.0
+    assert ran[-1]["transport_security"].allowed_hosts == ["192.0.2.7:8000"]  # the address given is a name
+    serve_main(["domain-access", "--http", "--max-state-bytes", "1000000"])  # loopback: the SDK's own checks
+    assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None and ran[-1]["token"] is None
+    assert ran[-1]["limits"].state_bytes == 1_000_000 and ran[-1]["idle"] == 600.0
 
 
 # --- over streamable HTTP, with a raw client: the MCP session owns the dialogue ---------------------
@@ -256,7 +266,8 @@ def test_serve_module_help_names_the_allow_list() -> None:
 
         with contextlib.redirect_stdout(out):
             serve_main(["--help"])
-    assert "--allow-host" in out.getvalue()
+    for option in ("--allow-host", "--token", "--idle-timeout SECONDS", "--max-state-bytes BYTES"):
+        assert option in out.getvalue()
 
 
 class FlakyDomain(DomainAccess):

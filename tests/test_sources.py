@@ -1,6 +1,6 @@
 """The bulk reader's fast path gives exactly what the json module gives.
 
-``pgm_explore._sources`` reads JSON Lines with msgspec and leaves to the json module what
+``pgm_explore.io._read`` reads JSON Lines with msgspec and leaves to the json module what
 msgspec refuses. These tests hold the two paths equal: the same values (an int stays an
 int of any length, -0.0 stays -0.0) and, for text that is not JSON or holds a lone
 surrogate, the same finding.
@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pgm_explore._sources import _decode, _parse, _parse_slowly
+from pgm_explore.io._read import _decode, _parse, _parse_slowly
 from pgm_explore.validation import parse_json
 from pgm_explore.validation._parse import _duplicates_slowly
 from pgm_explore.validation._values import json_value_problems
@@ -118,21 +118,20 @@ def test_a_name_written_twice_is_noted_by_every_path(value: dict[str, Any], data
 
 
 def test_every_reader_notes_a_name_written_twice() -> None:
-    # issue #12: JSON Lines (read now or later), a .json file, an array, and sniffed input.
+    # issue #12: JSON Lines, a .json file, an array, and sniffed input.
     import io
 
-    from pgm_explore._sources import iter_stream, read, report
+    from pgm_explore.io._read import iter_stream, report
 
     twice = b'{"a": 1, "b": {"c": 1, "c": 2}}'
     once = b'{"a": 1, "b": {"c": 2}}'
     jsonl = once + b"\n" + twice + b"\n"
-    for kind, data, unread in (
-        ("jsonl", jsonl, False),
-        ("jsonl", jsonl, True),
-        ("auto", jsonl, False),
-        ("json", b"[" + once + b", " + twice + b"]", False),
+    for kind, data in (
+        ("jsonl", jsonl),
+        ("auto", jsonl),
+        ("json", b"[" + once + b", " + twice + b"]"),
     ):
-        items = [read(item) for item in iter_stream(io.BytesIO(data), "t", kind, unread=unread)]  # type: ignore[arg-type]
+        items = list(iter_stream(io.BytesIO(data), "t", kind))  # type: ignore[arg-type]
         assert [[(f.rule, f.path) for f in item.notes] for item in items] == [[], [("duplicate-key", ("b",))]], kind
         assert [f.rule for f in report(items[1]).findings][-1] == "duplicate-key"
     [item] = iter_stream(io.BytesIO(twice), "t", "json")

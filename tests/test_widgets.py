@@ -645,13 +645,16 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
 # -- drafts ---------------------------------------------------------------------------------------
 
 
-def test_a_draft_is_written_at_each_edit_and_restores_everything(_drafts_in_tmp: Path) -> None:
+def test_a_draft_is_written_after_the_edits_and_restores_everything(_drafts_in_tmp: Path) -> None:
     assert default_draft_dir() == _drafts_in_tmp
     c = composer("BKN-DAC", "RQ", draft_name="my-request")
     assert not (_drafts_in_tmp / "my-request.json").exists()  # nothing to keep before an edit
     c.set(("Question",), "Is the stall open?")
     c.mode = "RS"
     c.set(("Outcome",), "not_answered")
+    deadline = time.monotonic() + 30  # written in the background, within about a second (a loaded machine: more)
+    while not (_drafts_in_tmp / "my-request.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert (_drafts_in_tmp / "my-request.json").exists()
     c.set(("TurnIndex",), -3)
     c._json.text.value = '{"half": '
@@ -868,10 +871,14 @@ def test_download_is_the_json_view_as_a_file() -> None:
 
     c = composer("BKN-PAL", "RS")
     c.set(("Stance", "Label"), "guide «calme» <b>&")
+    assert one(c, "pgmx-download").value == ""  # no link made at an edit: made when clicked
+    one(c, "pgmx-download-button").click()
     link = one(c, "pgmx-download").value
     data = re.search(r'href="data:application/json;base64,([^"]+)"', link)
     assert data is not None and f'download="{c.value["QueryID"]}.json"' in link
     assert base64.b64decode(data.group(1)).decode("utf-8") == json_view(c) + "\n"
+    c.set(("Stance", "Label"), "changed")  # the link goes with the next edit: never behind
+    assert one(c, "pgmx-download").value == ""
 
 
 def test_the_open_panel_opens_a_file_and_offers_the_examples(tmp_path: Path) -> None:
@@ -912,6 +919,7 @@ def test_a_long_draft_name_saves() -> None:
 def test_a_draft_under_the_old_file_name_is_still_found(_drafts_in_tmp: Path) -> None:
     c = composer("BKN-PAL", "RQ", draft_name="work")
     c.set(("Question",), "old format")
+    c.close()  # its draft written, and no more writes to come
     _drafts_in_tmp.joinpath("work.json").rename(_drafts_in_tmp / "My_Work.json")
     content = json.loads((_drafts_in_tmp / "My_Work.json").read_text(encoding="utf-8"))
     (_drafts_in_tmp / "My_Work.json").write_text(json.dumps({**content, "name": "My Work"}), encoding="utf-8")

@@ -1,7 +1,7 @@
 """``pgm-explore validate``: each message on its own, against its schema (layer 3).
 
-The messages are read and validated by :func:`pgm_explore.io.iter_reports` (a helper process
-takes a large file); this module only counts and writes them.
+The messages are read and validated by :func:`pgm_explore.io.iter_reports` (Dask workers
+take a big file, see ``--workers``); this module only counts and writes them.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-from pgm_explore.cli._options import add_command, add_reading_options
+from pgm_explore._engine import EngineUnavailable, engine_for
+from pgm_explore._progress import progress
+from pgm_explore.cli._options import add_command, add_engine_options, add_progress_option, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -20,11 +22,14 @@ from pgm_explore.cli._output import (
     clean,
     count,
     encode,
+    input_size,
     json_str,
     palette_for,
+    shared,
     stdin_notice,
     write_text,
 )
+from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
 from pgm_explore.io import InputKind, UnreadablePath, iter_reports
 from pgm_explore.validation import Report
 
@@ -48,6 +53,17 @@ inputs:
   whole of more, is a too-large finding: the line is skipped, never held in memory.
   A report keeps at most 100 findings per message and says how many it left out.
 
+where the work runs:
+  A big JSON Lines file is cut into partitions of whole lines (4 MiB each), read,
+  decoded and validated by Dask workers; the reports come back in order. By
+  default, inputs of 128 MiB or more are validated by one local worker process per
+  core (starting them takes a second or two), smaller ones, standard input and
+  pipes in this process. --workers N says how many local workers (0: this process
+  only); --scheduler ADDRESS sends the work to an existing Dask cluster
+  (dask.distributed: 'dask scheduler' and 'dask worker'), whose workers must read
+  the same PATHs. PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0.
+  The reports are the same bytes wherever the work runs.
+
 output:
   text (default)     a block per message: its source, type, mode and verdict, then each
                      finding with its JSON path and the spec clause; a summary at the end.
@@ -57,6 +73,11 @@ output:
                      {"source": ..., "type": ..., "mode": ..., "conforms": ...,
                       "findings": [{"severity", "rule", "path", "message", "spec"
                                     (, "line", "column")}, ...]}
+
+progress:
+  On a terminal, work that takes more than two seconds shows a progress bar on
+  stderr (bytes done, rate, time left); never on stdout, never when stderr is not
+  a terminal. --no-progress hides it.
 
 exit status:
   0    every message conforms
@@ -84,6 +105,7 @@ def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         run=run_validate,
     )
     add_reading_options(parser, "a .json or .jsonl file, or - for standard input", "message")
+    add_engine_options(parser)
     parser.add_argument(
         "--input-format",
         choices=("auto", "json", "jsonl"),
@@ -91,6 +113,7 @@ def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="read every PATH as one JSON value (json) or as JSON Lines (jsonl), whatever its "
         "extension (default: by extension, see below)",
     )
+    add_progress_option(parser)
 
 
 class Tally(Severities):
@@ -139,8 +162,15 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     tally = Tally()
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
+    try:
+        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} validate: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    bar = progress(input_size(args.paths), "B", stream=err, show=args.progress, what="validate")
+    to_out = shared(out, bar)  # (out itself when no bar is drawn)
     if args.format == "json":
-        write = out.write
+        write = to_out.write
 
         def emit(rep: Report) -> None:
             write(json_line(rep) + "\n")
@@ -148,20 +178,22 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     else:
 
         def emit(rep: Report) -> None:
-            write_text(out, text_block(rep, palette) + "\n")
+            write_text(to_out, text_block(rep, palette) + "\n")
 
     add = tally.add
-    for path in args.paths:
-        stdin_notice("validate", path, err)
-        try:
-            for rep in iter_reports(path, kind=kind):
-                add(rep)
-                emit(rep)
-        except UnreadablePath as exc:
-            tally.unreadable += 1
-            out.flush()  # keep stderr in order with what was already reported
-            err.write(f"{PROG} validate: {exc}\n")
-            err.flush()
+    with engine, bar:
+        for path in args.paths:
+            stdin_notice("validate", path, err)
+            try:
+                for rep in iter_reports(path, kind=kind, engine=engine):
+                    add(rep)
+                    emit(rep)
+            except UnreadablePath as exc:
+                tally.unreadable += 1
+                out.flush()  # keep stderr in order with what was already reported
+                err.write(f"{PROG} validate: {exc}\n")
+                err.flush()
+            bar.update(input_size([path]) or 0)
     if args.format == "text":
         colour = palette.green if tally.status == EXIT_OK else palette.red
         write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")

@@ -130,7 +130,7 @@ class TranscriptChecker:
 
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
-        message (the bulk path has the facts made by a helper process)."""
+        message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
         # This runs once per message of a transcript: the common case (a conforming message
         # with nothing to say) must cost little more than the dictionary lookups it needs.
         self.messages += 1

@@ -1,11 +1,308 @@
-"""What the transcript rules read of one message: the names of :mod:`pgm_explore._facts`.
+"""What the transcript rules read of one message, read once.
 
-The facts are made below this layer, where the bulk reader's helper process makes them;
-the rules, the transcript checker and the command import them from here.
+:func:`facts_of` takes a message and its validation report and returns :class:`Facts`: the
+values that the rules of :mod:`pgm_explore.dialogue._rules` look at, each already checked
+for its type (a value of the wrong type is the schema's business: a rule sees nothing
+there) and worked out (a QueryTime in seconds, the ``(Step, Statement)`` pairs, the Entity
+ids a PC Prompt mentions). Facts depend on the message alone, so they are made where the
+message is read -- in this process, or on a worker for a partition of a big file
+(:func:`item_facts` is the work :func:`pgm_explore.io._partitions.iter_worked` runs there)
+-- while the rules, which depend on every message before, run in order in one place. They
+are small msgspec Structs: cheap to keep, to send and to read.
 """
 
 from __future__ import annotations
 
-from pgm_explore._facts import FACTS, Facts, entities, facts_of, item_facts, simple_time_seconds
+from typing import Any
 
-__all__ = ["FACTS", "Facts", "entities", "facts_of", "item_facts", "simple_time_seconds"]
+import msgspec
+
+from pgm_explore.io import Item
+from pgm_explore.io import report as _report
+from pgm_explore.spec import simple_time_seconds
+from pgm_explore.validation import Finding, Report
+
+__all__ = [
+    "Facts",
+    "entities",
+    "facts_of",
+    "item_facts",
+    "simple_time_seconds",
+]
+
+_ID_SUFFIXES = ("ID", "IDs")
+_NOTHING: frozenset[str] = frozenset()
+
+
+def entities(value: Any, into: set[str], key: str = "") -> None:
+    """Add to ``into`` the Entity ids in ``value``: every string under a key ending in ID or IDs.
+
+    >>> found = set()
+    >>> entities({"EntityID": "e1", "Objects": [{"ObjectIDs": ["o1", ["o2"]], "Name": "n"}], "IDs": 3}, found)
+    >>> sorted(found)
+    ['e1', 'o1', 'o2']
+    """
+    # Strings are handled where they are met, not in a call of their own: most of what a
+    # PC Prompt holds is strings, and this runs over every PC Prompt of a transcript.
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str):
+                if k.endswith(_ID_SUFFIXES):
+                    into.add(v)
+            elif isinstance(v, (dict, list)):
+                entities(v, into, k)
+    elif isinstance(value, list):
+        named = key.endswith(_ID_SUFFIXES)
+        for v in value:
+            if isinstance(v, str):
+                if named:
+                    into.add(v)
+            elif isinstance(v, (dict, list)):
+                entities(v, into, key)
+    elif isinstance(value, str) and key.endswith(_ID_SUFFIXES):
+        into.add(value)
+
+
+class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """What the transcript rules read of one message (see the module). Fields a message of
+    its type and mode has no use for keep their defaults.
+
+    A msgspec Struct: made, read and sent between processes (as MessagePack) several times
+    faster than a NamedTuple or a dataclass. Not tracked by the garbage collector: nothing
+    in it can refer back to it.
+    """
+
+    type: str | None
+    mode: str | None
+    findings: tuple[Finding, ...]
+    """The validation report's findings."""
+    dialog: str | None
+    ids: tuple[Any, Any, Any] = (None, None, None)
+    """MInstance, UEnvironment and SessionID, as the message gives them."""
+    time: tuple[bool, float] | None = None
+    """QueryTime (a PC Prompt's PCPromptTime) as :func:`simple_time_seconds` reads it."""
+    query_id: str | None = None
+    turn: Any = None
+    """TurnIndex, as the message gives it."""
+    # --- PC Prompts, and what a BKN-PRC Response's Representation adds to their context
+    prompt_id: str | None = None
+    action_context: dict[str, Any] | None = None
+    entities: frozenset[str] | None = None
+    """Entity ids a PC Prompt mentions (ResolvedReferents, SceneContext, ActionContext), or
+    those a BKN-PRC Response's Representation adds; None when it has no Representation."""
+    # --- Requests
+    kind: Any = None
+    steps: tuple[tuple[int, str], ...] = ()
+    """(Step, Statement) of each ProcessActions item that has both."""
+    commitments: tuple[tuple[int, str, Any], ...] = ()
+    """(index, CommitmentID, Statement) of each Commitments item with a CommitmentID."""
+    released: tuple[tuple[int, str], ...] = ()
+    """(index, id) of each ReleasedCommitmentIDs string."""
+    constraints: dict[str, Any] | None = None
+    entity_ids: tuple[str, ...] = ()
+    # --- Responses
+    request_id: str | None = None
+    outcome: Any = None
+    filled: frozenset[str] = _NOTHING
+    """The payload with content: "Feasibility", "CommitmentStatus", "Representation.Intent", "Answer.Text", ..."""
+    feasibility: tuple[tuple[int, Any], ...] | None = None
+    """(Step, PAStatus) of each Feasibility.Steps item with a Step; None when Feasibility is not an object."""
+    statuses: tuple[tuple[int, str, Any], ...] = ()
+    """(index, CommitmentID, Status) of each CommitmentStatus item with a CommitmentID."""
+    stance: tuple[Any, Any] | None = None
+    """The Stance's Role and Locale; None when there is no Stance object."""
+
+    @property
+    def session(self) -> str | None:
+        session = self.ids[2]
+        return session if type(session) is str else None
+
+
+def _objects(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+# An int longer than Python writes (only a dict built in Python can hold one: the readers
+# refuse them) passes the schema, yet no rule could quote it; such a turn or step is taken as
+# not given, so its message gets the schema's verdict and no rule crashes on it.
+_LONG_BITS = 14_000  # (below the bits of sys.get_int_max_str_digits() digits: a cheap first look)
+
+
+def _unwritable(value: int) -> bool:
+    if value.bit_length() < _LONG_BITS:
+        return False
+    try:
+        repr(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _is_step(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and not _unwritable(value)
+
+
+def _turn(doc: dict[str, Any]) -> Any:
+    turn = doc.get("TurnIndex")
+    # (The rules quote the turn after it too: 10**4300 - 1 is written, 10**4300 is not.)
+    return None if type(turn) is int and _unwritable(abs(turn) + 1) else turn
+
+
+def facts_of(document: Any, report: Report) -> Facts:
+    """The :class:`Facts` of ``document``, whose validation report is ``report``."""
+    return _facts_of(document, report.type, report.mode, report.findings)
+
+
+def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: tuple[Finding, ...]) -> Facts:
+    dialog = document.get("DialogID") if isinstance(document, dict) else None
+    if type(dialog) is not str:
+        dialog = None
+    if type_name is None:
+        return Facts(None, None, findings, dialog)
+    doc = document  # a message with a type is an object
+    ids = (doc.get("MInstance"), doc.get("UEnvironment"), doc.get("SessionID"))
+    if type_name == "PC Prompt":
+        found: set[str] = set()
+        for key in ("ResolvedReferents", "SceneContext", "ActionContext"):
+            entities(doc.get(key), found)
+        prompt_id = doc.get("PCPromptID")
+        action_context = doc.get("ActionContext")
+        return Facts(
+            type_name,
+            mode,
+            findings,
+            dialog,
+            ids,
+            simple_time_seconds(doc.get("PCPromptTime")),
+            prompt_id=prompt_id if type(prompt_id) is str else None,
+            action_context=action_context if isinstance(action_context, dict) else None,
+            entities=frozenset(found),
+        )
+    query_id = doc.get("QueryID")
+    query_id = query_id if type(query_id) is str else None
+    time = simple_time_seconds(doc.get("QueryTime"))
+    # What every Request and Response has: the first fields of their Facts.
+    head = (type_name, mode, findings, dialog, ids, time, query_id)
+    if mode == "RQ":
+        return _request_facts(doc, *head)
+    if mode == "RS":
+        return _response_facts(doc, *head)
+    return Facts(*head)
+
+
+def _request_facts(
+    doc: dict[str, Any],
+    type_name: str,
+    mode: str | None,
+    findings: tuple[Finding, ...],
+    dialog: str | None,
+    ids: tuple[Any, Any, Any],
+    time: tuple[bool, float] | None,
+    query_id: str | None,
+) -> Facts:
+    # (Most Requests carry none of these lists: none is built for what is not there.)
+    actions, submitted, released = doc.get("ProcessActions"), doc.get("Commitments"), doc.get("ReleasedCommitmentIDs")
+    constraints, entity_ids = doc.get("Constraints"), doc.get("EntityIDs")
+    return Facts(
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query_id,
+        _turn(doc),
+        kind=doc.get("Kind"),
+        steps=tuple(
+            [
+                (item["Step"], item["Statement"])
+                for _, item in _objects(actions)
+                if _is_step(item.get("Step")) and isinstance(item.get("Statement"), str)
+            ]
+        )
+        if actions
+        else (),
+        commitments=tuple(
+            [
+                (index, item["CommitmentID"], item.get("Statement"))
+                for index, item in _objects(submitted)
+                if isinstance(item.get("CommitmentID"), str)
+            ]
+        )
+        if submitted
+        else (),
+        released=tuple([(index, cid) for index, cid in enumerate(released) if isinstance(cid, str)])
+        if isinstance(released, list)
+        else (),
+        constraints=constraints if isinstance(constraints, dict) else None,
+        entity_ids=tuple([e for e in entity_ids if isinstance(e, str)]) if isinstance(entity_ids, list) else (),
+    )
+
+
+def _response_facts(
+    doc: dict[str, Any],
+    type_name: str,
+    mode: str | None,
+    findings: tuple[Finding, ...],
+    dialog: str | None,
+    ids: tuple[Any, Any, Any],
+    time: tuple[bool, float] | None,
+    query_id: str | None,
+) -> Facts:
+    request_id = doc.get("RequestID")
+    representation, feasibility, stance = doc.get("Representation"), doc.get("Feasibility"), doc.get("Stance")
+    answer, statuses = doc.get("Answer"), doc.get("CommitmentStatus")
+    filled = [key for key, value in (("Feasibility", feasibility), ("CommitmentStatus", statuses)) if value]
+    if isinstance(representation, dict):
+        filled += ["Representation." + member for member, value in representation.items() if value]
+    if isinstance(answer, dict):
+        filled += ["Answer." + member for member, value in answer.items() if value]
+    action_context, added = None, None
+    if isinstance(representation, dict):
+        found: set[str] = set()
+        for key in ("ResolvedReferents", "ActionContext"):
+            entities(representation.get(key), found)
+        added = frozenset(found)
+        action_context = representation.get("ActionContext")
+        action_context = action_context if isinstance(action_context, dict) else None
+    return Facts(
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query_id,
+        _turn(doc),
+        action_context=action_context,
+        entities=added,
+        request_id=request_id if type(request_id) is str else None,
+        outcome=doc.get("Outcome"),
+        filled=frozenset(filled) if filled else _NOTHING,
+        feasibility=tuple(
+            [
+                (item["Step"], item.get("PAStatus"))
+                for _, item in _objects(feasibility.get("Steps"))
+                if _is_step(item.get("Step"))
+            ]
+        )
+        if isinstance(feasibility, dict)
+        else None,
+        statuses=tuple(
+            [
+                (index, item["CommitmentID"], item.get("Status"))
+                for index, item in _objects(statuses)
+                if isinstance(item.get("CommitmentID"), str)
+            ]
+        )
+        if statuses
+        else (),
+        stance=(stance.get("Role"), stance.get("Locale")) if isinstance(stance, dict) else None,
+    )
+
+
+def item_facts(item: Item) -> Facts:
+    """The facts of a message as read from a source, with its validation
+    (:func:`pgm_explore.io.report`): the work done on each message of a transcript."""
+    report = _report(item)
+    return _facts_of(item.document, report.type, report.mode, report.findings)

@@ -15,11 +15,11 @@ from decimal import Decimal
 from typing import Any
 
 from pgm_explore import _display
-from pgm_explore._bulk import iter_worked
+from pgm_explore._engine import Engine, engine_for
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
-from pgm_explore.dialogue._facts import FACTS
+from pgm_explore.dialogue._facts import item_facts
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
+from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, iter_worked, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -233,16 +233,41 @@ class Transcript:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
 
 
-def check_paths(paths: Iterable[str | os.PathLike[str]], *, parallel: bool = True) -> Iterator[TranscriptFinding]:
+CHECK_BYTES = 64 * 1024 * 1024
+"""The size of a transcript from which checking it starts local worker processes by itself
+(``pgm-explore check`` without ``--workers``): below it, their start-up costs more than
+they win."""
+
+
+def check_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    parallel: bool = True,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Iterator[TranscriptFinding]:
     """Stream every finding of a transcript spread over ``paths`` (read in order, one checker).
 
     Only findings are produced; nothing about a message is kept once it is checked
-    beyond what later messages can refer to. With ``parallel``, a large file is validated
-    by a helper process while this one applies the transcript rules (same findings).
+    beyond what later messages can refer to. Each message is read, decoded and validated,
+    and what the rules read of it (its facts) made, where the work runs: ``scheduler`` (a
+    Dask scheduler's address), or ``workers`` local worker processes (0: this process),
+    or by default (with ``parallel``) local workers for a transcript of
+    :data:`CHECK_BYTES` or more; the rules then run here, in order. The findings are the
+    same wherever the work runs.
     """
+    paths = [os.fspath(path) for path in paths]
+    if not parallel and workers is None and scheduler is None:
+        workers = 0
+    with engine_for(paths, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES) as engine:
+        yield from check_facts(paths, engine)
+
+
+def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFinding]:
+    """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker()
     for path in paths:
-        for source, facts in iter_worked(path, FACTS, parallel=parallel):
+        for source, facts in iter_worked(path, item_facts, engine=engine):
             if found := checker.feed_facts(source, facts):
                 yield from found
     yield from checker.finish()

@@ -3,7 +3,7 @@
 The reading API follows pydantic's naming: :func:`~pgm_explore.validation.validate` takes Python
 values (what a notebook or a composer builds), :func:`validate_json` takes the text of one message
 (what a file, a socket or a clipboard holds). The text is parsed by
-:func:`~pgm_explore.validation.parse_json`, the path the command line's reader (``_sources``) takes
+:func:`~pgm_explore.validation.parse_json`, the path the command line's reader (``pgm_explore.io``) takes
 for any text it does not read at full speed and which it is held equal to by tests: so the findings
 on a text are those ``pgm-explore validate`` prints for a file holding it (``not-json``/``syntax``,
 ``encoding``, ``duplicate-key`` notes, numbers beyond a double, BOM). Spec sources: RFC 8259 for

@@ -27,6 +27,7 @@ from pgm_explore.widgets._composer_files import ComposerFiles
 from pgm_explore.widgets._composer_form import ComposerForm
 from pgm_explore.widgets._composer_view import ComposerView
 from pgm_explore.widgets._drafts import (
+    DraftSchedule,
     OpenedDraft,
     draft_path,
     find_draft,
@@ -62,8 +63,10 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
     it; ``findings``, ``conforms`` and :attr:`report` are its validation after the last
     edit. The form, the JSON view and ``value`` stay in step whichever is edited.
 
-    Drafts: every edit is written to the draft ``draft_name`` in the drafts folder
-    (``draft_dir``, else ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``). Give a
+    Drafts: every edit is kept in the draft ``draft_name`` in the drafts folder
+    (``draft_dir``, else ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``), written off the
+    keystroke path at most about once a second, and at once on Save, on leaving a field, on
+    :meth:`close` and at the end of the process (see ``_drafts.DraftSchedule``). Give a
     notebook's composer a stable name (``draft_name="02-pc-prompt"``): running the cell
     again, after a kernel restart too, restores the last edit (the draft wins over
     ``document``) with a "Restored draft from <time>" notice and a Start fresh button
@@ -124,6 +127,9 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self._written: dict[Path, str] = {}
         self._confirm: Path | None = None
         self._closed = False
+        # Drafts are written off the keystroke path (see _drafts.DraftSchedule); a failed write is shown.
+        self._schedule = DraftSchedule(self._area.record)
+        self._last_field: tuple[str | int, ...] | None = None
         # draft_dir=False: no autosave (benchmarks, doctests, composers kept only in memory).
         self.autosave = draft_dir is not False
         self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
@@ -392,7 +398,9 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self._area.clear()
 
     def close(self) -> None:
-        """Close the widget; it no longer counts as a holder of its draft name."""
+        """Close the widget (its last edit written to the draft); it no longer counts as a holder
+        of its draft name."""
+        self._area.guard(self._schedule.flush)()
         self._closed = True
         super().close()
 

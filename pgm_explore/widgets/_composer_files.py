@@ -86,6 +86,7 @@ class ComposerFiles(ComposerState):
         self._written[written] = digest(text.encode("utf-8"))
         self._quiet = False
         self._refresh()
+        self._schedule.flush()  # Save writes the draft too, at once
         self._status.value = f"Saved <code>{esc(written)}</code>"
         return written
 
@@ -136,7 +137,7 @@ class ComposerFiles(ComposerState):
         mode = self.value.get("Mode")
         self._dirty = False  # the state is kept under its own name, not as "-previous"
         self._load_new(skeleton(self._spec.name, mode if mode in self._spec.modes else None))
-        self._autosave()
+        self._autosave(now=True)
         if kept is not None:
             self._drafts_bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")
         else:
@@ -151,18 +152,20 @@ class ComposerFiles(ComposerState):
         if problem is not None:
             raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
         self._dirty = True
-        self._autosave()
+        self._autosave(now=True)
         self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
 
     def _draft(self) -> dict[str, Any]:
+        """The draft's content: a snapshot (written later, by another thread: see _autosave).
+        ``value`` is never changed in place, so it is kept as it is; the rest is copied."""
         assert self._ctx is not None
         return {
             "kind": "message",
             "name": self.draft_name,
             "type": self._spec.name,
             "document": self.value,
-            "aside": self._aside,
-            "auto": self._auto,
+            "aside": dict(self._aside),
+            "auto": dict(self._auto),
             "expert": self._expert,
             "pending": self._ctx.pending(),
             "json_pending": self._json.pending,
@@ -170,10 +173,12 @@ class ComposerFiles(ComposerState):
             "touched": [list(path) for path in self._touched],
         }
 
-    def _autosave(self) -> None:
+    def _autosave(self, *, now: bool = False) -> None:
+        """Keep the draft to be written: within a second while typing, at once (in the
+        background) after a step such as Start fresh or leaving a field (``now``)."""
         if not self.autosave or self._ctx is None:
             return
-        write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
+        self._schedule.keep(draft_path(self.draft_name, self.draft_dir), self._draft(), now=now)
 
     def _restore(self, draft: dict[str, Any]) -> str | None:
         """Show a draft's state; returns what is wrong with it (nothing shown) or None."""

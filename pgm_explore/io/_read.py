@@ -18,11 +18,12 @@ An unreadable path (missing, a directory, no permission) raises :class:`Unreadab
 everything wrong *inside* a file is an item with a :class:`~pgm_explore.validation.Finding`,
 so that one bad line never stops the rest.
 
-The module is longer than most (about 600 lines) because what it holds belongs together:
+The module is longer than most (about 550 lines) because what it holds belongs together:
 the three readers, the bounds they keep, and the one way to cut a stream into pieces of
-whole lines, which :mod:`pgm_explore._bulk` uses for its batches too. Its special
-representations (an :class:`Item` built as a plain tuple, ``UNREAD``, the pieces) stay
-inside it and ``_bulk``: what it gives out is items and reports.
+whole lines and to decode them, which :mod:`pgm_explore.io._partitions` uses for the
+partitions of a big file too. Its special representations (an :class:`Item` built as a
+plain tuple, the pieces) stay inside the ``io`` package: what it gives out is items and
+reports.
 
 >>> import io
 >>> items = list(iter_stream(io.BytesIO(b'{"a": 1}\\n\\n[1, 2]\\n{oops\\n'), "t.jsonl", "jsonl"))
@@ -59,12 +60,12 @@ __all__ = [
     "InputKind",
     "Item",
     "MAX_LINE_BYTES",
-    "UNREAD",
+    "REFUSED",
     "UnreadablePath",
     "input_kind",
     "iter_documents",
+    "decoded",
     "iter_stream",
-    "read",
     "report",
     "report_fields",
 ]
@@ -88,8 +89,7 @@ class Item(NamedTuple):
     ``None``); otherwise ``document`` is the parsed value, which may itself be ``None``
     for a line reading ``null``. ``line`` is the physical line of a JSON Lines message,
     ``index`` the position of a message in a top-level array. For JSON Lines, ``raw`` is
-    the line as read and ``offset`` where it starts in its file, in bytes (with them
-    ``pgm_explore._bulk`` has a helper process validate the same bytes). ``notes`` are
+    the line as read and ``offset`` where it starts in its file, in bytes. ``notes`` are
     what the text says that the value cannot show (``duplicate-key`` warnings), or, beside a
     ``problem``, the problem's further findings (a lone surrogate in each of several
     strings): the report on the item adds them to its findings.
@@ -149,16 +149,12 @@ def input_kind(path: str) -> InputKind:
     return "auto"
 
 
-def iter_documents(
-    path: str | os.PathLike[str], *, kind: InputKind | None = None, unread: bool = False
-) -> Iterator[Item]:
+def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
     """Every message in ``path`` (``"-"`` for standard input), in order.
 
     The path is opened at once, so :class:`UnreadablePath` comes from this call rather
     than from the first ``next()``; a read error later on raises it from the iterator.
-    ``kind`` overrides the choice :func:`input_kind` makes from the extension. With
-    ``unread``, JSON Lines messages come unparsed (``document`` is :data:`UNREAD`) until
-    :func:`read` parses them.
+    ``kind`` overrides the choice :func:`input_kind` makes from the extension.
     """
     path = os.fspath(path)
     kind = kind or input_kind(path)
@@ -168,14 +164,14 @@ def iter_documents(
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # no stdin at all, or a notebook's stand-in
             raise UnreadablePath(path, "standard input is not available here")
-        return _guarded(iter_stream(buffer, STDIN, kind, unread=unread), path)
+        return _guarded(iter_stream(buffer, STDIN, kind), path)
     try:
         if os.path.isdir(path):  # Windows would report a directory as PermissionError
             raise IsADirectoryError(path)
         stream = open(path, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
-    return _guarded(_owned(stream, iter_stream(stream, path, kind, unread=unread)), path)
+    return _guarded(_owned(stream, iter_stream(stream, path, kind)), path)
 
 
 def _owned(stream: IO[bytes], items: Iterator[Item]) -> Iterator[Item]:
@@ -190,7 +186,7 @@ def _guarded(items: Iterator[Item], path: str) -> Iterator[Item]:
         raise UnreadablePath(path, _reason(exc)) from None
 
 
-def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unread: bool = False) -> Iterator[Item]:
+def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Iterator[Item]:
     """Every message in a binary stream; ``source`` names it in the items.
 
     With ``kind="auto"`` (standard input and unknown extensions) the content decides:
@@ -204,8 +200,8 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unr
     if kind == "json":
         return _whole(source, _bounded_read(stream, MAX_LINE_BYTES + 1), 1)
     if kind == "jsonl":
-        return _lines(source, _pieces(stream), None, unread)
-    return _sniffed(stream, source, unread)
+        return _lines(source, _pieces(stream), None)
+    return _sniffed(stream, source)
 
 
 # --- parsing one piece of text ------------------------------------------------------------
@@ -213,35 +209,6 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, unr
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
-
-
-class _Unread:
-    def __repr__(self) -> str:
-        return "UNREAD"
-
-
-UNREAD: Any = _Unread()
-"""The ``document`` of an item not parsed yet (``iter_documents(..., unread=True)``)."""
-
-
-def read(item: Item) -> Item:
-    """``item`` with its document parsed, if it was :data:`UNREAD`.
-
-    >>> import io
-    >>> [item] = iter_stream(io.BytesIO(b'{"a": 1}\\n'), "t.jsonl", "jsonl", unread=True)
-    >>> item.document, read(item).document
-    (UNREAD, {'a': 1})
-    """
-    source, line, index, document, _, raw, offset, _ = item
-    if document is not UNREAD or raw is None or line is None:  # (an unread item has both)
-        return item
-    # (Not _parse() and item._replace(): this runs once per message of a long transcript.)
-    try:
-        document = _decode_fast(raw)
-    except (ValueError, RecursionError):
-        document, problem, notes = _parse_slowly(raw, line)
-        return _item((source, line, index, document, problem, raw, offset, notes))
-    return _item((source, line, index, document, None, raw, offset, _noted(raw, document)))
 
 
 # One decoder for the whole run: json.loads(text, parse_constant=...) would build a new
@@ -275,6 +242,38 @@ def _noted(raw: bytes, document: Any) -> tuple[Finding, ...]:
 # (Its numbers with a fraction or an exponent go through read_double: a number that a double
 # would move onto an integer goes to the json module's path too, which reads it as written.)
 _decode_fast = msgspec.json.Decoder(float_hook=read_double).decode
+
+
+class _Refused:
+    def __repr__(self) -> str:
+        return "REFUSED"
+
+
+REFUSED: Any = _Refused()
+"""The document :func:`decoded` gives for a line the fast decoder refuses."""
+
+
+def decoded(piece: _Piece) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
+    """(number, raw, offset, document, notes) of every message of a piece of whole lines, blank
+    lines skipped: the one way a stream and a partition of a file split and decode lines.
+    ``document`` is :data:`REFUSED` for a line the fast decoder refuses; such a line's
+    findings name its line, which only the reader of the whole file knows, so it words them
+    (``_parse_slowly``)."""
+    decode, noted = _decode_fast, _noted
+    offset = piece.start
+    # (The lines of a piece are split as iterating over a file splits them, in C: this
+    # loop runs once per message of a transcript.)
+    for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
+        start = offset
+        offset += len(raw)
+        if raw.isspace():  # never empty: a line keeps its b"\n"
+            continue
+        try:
+            document = decode(raw)
+        except (ValueError, RecursionError):
+            yield number, raw, start, REFUSED, ()
+            continue
+        yield number, raw, start, document, noted(raw, document)
 
 
 def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
@@ -345,43 +344,28 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
             yield Item(f"{source}#{index}", None, index, document, None, notes=mine)
 
 
-def _lines(source: str, pieces: Iterable[_Piece], first: Item | None, unread: bool = False) -> Iterator[Item]:
+def _lines(source: str, pieces: Iterable[_Piece], first: Item | None) -> Iterator[Item]:
     """Items of JSON Lines, from pieces of whole lines as :func:`_pieces` makes them."""
     seen = first is not None
     if first is not None:
         yield first
-    decode, noted = _decode_fast, _noted
     for piece in pieces:
         if piece.long:
             seen = True
             yield _long_line(source, piece.first, piece.start)
             continue
-        offset = piece.start
-        # (The lines of a piece are split as iterating over a file splits them, in C: this
-        # loop runs once per message of a transcript.)
-        for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
-            start = offset
-            offset += len(raw)
-            if raw.isspace():  # never empty: a line keeps its b"\n"
-                continue
+        for number, raw, offset, document, notes in decoded(piece):
             seen = True
-            if unread:
-                yield _item((f"{source}:{number}", number, None, UNREAD, None, raw, start, ()))
-                continue
-            # _parse() inlined, for the same reason.
-            try:
-                document = decode(raw)
-            except (ValueError, RecursionError):
+            if document is REFUSED:
                 document, problem, notes = _parse_slowly(raw, number)
+                yield _item((f"{source}:{number}", number, None, document, problem, raw, offset, notes))
             else:
-                problem = None
-                notes = noted(raw, document)
-            yield _item((f"{source}:{number}", number, None, document, problem, raw, start, notes))
+                yield _item((f"{source}:{number}", number, None, document, None, raw, offset, notes))
     if not seen:
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
 
-def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
+def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
     numbered = _numbered(stream)
     first = _next_content(numbered)
     if first is None:
@@ -391,7 +375,7 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
     if first_raw is _LONG:
         # Beyond repair, and said at once (before the rest of it is skipped, which for
         # `cat /dev/zero` is never): the input is taken for JSON Lines.
-        yield from _lines(source, _one_by_one(numbered), _long_line(source, first_number, first_offset), unread)
+        yield from _lines(source, _one_by_one(numbered), _long_line(source, first_number, first_offset))
         return
     if not _incomplete(first_raw):
         # Complete or beyond repair: JSON Lines exactly when another message follows.
@@ -403,11 +387,11 @@ def _sniffed(stream: IO[bytes], source: str, unread: bool) -> Iterator[Item]:
         lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset, notes)
         number, offset, raw = second
         if raw is _LONG:  # (its rest is still to be skipped, line by line)
-            yield from _lines(source, _one_by_one(_chain(second, numbered)), lead, unread)
+            yield from _lines(source, _one_by_one(_chain(second, numbered)), lead)
             return
         # The stream stands just after the second line: the rest is read in pieces.
         rest = _pieces(stream, offset + len(raw), number + 1)
-        yield from _lines(source, _chain(_Piece(offset, number, raw, 1), rest), lead, unread)
+        yield from _lines(source, _chain(_Piece(offset, number, raw, 1), rest), lead)
         return
     # A value that goes on over several lines: read it all, like a .json file.
     yield from _whole(source, first_raw + _bounded_read(stream, MAX_LINE_BYTES + 1 - len(first_raw)), first_number)

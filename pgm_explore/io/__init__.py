@@ -19,9 +19,9 @@ too long) is a finding on its message, and the next message is read as usual.
 >>> [(item.source, item.problem and item.problem.rule) for item in iter_stream(stream, "two.jsonl", "jsonl")]
 [('two.jsonl:1', None), ('two.jsonl:3', 'syntax')]
 
-This module is the public face of the bulk reader (``pgm_explore._sources``, and
-``pgm_explore._bulk``, which validates a large file on a second core): it adds no reading
-logic of its own.
+This package is the reading layer: its private modules read (``_read``) and cut a big
+JSON Lines file into partitions worked on by local worker processes or a Dask cluster
+(``_partitions``, on :mod:`pgm_explore._engine`); this module is their public face.
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import IO
 
-from pgm_explore._bulk import iter_reported
-from pgm_explore._sources import InputKind, Item, UnreadablePath
-from pgm_explore._sources import input_kind as _input_kind
-from pgm_explore._sources import iter_documents as _iter_documents
-from pgm_explore._sources import iter_stream as _iter_stream
-from pgm_explore._sources import report as _report
+from pgm_explore._engine import Engine, engine_for
+from pgm_explore.io._partitions import iter_worked
+from pgm_explore.io._read import InputKind, Item, UnreadablePath
+from pgm_explore.io._read import input_kind as _input_kind
+from pgm_explore.io._read import iter_documents as _iter_documents
+from pgm_explore.io._read import iter_stream as _iter_stream
+from pgm_explore.io._read import report as _report
+from pgm_explore.io._read import report_fields as _report_fields
 from pgm_explore.validation import Report
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "iter_documents",
     "iter_reports",
     "iter_stream",
+    "iter_worked",
     "report",
     "validate_file",
 ]
@@ -55,6 +58,7 @@ __all__ = [
 # Documented where they are imported from: the reader's own modules are private.
 UnreadablePath.__module__ = __name__
 Item.__module__ = __name__
+iter_worked.__module__ = __name__
 
 
 def input_kind(path: str) -> InputKind:
@@ -114,17 +118,41 @@ def report(item: Item, *, built: bool = False) -> Report:
     return _report(item, built=built)
 
 
+_VALIDATE_BYTES = 128 * 1024 * 1024
+"""The size of input from which ``validate`` (and :func:`iter_reports` with ``parallel``)
+starts local worker processes by itself: starting them takes a second or two, which
+validating alone wins back only over about this much."""
+
+
 def iter_reports(
-    path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True
+    path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True, engine: Engine | None = None
 ) -> Iterator[Report]:
     """The validation :class:`~pgm_explore.Report` of every message in ``path``, in order, as
     ``pgm-explore validate`` makes them.
 
-    Raises :class:`UnreadablePath` like :func:`iter_documents`. With ``parallel`` (the
-    default) a large regular file is validated by a helper process on a second core; the
-    reports are the same either way.
+    Raises :class:`UnreadablePath` like :func:`iter_documents`. ``engine`` (from
+    ``pgm_explore._engine.engine``) says where the work runs; without one and with
+    ``parallel`` (the default), a regular file of :data:`_VALIDATE_BYTES` or more is
+    validated on local worker processes (one per core), started for it and stopped when
+    the iteration ends. The reports are the same wherever they are made.
     """
-    return iter_reported(path, kind=kind, parallel=parallel)
+    own = engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES) if engine is None and parallel else None
+    try:
+        pairs = iter_worked(path, _report_fields, kind=kind, engine=engine or own)
+    except BaseException:
+        if own is not None:
+            own.close()
+        raise
+    return _reports(pairs, own)
+
+
+def _reports(pairs: Iterator[tuple[str, tuple]], own: Engine | None) -> Iterator[Report]:  # type: ignore[type-arg]
+    try:
+        for source, (type_name, mode, conforms, findings) in pairs:
+            yield Report(type_name, mode, conforms, findings, source)
+    finally:
+        if own is not None:
+            own.close()
 
 
 def validate_file(source: str | os.PathLike[str], content: bytes | None = None) -> list[Report]:

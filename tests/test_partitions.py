@@ -1,0 +1,276 @@
+"""A big file cut into partitions and worked on anywhere gives exactly what reading it whole gives.
+
+``pgm_explore.io.iter_worked`` cuts a regular JSON Lines file into byte ranges of whole lines
+when the work is spread (or ``PGM_EXPLORE_PARTITION_BYTES`` asks for partitions); each is read,
+decoded and validated on its own, and the client numbers the lines. These tests cut small files
+into many partitions and compare message by message, finding by finding and byte by byte with
+the reading of the whole file in this process: partitions worked on here, on two local worker
+processes (``--workers 2``) and on a real ``dask.distributed`` cluster reached by its address
+(``--scheduler``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pgm_explore._engine import Engine, engine_for
+from pgm_explore.cli import main
+from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
+from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
+from pgm_explore.io._partitions import partitions, work_on_partition
+from pgm_explore.validation import Report
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
+
+# Lines that read badly, each in its own way, between the messages of the transcripts.
+_HOSTILE = [
+    b"\n",
+    b"   \n",
+    b"{oops\n",
+    b'{"Header": "PGM-KDA-V1.0", "Mode": "RQ", "x": NaN}\n',
+    b'{"Header": "\xff\xfe"}\n',
+    b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "\\ud800"}\n',
+    b"[" + b"9" * 5000 + b"]\n",
+    b'{"Header": "PGM-KPA-V1.0", "TurnIndex": 123456789012345678901234567890}\n',
+    b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "DialogID": "dlg-x", "QueryID": "q-\\ud800", "TurnIndex": 1'
+    + b"0" * 30
+    + b"}\n",
+    b"[" * 3000 + b"]" * 3000 + b"\n",
+    b'"a JSON string"\n',
+    b"[1, 2]\n",
+    b"null\n",
+    b'{"Header": "PGM-KPA-V1.0", "Header": "twice", "Mode": "RQ"}\n',
+    b"\xef\xbb\xbf" + b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}\n',  # a BOM: only the json module reads it
+    b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "x": 1e999}\n',
+    b'{"Header": "PGM-KDA-V1.0", "Mode": "RS", "Feasibility": [' + b"[" * 900 + b"]" * 900 + b"]}\n",
+]
+
+
+@pytest.fixture(autouse=True)
+def _whole_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PGM_EXPLORE_PARTITION_BYTES", raising=False)
+    monkeypatch.delenv("PGM_EXPLORE_PARALLEL", raising=False)
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    """Every transcript of data/ in one file, with the hostile lines spread among them."""
+    lines: list[bytes] = []
+    for path in sorted(DATA.rglob("*.jsonl")):
+        lines.extend(path.read_bytes().splitlines(keepends=True))
+    for position, hostile in enumerate(_HOSTILE):
+        lines.insert(position * len(lines) // len(_HOSTILE), hostile)
+    path = tmp_path / "all.jsonl"
+    path.write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A real dask.distributed cluster of two worker processes; its scheduler's address."""
+    import logging
+
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local.scheduler_address
+
+
+def _seen(reports: Iterator[Report]) -> list[object]:
+    # repr() tells 1 from 1.0 and True, and keeps the order of keys.
+    return [(report.source, repr(report.to_dict())) for report in reports]
+
+
+def _found(findings: Iterator[TranscriptFinding]) -> list[dict[str, Any]]:
+    return [f.to_dict() for f in findings]
+
+
+def _checked(path: Path, engine: Engine, step: int) -> Iterator[TranscriptFinding]:
+    """What check_paths does, the file cut into partitions of ``step`` bytes."""
+    checker = TranscriptChecker()
+    for source, facts in iter_worked(path, item_facts, engine=engine, step=step):
+        yield from checker.feed_facts(source, facts)
+    yield from checker.finish()
+
+
+@pytest.mark.parametrize("step", [1, 7, 100, 1500, 40_000, 10**9])
+def test_partitions_make_the_reports_made_from_the_whole_file(
+    step: int, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _seen(iter_reports(transcript, parallel=False))
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+    assert _seen(iter_reports(transcript, parallel=False)) == whole
+    assert {rule for _, text in whole for rule in ("syntax", "too-deep", "encoding", "duplicate-key") if rule in text}
+
+
+@pytest.mark.parametrize("step", [1, 333, 1500, 10**9])
+def test_partitions_give_the_same_findings(step: int, transcript: Path) -> None:
+    whole = _found(check_paths([transcript], parallel=False))
+    with Engine() as here:
+        assert _found(_checked(transcript, here, step)) == whole
+    assert {f["rule"] for f in whole} >= {"syntax", "not-object", "request-unknown", "turn-gap"}
+
+
+def test_partitions_are_whole_lines_each_counted_once(tmp_path: Path) -> None:
+    text = b"a\n" + b"b" * 20 + b"\n\r\n  \nccc\r\n" + b"d" * 9 + b"\n\n\nlast, no line break"
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(text)
+    lines = text.split(b"\n")
+    for step in range(1, len(text) + 2):
+        total, numbered = 0, []
+        for partition in partitions(str(path), 0, len(text), step):
+            count, done = work_on_partition(_raw, partition)
+            numbered += [(total + number, raw) for number, raw in done]
+            total += count
+        assert total == len(lines), step
+        expected = [(n, line + b"\n") for n, line in enumerate(lines, 1) if line.strip()]
+        expected[-1] = (len(lines), lines[-1])  # (no line break after the last)
+        assert [(n, raw if isinstance(raw, bytes) else raw.raw) for n, raw in numbered] == expected, step
+
+
+def _raw(item: Item) -> bytes | None:
+    return item.raw
+
+
+def test_crlf_blank_lines_and_no_final_line_break(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [
+        line.rstrip(b"\n")
+        for path in sorted(DATA.rglob("*.jsonl"))[:4]
+        for line in path.read_bytes().splitlines(keepends=True)
+    ]
+    ends = [b"\r\n", b"\n", b"\n  \t\n", b"\n\n"]
+    text = b"".join(line + ends[i % len(ends)] for i, line in enumerate(lines)) + lines[0]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(text)
+    whole = _seen(iter_reports(path, parallel=False))
+    findings = _found(check_paths([path], parallel=False))
+    with Engine() as here:
+        for step in (50, 999):
+            assert _found(_checked(path, here, step)) == findings
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+            assert _seen(iter_reports(path, parallel=False)) == whole
+    last_line = text.count(b"\n") + 1
+    assert whole[-1][0] == f"{path}:{last_line}"
+
+
+def test_a_file_sniffed_as_json_lines_is_cut_after_its_first_message(
+    tmp_path: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "log.txt"  # no extension that says: the content decides
+    path.write_bytes(transcript.read_bytes())
+    whole = _seen(iter_reports(path, parallel=False))
+    assert whole[0][0] == f"{path}:2" and len(whole) > 100  # (line 1 is blank)
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "500")
+    assert _seen(iter_reports(path, parallel=False)) == whole
+
+
+def test_what_was_read_comes_out_before_a_read_error(transcript: Path) -> None:
+    # Each partition opens the file afresh: once the file is gone, the next partition fails.
+    whole = [item.source for item in iter_documents(transcript)]
+    seen = []
+    with Engine() as here, pytest.raises(UnreadablePath, match="no such file"):
+        for source, _ in iter_worked(transcript, _raw, engine=here, step=2000):
+            seen.append(source)
+            if len(seen) == 40:
+                transcript.unlink()
+    assert 40 <= len(seen) < len(whole)
+    assert seen == whole[: len(seen)]
+
+
+def test_an_unreadable_path_is_reported_at_once(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    with Engine() as here:
+        with pytest.raises(UnreadablePath, match="no such file"):
+            iter_reports(missing, engine=here)
+        with pytest.raises(UnreadablePath, match="no such file"):
+            iter_worked(missing, item_facts, engine=here, step=10)
+
+
+def _cursed(item: Item) -> bytes | None:
+    if item.line == 5:
+        raise ValueError("line 5 is cursed")
+    return item.raw
+
+
+def test_a_failing_work_raises_naming_the_message(transcript: Path) -> None:
+    with pytest.raises(ValueError, match="cursed") as raised:
+        list(iter_worked(transcript, _cursed))
+    assert f"(while working on the message at {transcript}:5)" in raised.value.__notes__
+
+
+def test_small_inputs_stay_in_this_process(tmp_path: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    size = transcript.stat().st_size
+    with engine_for([str(transcript), "-", str(tmp_path / "missing")], min_bytes=size + 1) as small:
+        assert small.in_process
+    monkeypatch.setenv("PGM_EXPLORE_PARALLEL", "0")
+    with engine_for([str(transcript)], min_bytes=1) as kept:
+        assert kept.in_process
+    with engine_for([str(transcript)], workers=0, min_bytes=1) as asked:
+        assert asked.in_process
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["check", "validate"])
+def test_the_commands_say_the_same_on_a_dask_cluster(
+    command: str,
+    cluster: str,
+    transcript: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for form in (["--format", "json"], ["--no-color"]):
+        here = _run([command, *form, "--workers", "0", str(transcript)], capsys)
+        monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
+        there = _run([command, *form, "--scheduler", cluster, str(transcript)], capsys)
+        monkeypatch.delenv("PGM_EXPLORE_PARTITION_BYTES")
+        assert there == here
+        assert here[0] == 1 and here[1].count("\n") > 100
+
+
+@pytest.mark.slow
+def test_check_says_the_same_on_local_workers(
+    transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two files of one transcript: a Response of the second answers a Request of the first.
+    text = transcript.read_bytes()
+    half = text.index(b"\n", len(text) // 2) + 1
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_bytes(text[:half])
+    second.write_bytes(text[half:])
+    here = _run(["check", "--format", "json", "--workers", "0", str(transcript)], capsys)
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "2000")
+    there = _run(["check", "--format", "json", "--workers", "2", str(first), str(second)], capsys)
+    renamed = here[1].replace(str(transcript), "@")
+    assert there[0] == here[0] == 1
+    # The same findings, each named after the file and line it is in now.
+    split = there[1].replace(f"{first}:", "@:")
+    lines_before = text[:half].count(b"\n")
+    for line in split.splitlines():
+        if f"{second}:" in line:
+            number = int(line.split(f"{second}:")[1].split('"')[0])
+            line = line.replace(f"{second}:{number}", f"@:{number + lines_before}")
+        assert line in renamed
+    assert split.count("\n") == renamed.count("\n")
+
+
+def test_validate_in_this_process_when_told(transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(["validate", "--format", "json", "--workers", "0", str(transcript)], capsys)
+    assert status == 1 and out.count("\n") == len(list(iter_documents(transcript)))
