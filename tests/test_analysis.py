@@ -626,6 +626,7 @@ def test_times_read_as_iso_8601_utc_beside_exact_seconds_without_float_noise() -
     assert math.isnan(table["latency_ms"].tolist()[1])  # q-3: unanswered
 
 
+@pytest.mark.slow  # (the command run twice in a process of its own, as a person runs it)
 def test_the_csv_and_json_of_a_table_keep_exact_seconds_and_readable_times(tmp_path: Path) -> None:
     path = tmp_path / "timed.jsonl"
     path.write_text(
