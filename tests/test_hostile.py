@@ -307,6 +307,7 @@ def test_nesting_that_reads_but_is_too_deep_to_check(tmp_path: Path) -> None:
     assert second["conforms"] is True
 
 
+@pytest.mark.slow
 def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
     # Built in memory, so deeper than the reader would let through: python-jsonschema runs
     # out of stack writing its error about Source, and the core says where, for any depth.
@@ -630,6 +631,7 @@ def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["TurnIndex", "Step"])
 def test_an_int_longer_than_python_writes_in_a_transcript_built_in_python(key: str, tmp_path: Path) -> None:
     """The readers refuse such ints (too-large), so only Python can build them; validate() then
@@ -658,6 +660,7 @@ def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
     return path
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(TABLE_NAMES)))
 def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any], shown: str) -> None:
@@ -839,6 +842,7 @@ def test_the_partitions_of_a_big_file_bound_lines_too(
         assert found == expected, step
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
     # `cat /dev/zero | pgm-explore check -` grew until killed (issue 11); a 1 GB line took 4 GB.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,13 @@ def _called(node: ast.expr) -> str | None:
 
 def _sets_max_examples(call: ast.Call) -> bool:
     return _called(call) == "settings" and any(keyword.arg == "max_examples" for keyword in call.keywords)
+
+
+def test_every_browser_test_is_marked_e2e() -> None:
+    # `pytest -m "not e2e"` must leave out every test that needs Chromium (tests/e2e).
+    unmarked = [
+        path.name
+        for path in sorted((ROOT / "tests" / "e2e").glob("test_*.py"))
+        if not re.search(r"^pytestmark = .*pytest\.mark\.e2e", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert unmarked == []
