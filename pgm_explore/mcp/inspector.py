@@ -281,14 +281,10 @@ class Inspector:
         """
         if not self.connected:
             await self.connect()
-        client = self._held.value
-        assert client is not None
-        reply = await call_tool(client, tool, arguments, timeout=self.timeout)
+        reply = await self._call(tool, arguments)
         if not reply.sent:  # the connection was gone before the call left: it is safe to send again
             await self.connect()
-            client = self._held.value
-            assert client is not None
-            reply = await call_tool(client, tool, arguments, timeout=self.timeout)
+            reply = await self._call(tool, arguments)
         done = Call(tool, dict(arguments), reply, findings=list(reply.findings))
         if self.wires and self.wires[-1].ended:
             ended = Finding.of("partner-error", (), self.wires[-1].exit_text(), "MCP binding of PGM-AUA, docs/mcp.md")
@@ -302,6 +298,15 @@ class Inspector:
             done.response_index = self._record(reply.document)
         self.calls.append(done)
         return done
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any]) -> ToolReply:
+        client = self._held.value
+        if client is None:
+            return ToolReply(None, error="the connection was closed", sent=False)
+        try:
+            return await call_tool(client, tool, arguments, timeout=self.timeout)
+        except RuntimeError:  # the SDK's "Client must be used within an async context manager": closed meanwhile
+            return ToolReply(None, error="the connection was closed", sent=False)
 
     def _record(self, document: dict[str, Any]) -> int:
         index = len(self.transcript)

@@ -215,6 +215,8 @@ def http_app(
         max_sessions=MAX_SESSIONS,
         max_request_body_size=MAX_BODY_BYTES,
     )
+    # Dialogues of clients without an MCP session (the stateless protocol) expire after the same time.
+    server.partner.idle_timeout = idle_timeout  # type: ignore[attr-defined]
     return GuardedHTTP(app, token=token, max_body=MAX_BODY_BYTES)
 
 

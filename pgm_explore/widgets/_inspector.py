@@ -8,7 +8,10 @@ Request, with the findings of the exchange and the transcript rules, and the raw
 (a text box: select and copy). Save writes the transcript and its log to the work folder.
 
 The buttons start tasks on the kernel's event loop (the partner answers while the page stays
-live); :attr:`PartnerInspector.pending` is the latest one. Nothing raises into the page: a partner
+live); :attr:`PartnerInspector.pending` is the latest one. JupyterLab may deliver each widget's
+messages on a kernel subshell, a thread with an event loop of its own, while the connection must be
+used from the loop that opened it: so every callback runs on the loop the widget was made on (the
+kernel's main one). Nothing raises into the page: a partner
 that cannot be reached, or bad JSON in the arguments, is a sentence in the status line.
 """
 
@@ -37,7 +40,7 @@ URL = "a URL…"
 _PLACEHOLDERS = {COMMAND: "python -m my_partner --stdio", URL: "http://127.0.0.1:8000/mcp"}
 _CSS = """<style>
 .pgmx-inspector-log textarea {font-family: monospace; font-size: 12px; white-space: pre}
-.pgmx-inspector-status .pgmx-bad {color: #b71c1c}
+.pgmx-inspector-status .pgmx-inspector-bad {color: #b71c1c}
 .pgmx-inspector-schema pre {max-height: 300px; overflow: auto; font-size: 12px; background: #f7f7f7; padding: 4px}
 .pgmx-inspector-side {flex: 1 1 50%; min-width: 0}
 </style>"""
@@ -94,6 +97,10 @@ class PartnerInspector(widgets.VBox):
         self.pending: asyncio.Future[None] | None = None
         """The task the latest button started (tests await it)."""
         self.last_call: Call | None = None
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # made outside any loop: the callbacks run where they are called
+            self._loop = None
         self._area = ErrorArea(("pgmx-error", "pgmx-inspector-error"))
 
         choices = [*REFERENCE_PARTNERS, *([COMMAND] if allow_commands else []), URL]
@@ -140,15 +147,15 @@ class PartnerInspector(widgets.VBox):
         self.response: MessageComposer | None = None
         self._log_text = ""
 
-        guard = self._area.guard
-        self.partner.observe(guard(lambda _change: self._partner_picked()), names="value")
-        self.connect_button.on_click(guard(lambda _button: self._launch(self.connect)))
-        self.tool.observe(guard(lambda _change: self._tool_picked()), names="value")
-        self.new_button.on_click(guard(lambda _button: self._new_request()))
-        self.send_button.on_click(guard(lambda _button: self._launch(self.send)))
-        self.save_button.on_click(guard(lambda _button: self.save(self.save_name.value)))
+        main = self._on_main
+        self.partner.observe(main(self._partner_picked), names="value")
+        self.connect_button.on_click(main(lambda: self._launch(self.connect)))
+        self.tool.observe(main(self._tool_picked), names="value")
+        self.new_button.on_click(main(self._new_request))
+        self.send_button.on_click(main(lambda: self._launch(self.send)))
+        self.save_button.on_click(main(lambda: self.save(self.save_name.value)))
         # The log says what happened: an edit in the box is put back (select and copy it instead).
-        self.raw_log.observe(self._log_edited, names="value")
+        self.raw_log.observe(main(self._log_edited), names="value")
 
         request_side = widgets.VBox(
             [
@@ -183,6 +190,23 @@ class PartnerInspector(widgets.VBox):
 
     # -- what the buttons do ------------------------------------------------------------------------
 
+    def _on_main(self, action: Callable[[], Any]) -> Callable[..., None]:
+        """A callback that runs ``action`` (guarded) on the widget's loop, whichever thread calls it."""
+        guarded = self._area.guard(action)
+
+        def callback(*_args: Any) -> None:
+            loop = self._loop
+            try:
+                here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                here = None
+            if loop is None or loop is here or loop.is_closed():
+                guarded()
+            else:
+                loop.call_soon_threadsafe(guarded)
+
+        return callback
+
     def _launch(self, work: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:
             self._busy(True)
@@ -203,7 +227,7 @@ class PartnerInspector(widgets.VBox):
         self.send_button.disabled = busy or not self.tool.options
 
     def _say(self, text: str, *, bad: bool = False) -> None:
-        self.status.value = f"<p class='{'pgmx-bad' if bad else 'pgmx-ok'}'>{esc(text)}</p>"
+        self.status.value = f"<p class='{'pgmx-inspector-bad' if bad else 'pgmx-inspector-ok'}'>{esc(text)}</p>"
 
     def _partner_picked(self) -> None:
         typed = self.partner.value in _PLACEHOLDERS
@@ -313,8 +337,8 @@ class PartnerInspector(widgets.VBox):
             self.response.load(document)
         self.response_box.children = [self.response]
 
-    def _log_edited(self, change: dict[str, Any]) -> None:
-        if change["new"] != self._log_text:
+    def _log_edited(self) -> None:
+        if self.raw_log.value != self._log_text:
             self._show_log()
 
     def _show_log(self) -> None:
