@@ -295,3 +295,43 @@ def test_live_dialogues_keep_what_the_person_edited_and_take_the_live_context(tm
         run, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
     ).execute()
     assert "".join(_text(o) for o in run.cells[-1].outputs).strip() == "Mine: can the lantern wait until Friday?|True"
+
+
+def test_live_dialogues_cells_run_again_in_any_order_after_run_all(tmp_path: Path, monkeypatch) -> None:
+    """Notebook 07 after Run All (its client closed by section 8): cells run again, in an order of the
+    reader's, each without an error: the client opens again, a Request sent already goes out as a new turn."""
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(tmp_path / "drafts"))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
+    notebook = nbformat.read(ROOT / "notebooks" / "07_live_dialogues.ipynb", as_version=4)
+    client = NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}}
+    )
+    send = "response = await bk.send("
+    again = [
+        send,
+        "kept = await bk.retain(",
+        send,
+        "referents = await bk.ask_prc(",
+        "print(composer.report)",
+        "builder = DialogueBuilder(",
+        "await bk.stop()",
+        "stance = await bk.ask_pal(",
+        'draft_name="07-dac-request"',
+        send,
+        "released = await bk.release(",
+        "transcript = Transcript.from_documents(bk.transcript",
+    ]
+    with client.setup_kernel():
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type == "code":
+                client.execute_cell(cell, index)
+        for fragment in again:
+            (index,) = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code" and fragment in c.source]
+            cell = notebook.cells[index]
+            client.execute_cell(cell, index)  # raises CellExecutionError, with the traceback, if the cell fails
+            shown = "".join(_text(o) for o in cell.outputs)
+            assert "Traceback" not in shown and "Error" not in shown, f"{fragment!r} again:\n{shown[-2000:]}"
+            if fragment == send:
+                assert "BKN-DAC RS: conforms" in shown
+    shown = "".join(_text(o) for o in notebook.cells[index].outputs)
+    assert "0 errors" in shown, shown

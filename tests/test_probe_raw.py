@@ -246,7 +246,7 @@ def test_a_partner_that_exits_at_once_is_unreachable_with_its_status_and_stderr_
 
 def test_a_timeout_names_its_limit() -> None:
     run = probing.raw("slow")  # --timeout 1
-    assert "no answer within 1 s" in run.checks["interleaved"].message
+    assert "no answer within 1 s (--timeout)" in run.checks["interleaved"].message
     assert "no answer within 1 s (--timeout)" in run.checks["cancellation"].message
 
 

@@ -223,6 +223,8 @@ class ToolReply:
     error: str | None = None
     """The tool error's text, or the JSON-RPC error, when there is no Response."""
     findings: list[Finding] = field(default_factory=list)
+    timed_out: bool = False
+    """No answer came within the time the call waits (``error`` names the limit)."""
     sent: bool = True
     """False when the call never left this process (the connection was closed already)."""
 
@@ -294,7 +296,7 @@ async def call_tool(
         else:
             said = f"JSON-RPC error {exc.error.code}: {exc.error.message}"
         finding = Finding.of("partner-error", path, said, _BINDING)
-        return ToolReply(None, error=said, findings=[finding])
+        return ToolReply(None, error=said, findings=[finding], timed_out=timed_out(exc))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
         # The session could not write the request: the partner never saw it.
         finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)

@@ -87,6 +87,11 @@ def test_app_composes_validates_and_reads_a_transcript(
     expect(tables).to_contain_text("No finding.")
     expect(tables).not_to_contain_text("<NA>")
     expect(tables).not_to_contain_text("NaN")
+    # Numbers a person reads: the time in UTC beside the seconds, the latency in ms, no float noise.
+    expect(tables).to_contain_text("2026-11-16T10:50:00.420Z")
+    expect(tables.locator("th", has_text="latency_ms")).to_have_count(1)
+    expect(tables).to_contain_text("700.0")
+    expect(tables).not_to_contain_text("0.7000000")
     expect(app.locator(".pgmx-app-plots img")).to_have_count(3)
     shot("transcript read")
 
