@@ -12,8 +12,11 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import ipywidgets
 import pytest
+
+pytest.importorskip("ipywidgets")
+
+import ipywidgets
 from conftest import KINDS
 
 from pgm_explore.spec import DATA_TYPES, data_type
