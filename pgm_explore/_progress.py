@@ -9,6 +9,7 @@ printed before. This module sits below every layer: it knows nothing of messages
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -37,6 +38,17 @@ class Progress(AbstractContextManager["Progress"]):
         self.done += amount
         if self._bar is not None:
             self._bar.update(amount)
+
+    def counter(self) -> Callable[[int], None] | None:
+        """What a reader calls with the bytes it has done: None when no bar is drawn, so that
+        the reader does not count (and works as it would without one)."""
+        return self.update if self._bar is not None else None
+
+    def top_up(self, before: int, total: int | None) -> None:
+        """Count what is left of ``total`` units since ``done`` was ``before`` (a file read
+        whose reader counted only some of its bytes, or none)."""
+        if total is not None and total > self.done - before:
+            self.update(total - (self.done - before))
 
     def write(self, out: IO[str], text: str) -> None:
         """Write ``text`` to a stream that shares the terminal with the bar: the bar is

@@ -119,6 +119,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         **dict.fromkeys((*_TOOL_CHECKS, "bad-request", "interleaved", "cancellation"), "skip"),
     },
     "slow": {"interleaved": "fail", "cancellation": "fail"},  # a single-threaded partner: ping waits too
+    "slow-http": {"http-get": "fail"},
     "dac": {"commitments": "fail", "interleaved": "fail", "feasibility": "skip"},
     "prc": {"pc-prompt": "fail"},
 }
@@ -251,6 +252,8 @@ def test_a_timeout_names_its_limit() -> None:
     run = probing.raw("slow")  # --timeout 1
     assert "no answer within 1 s (--timeout)" in run.checks["interleaved"].message
     assert "no answer within 1 s (--timeout)" in run.checks["cancellation"].message
+    # The probe's own HTTP requests too (a GET held past the limit).
+    assert "could not ask: no answer within 1 s (--timeout)" in probing.raw("slow-http").checks["http-get"].message
 
 
 def test_cancellation_passes_only_on_evidence() -> None:

@@ -305,10 +305,12 @@ def check_transcript(
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
     # of the summary (the facts of a big file's messages made by the engine's workers).
     checker = TranscriptChecker()
+    counted = bar.counter() if bar is not None else None
     for path in paths:
         stdin_notice("check", path, err)
+        before = bar.done if bar is not None else 0
         try:
-            for source, facts in iter_worked(path, item_facts, engine=engine):
+            for source, facts in iter_worked(path, item_facts, engine=engine, progress=counted):
                 found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:
@@ -326,7 +328,7 @@ def check_transcript(
             err.flush()
             break
         if bar is not None:
-            bar.update(input_size([path]) or 0)
+            bar.top_up(before, input_size([path]))
     else:
         found = checker.finish()
         tally.add_findings(found)

@@ -184,8 +184,9 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     with engine, bar:
         for path in args.paths:
             stdin_notice("validate", path, err)
+            before = bar.done
             try:
-                for rep in iter_reports(path, kind=kind, engine=engine):
+                for rep in iter_reports(path, kind=kind, engine=engine, progress=bar.counter()):
                     add(rep)
                     emit(rep)
             except UnreadablePath as exc:
@@ -193,7 +194,7 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 out.flush()  # keep stderr in order with what was already reported
                 err.write(f"{PROG} validate: {exc}\n")
                 err.flush()
-            bar.update(input_size([path]) or 0)
+            bar.top_up(before, input_size([path]))
     if args.format == "text":
         colour = palette.green if tally.status == EXIT_OK else palette.red
         write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
