@@ -95,6 +95,7 @@ VARIANTS: dict[str, Variant] = {
     "exit": Variant("pal", ("exit",), via="cli-inherit"),
     "exit-early": Variant("pal", ("exit-early",)),
     "slow": Variant("pal", ("slow",), timeout=1.0, via="cli-env"),
+    "slow-http": Variant("pal", ("get-hangs",), "http", timeout=1.0),
     "dac": Variant("dac"),
     "prc": Variant("prc"),
 }

@@ -105,9 +105,15 @@ def _count(text: str) -> int:
 
 
 def add_partner_option(parser: argparse.ArgumentParser, help: str, *, required: bool) -> None:
-    """``--partner ROLE=URL|CMD``, repeated; the values are read by ``_partners.partners``."""
+    """``--partner ROLE=URL|CMD``, repeated, and ``--token-file``; the values are read by ``_partners.partners``."""
     extra: dict[str, Any] = {"required": True} if required else {"default": []}
     parser.add_argument("--partner", action="append", metavar="ROLE=URL|CMD", help=help, **extra)
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="the bearer token for URL partners, read from FILE (default: $PGM_EXPLORE_PARTNER_TOKEN); "
+        "kept out of the command line, where others on the machine could read it",
+    )
 
 
 def add_corpus_options(parser: argparse.ArgumentParser) -> None:

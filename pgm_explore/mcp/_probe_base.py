@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import httpx2
 from mcp import Client, types
 from pydantic import ValidationError
 
@@ -343,7 +344,7 @@ class _Run:
             return self.wire.exit_text()
         if isinstance(exc, BaseExceptionGroup):
             return "; ".join(self.why(e) for e in exc.exceptions)
-        if timed_out(exc):
+        if timed_out(exc) or isinstance(exc, httpx2.TimeoutException):  # the SDK's, or the probe's own HTTP
             return self.no_answer()
         if isinstance(exc, ValidationError):  # the SDK read a result against the revision's schema
             problems = "; ".join(

@@ -45,7 +45,7 @@ from pgm_explore.spec import HEADERS
 from pgm_explore.validation import validate
 from pgm_explore.validation.findings import Finding
 
-__all__ = ["REFERENCE_PARTNERS", "Call", "Inspector", "InspectorError", "ToolInfo", "endpoint_for"]
+__all__ = ["Call", "Inspector", "InspectorError", "REFERENCE_PARTNERS", "ToolInfo", "endpoint_for"]
 
 REFERENCE_PARTNERS: dict[str, Callable[[], Any]] = {
     "Prompt Creation": prompt_creation_server,

@@ -32,6 +32,7 @@ from pgm_explore.mcp.inspector import REFERENCE_PARTNERS, Call, Inspector, Inspe
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
+from pgm_explore.widgets._filebar import download_html
 
 __all__ = ["PartnerInspector"]
 
@@ -143,6 +144,7 @@ class PartnerInspector(widgets.VBox):
             description="Save as", placeholder="a name", _dom_classes=("pgmx-inspector-save-name",)
         )
         self.save_button = widgets.Button(description="Save", _dom_classes=("pgmx-inspector-save",))
+        self.downloads = widgets.HTML(_dom_classes=("pgmx-inspector-download",))
         self.request: MessageComposer | None = None
         self.response: MessageComposer | None = None
         self._log_text = ""
@@ -178,7 +180,7 @@ class PartnerInspector(widgets.VBox):
             widgets.HBox([request_side, response_side]),
             widgets.HTML("<h4>JSON-RPC log</h4>"),
             self.raw_log,
-            widgets.HBox([self.save_name, self.save_button]),
+            widgets.HBox([self.save_name, self.save_button, self.downloads]),
             self._area.box,
         ]
         self.add_class("pgmx-inspector")
@@ -344,6 +346,20 @@ class PartnerInspector(widgets.VBox):
     def _show_log(self) -> None:
         self._log_text = "\n".join(self.inspector.log_lines()) if self.inspector is not None else ""
         self.raw_log.value = self._log_text
+        if self.inspector is not None and self.inspector.log:
+            # Through the browser too: the log and the transcript onto the person's own computer.
+            transcript, log = self._documents()
+            self.downloads.value = (
+                download_html(log, "inspector.jsonrpc.json")
+                + " "
+                + download_html(transcript, "inspector-transcript.json")
+            )
+
+    def _documents(self) -> tuple[str, str]:
+        """The transcript (a JSON array of the messages) and the JSON-RPC log, as Save writes them."""
+        assert self.inspector is not None
+        transcript = json.dumps(self.inspector.transcript, ensure_ascii=False, indent=1) + "\n"
+        return transcript, json.dumps(self.inspector.log_document(), ensure_ascii=False, indent=1) + "\n"
 
     def save(self, name: str) -> tuple[Path, Path] | None:
         """Write the transcript (``NAME.json``, a JSON array of the messages) and its JSON-RPC log
@@ -352,8 +368,7 @@ class PartnerInspector(widgets.VBox):
             if self.inspector is None:
                 raise InspectorError("Nothing to save yet: connect to a partner and send a Request")
             stem = name.strip().removesuffix(".json")
-            transcript = json.dumps(self.inspector.transcript, ensure_ascii=False, indent=1) + "\n"
-            log = json.dumps(self.inspector.log_document(), ensure_ascii=False, indent=1) + "\n"
+            transcript, log = self._documents()
             if self.work_folder is None:
                 default_work_dir().mkdir(parents=True, exist_ok=True)
             folder = self.work_folder or WorkFolder(default_work_dir())

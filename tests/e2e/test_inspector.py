@@ -128,6 +128,12 @@ def test_the_apps_inspect_tab_calls_a_partner_and_starts_no_command(
     shot("a command refused")
 
     _call_personality_alignment(inspector, shot)
+    # The log through the browser: the download is the log shown, message for message.
+    with page.expect_download() as download:
+        inspector.locator(".pgmx-inspector-download a", has_text="inspector.jsonrpc.json").click()
+    downloaded = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    shown = inspector.locator(".pgmx-inspector-log textarea").input_value().splitlines()
+    assert [json.loads(line[2:]) for line in shown] == [e["message"] for e in downloaded["connections"][0]]
     type_into(inspector.locator(".pgmx-inspector-save-name input"), "tried")
     inspector.locator("button.pgmx-inspector-save").click()
     expect(inspector.locator(".pgmx-inspector-status")).to_contain_text("Saved tried.json", timeout=WIDGETS_MS)
