@@ -139,7 +139,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "corpus = Corpus(CORPUS)": ("Corpus of 16 transcripts", "day-1/session-01.jsonl"),
         'summary["transcript"]': ("messages", "dialogues", "day-2/session-08.jsonl"),
         "per_session = pa.pivot(": ("InsValue", "LocOOR", "day-1/session-05.jsonl"),
-        "totals = pd.DataFrame(": ("feasibility steps in 16 sessions", "sessions"),
+        "totals = (": ("feasibility steps in 16 sessions", "sessions"),
         'per_session.drop(columns="Ack")': "[image/png]",
         "trouble = steps.loc[": ("Reason", "LocOOR", "InsValue"),
         "lazy = corpus.pastatus(lazy=True)": (
