@@ -518,8 +518,7 @@ def test_tables_of_the_sample_transcripts(path: Path) -> None:
 
 @pytest.fixture
 def pyplot() -> Iterator[Any]:
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -627,6 +626,7 @@ def test_times_read_as_iso_8601_utc_beside_exact_seconds_without_float_noise() -
     assert math.isnan(table["latency_ms"].tolist()[1])  # q-3: unanswered
 
 
+@pytest.mark.slow  # (the command run twice in a process of its own, as a person runs it)
 def test_the_csv_and_json_of_a_table_keep_exact_seconds_and_readable_times(tmp_path: Path) -> None:
     path = tmp_path / "timed.jsonl"
     path.write_text(

@@ -218,6 +218,7 @@ def test_an_existing_cluster_gives_the_same_bytes(cluster: str, capsys: pytest.C
     assert table_there == table_here and table_here[0] == 0
 
 
+@pytest.mark.slow  # (it waits out the client's start timeout: a minute)
 def test_an_unreachable_scheduler_is_a_usage_error(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     port = _free_port()  # nothing listens there
     # (the client gives up after engine's START_TIMEOUT; a refused connection ends it sooner)

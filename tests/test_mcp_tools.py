@@ -272,6 +272,17 @@ def test_another_types_request_is_refused_naming_the_header() -> None:
         assert (findings[0]["rule"], findings[0]["path"]) == ("unusable-request", "$.QueryID")
         assert findings[0]["message"] == "QueryID is missing: no Response could name this Request."
         assert all(f["path"] != "$.QueryID" for f in findings[1:])  # not said twice
+        anonymous = {**_examples("BKN-DAC", "RQ")[0], "DialogID": "dlg-raw-anonymous"}
+        del anonymous["SessionID"]
+        findings = _rejection(_call(peer, "bkn_dac", {"message": anonymous}))
+        assert [(f["rule"], f["path"], f["message"]) for f in findings] == [
+            (
+                "unusable-request",
+                "$.SessionID",
+                "SessionID missing (or not a string), and no earlier turn of the dialogue gives it: "
+                "a Response could not carry the session identities.",
+            )
+        ]
     finally:
         peer.close()
 

@@ -175,7 +175,10 @@ def _expected(name: str, check: str) -> str:
     return EXPECTED[name].get(check, "pass")
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+# Each variant is a partner process probed for real (seconds): one stays in the fast lane.
+@pytest.mark.parametrize(
+    "name", [name if name == "good-stdio" else pytest.param(name, marks=pytest.mark.slow) for name in sorted(VARIANTS)]
+)
 def test_the_raw_partner(name: str) -> None:
     run = probing.raw(name)
     applicable = [c.id for c in CHECKS if VARIANTS[name].role in c.roles]
@@ -284,6 +287,7 @@ def test_the_html_report_escapes_every_string() -> None:
     assert (shown[hostile].status, shown[hostile].message, shown[hostile].spec) == ("fail", hostile, hostile)
 
 
+@pytest.mark.slow
 def test_a_faulty_partner_fails_with_evidence_in_every_format(tmp_path: Path) -> None:
     partner = (f"--partner=pal={RAW}", "--env=RAW_PARTNER_FAULTS=wrong-echo")
     status, out, _ = command(*partner, "--format=json")
