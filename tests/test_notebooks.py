@@ -136,6 +136,16 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "plot_pa_status(both": "[image/png]",
         "plot_feasibility(both": "[image/png]",
         "plot_timeline(market)": "[image/png]",
+        "corpus = Corpus(CORPUS)": ("Corpus of 16 transcripts", "day-1/session-01.jsonl"),
+        'summary["transcript"]': ("messages", "dialogues", "day-2/session-08.jsonl"),
+        "per_session = pa.pivot(": ("InsValue", "LocOOR", "day-1/session-05.jsonl"),
+        "totals = (": ("feasibility steps in 16 sessions", "sessions"),
+        'per_session.drop(columns="Ack")': "[image/png]",
+        "trouble = steps.loc[": ("Reason", "LocOOR", "InsValue"),
+        "lazy = corpus.pastatus(lazy=True)": (
+            "dask DataFrame with 16 partitions",
+            "the same counts as the pandas table: True",
+        ),
     },
     "06_find_the_mistake.ipynb": {
         'course = Course("find-the-mistake")': "0 of 8 exercises done",
