@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -95,6 +95,7 @@ VARIANTS: dict[str, Variant] = {
     "exit": Variant("pal", ("exit",), via="cli-inherit"),
     "exit-early": Variant("pal", ("exit-early",)),
     "slow": Variant("pal", ("slow",), timeout=1.0, via="cli-env"),
+    "slow-http": Variant("pal", ("get-hangs",), "http", timeout=1.0),
     "dac": Variant("dac"),
     "prc": Variant("prc"),
 }
@@ -122,25 +123,38 @@ def _free_port() -> int:
 
 
 @contextmanager
-def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
-    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
+def http_server(command: Callable[[int], list[str]], env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """``command(port)`` started as a Streamable HTTP server on a free loopback port; its URL.
+    Stopped (by its process id) when the block ends."""
     port = _free_port()
-    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
-    command = [sys.executable, str(HERE / "raw_partner.py"), "--role", role, "--http", str(port), *options]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command(port), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:  # a TCP connect, not an HTTP request: readiness without side effects
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
-                assert time.monotonic() < deadline and process.poll() is None, "the raw partner did not start"
+                assert time.monotonic() < deadline and process.poll() is None, f"{command(port)} did not start"
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(10)
+
+
+def reference_http(name: str) -> Callable[[int], list[str]]:
+    """The command of the reference partner ``name`` (``domain-access``, ...) serving HTTP on a port."""
+    return lambda port: [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http", "--port", str(port)]
+
+
+@contextmanager
+def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
+    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
+    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
+    raw = [sys.executable, str(HERE / "raw_partner.py"), "--role", role]
+    with http_server(lambda port: [*raw, "--http", str(port), *options], env) as url:
+        yield url
 
 
 @contextmanager

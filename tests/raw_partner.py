@@ -69,6 +69,7 @@ FAULTS = {
     "session-lax": "serves a request with no session id or an unknown one",
     "version-header-lax": "checks neither MCP-Protocol-Version nor Mcp-Method",
     "get-500": "answers GET with 500",
+    "get-hangs": "holds a GET 5 s before it answers",
     "no-session": "assigns no session id",
 }
 _OPTIONS = {"sse"}
@@ -484,6 +485,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self._foreign():
             return
+        if "get-hangs" in ACTIVE:
+            time.sleep(5)
         if "get-500" in ACTIVE:
             self._send(500, {"error": "broken"})
         else:

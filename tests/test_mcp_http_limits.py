@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -26,27 +25,10 @@ import uvicorn
 from pgm_explore.mcp import _common, domain_access_server, prompt_creation_server
 from pgm_explore.mcp._partners import _prompt_bytes
 from pgm_explore.mcp.serve import http_app
-from pgm_explore.models import data_exchange_metadata, simple_time_now
+from tests.test_mcp_sessions import _free_port, _wait_for_port
+from tests.test_mcp_sessions import request as dac_request
 
 ACCEPT = "application/json, text/event-stream"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            assert process is None or process.poll() is None, "the server exited"
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
 
 
 @dataclass
@@ -109,25 +91,12 @@ class RawSession:
 
 
 def request(dialog: str, turn: int, session: str, commitments: int = 0, size: int = 0) -> dict[str, Any]:
-    query = f"q-{dialog}-{turn}-{session}"
-    message = {
-        "Header": "PGM-KDA-V1.0",
-        "Mode": "RQ",
-        "MInstance": "mi-1",
-        "UEnvironment": "ue-1",
-        "SessionID": session,
-        "QueryID": query,
-        "QueryTime": simple_time_now(time_id=f"st-{query}"),
-        "DialogID": dialog,
-        "TurnIndex": turn,
-        "Kind": "commitment",
-        "Commitments": [
-            {"CommitmentID": f"cm-{dialog}-{turn}-{n}", "Statement": f"{n:06d} " + "x" * (size - 7)}
-            for n in range(commitments)
-        ],
-    }
-    message["DataXMData"] = data_exchange_metadata("BKN-DAC", "RQ", query)
-    return message
+    """A BKN-DAC commitment Request of ``commitments`` commitments whose Statements are ``size`` bytes."""
+    held = [
+        {"CommitmentID": f"cm-{dialog}-{turn}-{n}", "Statement": f"{n:06d} " + "x" * (size - 7)}
+        for n in range(commitments)
+    ]
+    return dac_request(dialog, turn, session, Commitments=held)
 
 
 def deep_size(root: Any) -> int:
@@ -239,6 +208,37 @@ def test_sessions_that_stop_talking_are_released_after_the_idle_time(served: Any
     assert partner.dialogues == {} and partner.held() == (0, 0, 0)
     gone = abandoned[0].send("ping", {})
     assert gone.status == 404  # the SDK ended the session itself
+
+
+def test_sessions_open_at_once_are_bounded(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pgm_explore.mcp.serve.MAX_SESSIONS", 2)
+    _, port = served()
+    first, _second = RawSession(port), RawSession(port)
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode()
+    third = exchange(port, "POST", body, **{"Content-Type": "application/json", "Accept": ACCEPT})
+    assert third.status == 503
+    assert exchange(port, "DELETE", **first.headers).status == 200  # one ends: there is room again
+    assert RawSession(port).headers["Mcp-Session-Id"]
+
+
+def test_without_an_mcp_session_a_session_idle_too_long_is_forgotten_at_the_next_request() -> None:
+    # Stdio, in-process and the stateless protocol have no MCP session: the PGM SessionID is the session.
+    partner = domain_access_server().partner
+    partner.idle_timeout = 3.0
+    partner.answer(request("d-a", 0, "s-a", commitments=2, size=10))
+    partner.answer(request("d-b", 0, "s-b", commitments=2, size=10))
+    time.sleep(2)
+    partner.answer(request("d-b", 1, "s-b", commitments=2, size=10))  # s-b keeps talking
+    time.sleep(2)
+    partner.answer(request("d-c", 0, "s-c", commitments=2, size=10))
+    assert set(partner.dialogues) == {"d-b", "d-c"} and len(partner.retained("d-b")) == 4
+    prompts = prompt_creation_server().partner
+    prompts.idle_timeout = 0.5
+    prompts.pc_prompt("p-1")
+    time.sleep(1)
+    prompts.pc_prompt("p-2")
+    assert list(prompts.prompts) == ["p-2"]
 
 
 @pytest.fixture

@@ -189,20 +189,25 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert process is None or process.poll() is None, "the server exited"
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def dac_url() -> Iterator[str]:
     port = _free_port()
     command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
@@ -259,15 +264,27 @@ def test_over_http_a_dialogue_belongs_to_its_mcp_session_and_ends_with_it(dac_ur
         other.close()
 
 
-def test_serve_module_help_names_the_allow_list() -> None:
-    out = io.StringIO()
-    with pytest.raises(SystemExit):
-        import contextlib
+def test_serve_help_and_docs_name_the_same_options_and_defaults() -> None:
+    import contextlib
+    import re
+    from pathlib import Path
 
-        with contextlib.redirect_stdout(out):
-            serve_main(["--help"])
-    for option in ("--allow-host", "--token", "--idle-timeout SECONDS", "--max-state-bytes BYTES"):
-        assert option in out.getvalue()
+    out = io.StringIO()
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(out):
+        serve_main(["--help"])
+    helped = set(re.findall(r"(--[a-z-]+)", out.getvalue())) - {"--help"}
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    usage = docs[docs.index("`python -m pgm_explore.mcp.serve {prompt-creation") :].split("`", 2)[1]
+    assert set(re.findall(r"(--[a-z-]+)", usage)) == helped
+    assert {"--allow-host", "--token", "--idle-timeout", "--max-state-bytes"} <= helped
+    # The defaults the help gives are the ones docs/mcp.md states.
+    flat = " ".join(out.getvalue().split())
+    assert "(default 600)" in flat and "`--idle-timeout SECONDS`, default 600" in docs
+    assert f"(default {_common.MAX_STATE_BYTES})" in flat and "| 64 MiB held by the whole partner" in docs
+    assert _common.MAX_STATE_BYTES == 64 * 2**20 and _common.MAX_DIALOGUE_BYTES == 512 * 2**10
+    assert "| 512 KiB held by one dialogue" in docs and "| 2 MiB held by the dialogues of one session" in docs
+    assert _common.MAX_SESSION_BYTES == 2 * 2**20 and _common.MAX_RESPONSE_BYTES == 256 * 2**10
+    assert "| 256 KiB of UTF-8 JSON in one Response" in docs
 
 
 class FlakyDomain(DomainAccess):

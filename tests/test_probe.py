@@ -11,12 +11,9 @@ import io
 import json
 import logging
 import re
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -103,34 +100,12 @@ def test_reference_partners_over_stdio_pass_every_check() -> None:
     _as_the_reference(_lines(out), list(ROLES), "stdio")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_partners() -> Iterator[dict[str, str]]:
-    processes, urls = [], {}
-    try:
-        for role, name in ROLES.items():
-            port = _free_port()
-            command = [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http", "--port", str(port)]
-            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            urls[role] = f"http://127.0.0.1:{port}/mcp"
-            deadline = time.monotonic() + 60
-            while True:  # a TCP connect, not an HTTP request: readiness without side effects
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, f"{name} did not start"
-                    time.sleep(0.1)
-        yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(10)
+    with ExitStack() as stack:
+        yield {
+            role: stack.enter_context(probing.http_server(probing.reference_http(name))) for role, name in ROLES.items()
+        }
 
 
 @pytest.mark.slow

@@ -119,6 +119,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         **dict.fromkeys((*_TOOL_CHECKS, "bad-request", "interleaved", "cancellation"), "skip"),
     },
     "slow": {"interleaved": "fail", "cancellation": "fail"},  # a single-threaded partner: ping waits too
+    "slow-http": {"http-get": "fail"},
     "dac": {"commitments": "fail", "interleaved": "fail", "feasibility": "skip"},
     "prc": {"pc-prompt": "fail"},
 }
@@ -174,7 +175,10 @@ def _expected(name: str, check: str) -> str:
     return EXPECTED[name].get(check, "pass")
 
 
-@pytest.mark.parametrize("name", sorted(VARIANTS))
+# Each variant is a partner process probed for real (seconds): one stays in the fast lane.
+@pytest.mark.parametrize(
+    "name", [name if name == "good-stdio" else pytest.param(name, marks=pytest.mark.slow) for name in sorted(VARIANTS)]
+)
 def test_the_raw_partner(name: str) -> None:
     run = probing.raw(name)
     applicable = [c.id for c in CHECKS if VARIANTS[name].role in c.roles]
@@ -246,8 +250,10 @@ def test_a_partner_that_exits_at_once_is_unreachable_with_its_status_and_stderr_
 
 def test_a_timeout_names_its_limit() -> None:
     run = probing.raw("slow")  # --timeout 1
-    assert "no answer within 1 s" in run.checks["interleaved"].message
+    assert "no answer within 1 s (--timeout)" in run.checks["interleaved"].message
     assert "no answer within 1 s (--timeout)" in run.checks["cancellation"].message
+    # The probe's own HTTP requests too (a GET held past the limit).
+    assert "could not ask: no answer within 1 s (--timeout)" in probing.raw("slow-http").checks["http-get"].message
 
 
 def test_cancellation_passes_only_on_evidence() -> None:
@@ -281,6 +287,7 @@ def test_the_html_report_escapes_every_string() -> None:
     assert (shown[hostile].status, shown[hostile].message, shown[hostile].spec) == ("fail", hostile, hostile)
 
 
+@pytest.mark.slow
 def test_a_faulty_partner_fails_with_evidence_in_every_format(tmp_path: Path) -> None:
     partner = (f"--partner=pal={RAW}", "--env=RAW_PARTNER_FAULTS=wrong-echo")
     status, out, _ = command(*partner, "--format=json")

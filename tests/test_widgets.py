@@ -15,8 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import ipywidgets as widgets
 import pytest
+
+pytest.importorskip("ipywidgets")
+
+import ipywidgets as widgets
 from conftest import EXAMPLES, KINDS, example_files, load, minimal_message
 from traitlets import TraitError
 

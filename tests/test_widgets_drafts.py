@@ -114,6 +114,7 @@ _TYPIST = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # (a composer process killed for real, edit after edit)
 def test_a_kill_9_loses_at_most_the_last_second(tmp_path: Path) -> None:
     """A person types without pause; the kernel is killed (SIGKILL) at a moment of no one's
     choosing, five times over. Each time the draft is whole, holds an edit made at most about a
@@ -143,6 +144,7 @@ def test_a_kill_9_loses_at_most_the_last_second(tmp_path: Path) -> None:
         expected, start = f"edit {kept}", max(times) + 1
 
 
+@pytest.mark.slow  # (a composer process started for real)
 def test_a_process_that_ends_writes_its_last_edit(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
@@ -158,6 +160,7 @@ def test_a_process_that_ends_writes_its_last_edit(tmp_path: Path) -> None:
     assert on_disk(tmp_path / "ending.json")["Question"] == "the last words"
 
 
+@pytest.mark.slow  # (a kernel started for real)
 def test_a_kernel_shut_down_from_jupyter_writes_its_last_edit(tmp_path: Path) -> None:
     manager = pytest.importorskip("jupyter_client.manager")
     km, kc = manager.start_new_kernel(kernel_name="python3")

@@ -20,7 +20,8 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections import deque
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -194,6 +195,11 @@ class Partner:
         self._kept_bytes = 0
         self.limits = Limits()
         """The byte limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
+        self.idle_timeout: float | None = None
+        """Seconds after which the dialogues of a session without an MCP session (a PGM SessionID:
+        stdio, in-process, the stateless protocol) that kept nothing since are forgotten; None: never.
+        ``pgm-explore``'s HTTP server sets it to ``--idle-timeout``."""
+        self._seen: OrderedDict[str, float] = OrderedDict()
 
     def holdings(self) -> Iterator[tuple[str, str, int]]:
         """(DialogID, owner, bytes) of everything the partner holds for its dialogues."""
@@ -220,9 +226,29 @@ class Partner:
         return dialogue.owner if dialogue is not None else None
 
     def forget(self, owner: str) -> None:
-        """Drop every dialogue ``owner`` opened: its MCP session ended."""
+        """Drop every dialogue ``owner`` opened: its MCP session ended, or it stayed idle."""
         for dialog_id in [d for d, dialogue in self.dialogues.items() if dialogue.owner == owner]:
             del self.dialogues[dialog_id]
+        self._seen.pop(owner, None)
+
+    def touch(self, owner: str) -> None:
+        """Note that ``owner`` kept something now. Only owners without an MCP session (``pgm:`` a
+        SessionID) are noted: an MCP session's dialogues end with it, when the SDK ends it."""
+        if not owner.startswith("pgm:"):
+            return
+        self._seen[owner] = time.monotonic()
+        self._seen.move_to_end(owner)
+        while len(self._seen) > 2 * MAX_DIALOGUES:  # more owners than dialogues: the idlest go
+            self.forget(next(iter(self._seen)))
+
+    def expire(self) -> None:
+        """Forget the dialogues of owners idle longer than :attr:`idle_timeout` (called as a Request
+        or a PC Prompt read comes in)."""
+        if self.idle_timeout is None:
+            return
+        stale = time.monotonic() - self.idle_timeout
+        while self._seen and next(iter(self._seen.values())) <= stale:
+            self.forget(next(iter(self._seen)))
 
     def _keep(self, dialog_id: str, dialogue: _Dialogue) -> None:
         self.dialogues.pop(dialog_id, None)
@@ -236,6 +262,7 @@ class Partner:
         ``owner`` is the MCP session the Request came in (None where the transport has none: then the
         dialogue belongs to the PGM SessionID of its first Request).
         """
+        self.expire()
         size = _size(message, extra)
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
@@ -310,6 +337,7 @@ class Partner:
         def commit() -> None:
             self._keep(dialog_id, dialogue)
             self._remember(response, size)
+            self.touch(owner)
 
         return response, commit
 

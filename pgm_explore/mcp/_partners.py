@@ -75,6 +75,7 @@ class PromptCreation(Partner):
         The dialogue belongs to ``owner`` (the MCP session that read it first), else to the PC Prompt's
         SessionID; at most MAX_DIALOGUES are kept, the one read longest ago forgotten first.
         """
+        self.expire()
         if dialog_id not in self.prompts:
             owner = owner or f"pgm:{self.scenario['PCPrompt'].get('SessionID', '')}"
             why = self.limits.over(self.held(owner, dialog_id), _prompt_bytes(dialog_id, owner), dialog_id)
@@ -93,6 +94,8 @@ class PromptCreation(Partner):
                 oldest = next(iter(self.prompts))
                 del self.prompts[oldest], self.owners[oldest]
             self.prompts[dialog_id] = document
+        if owner is None or owner == self.owners[dialog_id]:
+            self.touch(self.owners[dialog_id])
         return self.prompts[dialog_id]
 
     def opened_by(self, dialog_id: str) -> str | None:

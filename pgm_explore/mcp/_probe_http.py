@@ -447,7 +447,9 @@ async def http_checks(run: _Run) -> None:
     modern = "discover" in run.facts
     wire = Wire("HTTP requests of the probe")
     run.wires.append(wire)
-    async with httpx2.AsyncClient(timeout=httpx2.Timeout(run.timeout)) as client:
+    # The token goes on the client, not on each request: the evidence quotes a request's own headers.
+    bearer = {"Authorization": f"Bearer {run.endpoint.token}"} if run.endpoint.token else None
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(run.timeout), headers=bearer) as client:
         h = _Http(run, client, wire)
         try:
             await guard(run, "dns-rebinding", _dns_rebinding(h, legacy))

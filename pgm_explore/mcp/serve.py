@@ -37,6 +37,7 @@ from mcp.types import jsonrpc_message_adapter
 
 from pgm_explore.mcp import _common
 from pgm_explore.mcp._guard import GuardedHTTP, guarded_lines
+from pgm_explore.mcp.connect import TOKEN_ENV
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
 
 __all__ = ["FACTORIES", "IDLE_TIMEOUT", "MAX_BODY_BYTES", "MAX_SESSIONS", "TOKEN_ENV", "main", "transport_security"]
@@ -56,8 +57,6 @@ MAX_SESSIONS = 1000
 MAX_BODY_BYTES = 4 * _common.MAX_REQUEST_BYTES
 """The largest HTTP request body read (413 beyond it, unread): room for a Request of MAX_REQUEST_BYTES,
 its JSON-RPC envelope and a client's ``\\uXXXX`` escapes; the partner's own check (a tool error) says more."""
-TOKEN_ENV = "PGM_EXPLORE_PARTNER_TOKEN"
-"""The environment variable a bearer token is read from when ``--token`` is not given."""
 
 
 def transport_security(
@@ -215,6 +214,8 @@ def http_app(
         max_sessions=MAX_SESSIONS,
         max_request_body_size=MAX_BODY_BYTES,
     )
+    # Dialogues of clients without an MCP session (the stateless protocol) expire after the same time.
+    server.partner.idle_timeout = idle_timeout  # type: ignore[attr-defined]
     return GuardedHTTP(app, token=token, max_body=MAX_BODY_BYTES)
 
 

@@ -172,18 +172,18 @@ def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
         meta={"pgm-aua/binding": BINDING_VERSION, "pgm-aua/header": dt.header},
     )
     # What tools/list shows: the PGM-AUA schemas. The arguments are checked by name before the SDK
-    # sees them (argument_findings) and the message by the partner, so that every refusal is the
+    # sees them (_argument_findings) and the message by the partner, so that every refusal is the
     # documented {"rejected": true, "findings": [...]}, never the SDK's pydantic text.
     tool.parameters = tool_input_schema(type_name, action_context=type_name == "BKN-DAC")
     tool.fn_metadata.output_schema = response_schema(type_name)
     return tool
 
 
-def argument_findings(type_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _argument_findings(type_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Why ``arguments`` are not those of the type's tool (binding v1), as ``tool-arguments``
     findings whose paths start at the arguments; empty: they are.
 
-    >>> [f["message"] for f in argument_findings("BKN-PAL", {"verbose": True})]
+    >>> [f["message"] for f in _argument_findings("BKN-PAL", {"verbose": True})]
     ['bkn_pal takes no argument verbose: its only argument is message, the BKN-PAL Request.',
      'bkn_pal was called without its argument message, the BKN-PAL Request.']
     """
@@ -218,7 +218,7 @@ class _PartnerServer(MCPServer):
         if name not in {tool.name for tool in await self.list_tools()}:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         type_name = _TYPE_OF_TOOL.get(name)
-        if type_name is not None and (problems := argument_findings(type_name, arguments)):
+        if type_name is not None and (problems := _argument_findings(type_name, arguments)):
             # The same words as every other refusal (the SDK's own would be a pydantic dump).
             raise ToolError(f"Error executing tool {name}: {RequestRejected(problems)}")
         return await super().call_tool(name, arguments, context)
