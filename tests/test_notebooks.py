@@ -95,7 +95,7 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
             "RequestID is the Request's QueryID: True",
             '"Mode": "RS"',
             '"TurnIndex": 0',
-            "outcome-payload",
+            "$.Feasibility.Steps[1].PAStatus: PAStatus is missing",
         ),
         'response.set(("Feasibility", "Overall"), "feasible")': ("conforms: True", "[overall-mismatch]"),
         'response.set(("Feasibility", "Overall"), "partially_feasible")': "fixed, conforms: True · findings: 0",
