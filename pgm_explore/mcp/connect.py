@@ -75,9 +75,10 @@ class TokenRequired(PgmExploreError):
 
     def __init__(self, url: str, *, sent: bool) -> None:
         self.url, self.sent = url, sent
-        said = "refused the bearer token sent (401): check" if sent else "asks for a bearer token: set"
+        self.reason = "refused the bearer token sent (401)" if sent else "asks for a bearer token"
+        """What the partner did, in words, without the fix."""
         fix = f"{TOKEN_ENV} or give --token-file FILE (in Python: Endpoint(URL, token=TOKEN))"
-        super().__init__(f"the partner at {url} {said} {fix}")
+        super().__init__(f"the partner at {url} {self.reason}: {'check' if sent else 'set'} {fix}")
 
 
 @asynccontextmanager

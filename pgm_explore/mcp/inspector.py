@@ -34,7 +34,7 @@ from pgm_explore.dialogue import Transcript, documents
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp._held import Held
 from pgm_explore.mcp._wire import Wire
-from pgm_explore.mcp.connect import Endpoint, ToolReply, call_tool, timed_out
+from pgm_explore.mcp.connect import Endpoint, TokenRequired, ToolReply, call_tool, timed_out
 from pgm_explore.mcp.servers import (
     TOOL_NAMES,
     domain_access_server,
@@ -248,6 +248,8 @@ class Inspector:
             return "; ".join(self._why(e, None) for e in exc.exceptions)
         if timed_out(exc):
             return f"no answer within {self.timeout:g} s"
+        if isinstance(exc, TokenRequired):
+            return f"the partner {exc.reason}: type its token in the Token box (in Python: Endpoint(URL, token=TOKEN))"
         if isinstance(exc, MCPError):
             return f"JSON-RPC error {exc.error.code}: {exc.error.message}"
         if isinstance(exc, ValidationError):

@@ -1,7 +1,8 @@
 """PartnerInspector: try a partner's tools by hand and read the JSON-RPC messages both ways.
 
 The widget face of :class:`pgm_explore.mcp.inspector.Inspector`: pick a partner (a reference
-partner of this process, a command, a URL), Connect, pick a tool (its description and schemas are
+partner of this process, a command, a URL and, when the partner asks for one, its bearer token in a
+password box), Connect, pick a tool (its description and schemas are
 shown), compose its ``message`` in a :class:`MessageComposer` (the Request skeleton of the dialogue
 so far) and its other arguments as JSON, Send. The Response is shown in a composer beside the
 Request, with the findings of the exchange and the transcript rules, and the raw JSON-RPC log below
@@ -18,6 +19,7 @@ that cannot be reached, or bad JSON in the arguments, is a sentence in the statu
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -28,7 +30,7 @@ import ipywidgets as widgets
 
 from pgm_explore._display import STYLE, esc, table
 from pgm_explore._workfolder import NameRefused, WorkFolder
-from pgm_explore.mcp.inspector import REFERENCE_PARTNERS, Call, Inspector, InspectorError, ToolInfo
+from pgm_explore.mcp.inspector import REFERENCE_PARTNERS, Call, Inspector, InspectorError, ToolInfo, endpoint_for
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
@@ -114,6 +116,15 @@ class PartnerInspector(widgets.VBox):
         self.target = widgets.Text(
             placeholder="", layout={"width": "420px", "display": "none"}, _dom_classes=("pgmx-inspector-target",)
         )
+        # A partner served beyond loopback asks for a bearer token: typed here, never read from the
+        # kernel's environment (a page's visitor must not get the server's secret sent to their URL).
+        self.token = widgets.Password(
+            description="Token",
+            placeholder="if the partner asks for one",
+            layout={"width": "280px", "display": "none"},
+            style={"description_width": "initial"},
+            _dom_classes=("pgmx-inspector-token",),
+        )
         self.connect_button = widgets.Button(
             description="Connect", button_style="primary", _dom_classes=("pgmx-inspector-connect",)
         )
@@ -173,7 +184,7 @@ class PartnerInspector(widgets.VBox):
         )
         self.children = [
             widgets.HTML(_CSS, _dom_classes=("pgmx-hidden",)),
-            widgets.HBox([self.partner, self.target, self.connect_button]),
+            widgets.HBox([self.partner, self.target, self.token, self.connect_button]),
             self.status,
             self.tool,
             self.schema,
@@ -235,6 +246,7 @@ class PartnerInspector(widgets.VBox):
         typed = self.partner.value in _PLACEHOLDERS
         self.target.layout.display = "" if typed else "none"
         self.target.placeholder = _PLACEHOLDERS.get(self.partner.value, "")
+        self.token.layout.display = "" if self.partner.value == URL else "none"
 
     def _partner_named(self) -> str:
         if self.partner.value in _PLACEHOLDERS:
@@ -247,11 +259,13 @@ class PartnerInspector(widgets.VBox):
     async def connect(self) -> None:
         """Connect to the partner picked (again: a new connection, the same log) and list its tools."""
         named = self._partner_named()
+        token = (self.token.value.strip() or None) if self.partner.value == URL else None
         self._say(f"Connecting to {named}…")
-        if self.inspector is None or self.inspector.target != named:
+        if self.inspector is None or self.inspector.target != named or self.inspector.endpoint.token != token:
             if self.inspector is not None:
                 await self.inspector.close()
-            self.inspector = Inspector(named, allow_commands=self.allow_commands, timeout=self.timeout)
+            endpoint = dataclasses.replace(endpoint_for(named, allow_commands=self.allow_commands), token=token)
+            self.inspector = Inspector(endpoint, allow_commands=self.allow_commands, timeout=self.timeout)
         tools = await self.inspector.connect()
         where = {"inprocess": "in this kernel", "stdio": "a command, over stdio", "http": "over Streamable HTTP"}
         self._say(
