@@ -188,15 +188,15 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         "from pgm_explore.widgets import PartnerInspector": "PartnerInspector",
     },
     "08_probe_a_partner.ipynb": {
-        # In process, the 10 checks of the wire and of HTTP are skipped (there is no wire); over stdio the 5
+        # In process, the 11 checks of the wire and of HTTP are skipped (there is no wire); over stdio the 6
         # of HTTP. The pass and fail counts are not held here: tests/test_probe.py holds the verdicts.
-        'Endpoint("reference Domain Access"': ("27 checks: ", " 10 skip", "handshake-legacy", "interleaved"),
+        'Endpoint("reference Domain Access"': ("28 checks: ", " 11 skip", "handshake-legacy", "interleaved"),
         "class ForgetfulDomainAccess": (
-            "27 checks: ",
+            "28 checks: ",
             "commitments - turn 1 released cm-probe-b",
             "retains the commitments",
         ),
-        'parse_partner(f"pal=': ("stdio", "25 checks: ", " 5 skip", "bad-request", "dns-rebinding"),
+        'parse_partner(f"pal=': ("stdio", "26 checks: ", " 6 skip", "bad-request", "dns-rebinding"),
     },
 }
 
