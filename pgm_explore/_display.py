@@ -13,10 +13,13 @@ from typing import Any
 
 __all__ = ["badge", "count", "esc", "mimebundle", "table"]
 
+# JupyterLab right-aligns every cell of an output's tables with `:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td`
+# (specificity 0,2,1): `table.pgmx-table.pgmx-table td` (0,2,2) outweighs it, so text reads from the left.
 STYLE = (
     "<style>"
     ".pgmx-table{border-collapse:collapse;font-size:12px}"
-    ".pgmx-table th,.pgmx-table td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
+    "table.pgmx-table.pgmx-table th,table.pgmx-table.pgmx-table td"
+    "{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
     ".pgmx-badge{display:inline-block;padding:1px 8px;border-radius:8px;color:#fff;font-weight:600}"
     ".pgmx-ok{background:#2e7d32}.pgmx-bad{background:#c62828}.pgmx-warn{background:#ef6c00}"
     "</style>"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import fnmatch
+import importlib.util
 import json
 import os
 from collections.abc import Callable
@@ -116,6 +118,49 @@ def pytest_configure(config: pytest.Config) -> None:
         ("MPLCONFIGDIR", "mpl"),
     ):
         os.environ.setdefault(variable, str(state / folder))
+    without = _WithoutExtras()
+    if without.missing:
+        config.pluginmanager.register(without, "pgm-explore-without-extras")
+
+
+# Without an optional extra, the modules that need it cannot be imported, so their doctests
+# (``--doctest-modules`` collects every module of the package and of these test helpers) are left
+# out, and the report's header says so; the test modules themselves skip with the reason
+# (``pytest.importorskip``).
+_NEEDS_EXTRA = {
+    "ipywidgets": ("notebook", ["pgm_explore/widgets/*.py"]),
+    "mcp": (
+        "mcp",
+        [
+            "pgm_explore/mcp/*.py",
+            "pgm_explore/_servers.py",
+            "tests/faulty_partners.py",
+            "tests/legacy_partner.py",
+            "tests/probing.py",
+        ],
+    ),
+}
+
+
+class _WithoutExtras:
+    """A plugin, not a hook of this file: a conftest's hooks see only the paths below it, and the
+    package's modules are not below ``tests/``."""
+
+    def __init__(self) -> None:
+        self.missing = {
+            module: needs for module, needs in _NEEDS_EXTRA.items() if importlib.util.find_spec(module) is None
+        }
+        self.left_out = [str(ROOT / pattern) for _, patterns in self.missing.values() for pattern in patterns]
+
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        path = str(collection_path)
+        return True if any(fnmatch.fnmatch(path, pattern) for pattern in self.left_out) else None
+
+    def pytest_report_header(self) -> list[str]:
+        return [
+            f"{module} is not installed (the {extra} extra): the doctests of {', '.join(patterns)} are left out"
+            for module, (extra, patterns) in self.missing.items()
+        ]
 
 
 # CI runs the same examples every time: a red build must be reproducible from its log.

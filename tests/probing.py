@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pgm_explore.cli import main
 from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
-from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.mcp.connect import TOKEN_ENV, Endpoint
 from pgm_explore.mcp.probe import Check, probe_sync
 from tests.faulty_partners import FAULTY
 
@@ -47,6 +47,9 @@ class Variant:
     faults in this process's environment), ``cli-html`` (the command, --format html, read back)."""
     extra: tuple[str, ...] = ()
     """More arguments for the command."""
+    token: str | None = None
+    """A bearer token the partner asks for (over HTTP) and the probe is given: ``Endpoint(token=)``,
+    or ``$PGM_EXPLORE_PARTNER_TOKEN`` for the command."""
 
 
 VARIANTS: dict[str, Variant] = {
@@ -95,6 +98,9 @@ VARIANTS: dict[str, Variant] = {
     "exit": Variant("pal", ("exit",), via="cli-inherit"),
     "exit-early": Variant("pal", ("exit-early",)),
     "slow": Variant("pal", ("slow",), timeout=1.0, via="cli-env"),
+    "slow-http": Variant("pal", ("get-hangs",), "http", timeout=1.0),
+    "token-http": Variant("pal", ("sse",), "http", via="cli-env", token="raw-partner-token"),
+    "token-lax-http": Variant("pal", ("auth-lax",), "http", token="raw-partner-token"),
     "dac": Variant("dac"),
     "prc": Variant("prc"),
 }
@@ -122,25 +128,41 @@ def _free_port() -> int:
 
 
 @contextmanager
-def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
-    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
+def http_server(command: Callable[[int], list[str]], env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """``command(port)`` started as a Streamable HTTP server on a free loopback port; its URL.
+    Stopped (by its process id) when the block ends."""
     port = _free_port()
-    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
-    command = [sys.executable, str(HERE / "raw_partner.py"), "--role", role, "--http", str(port), *options]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command(port), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:  # a TCP connect, not an HTTP request: readiness without side effects
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
-                assert time.monotonic() < deadline and process.poll() is None, "the raw partner did not start"
+                assert time.monotonic() < deadline and process.poll() is None, f"{command(port)} did not start"
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(10)
+
+
+def reference_http(name: str, token: str | None = None) -> Callable[[int], list[str]]:
+    """The command of the reference partner ``name`` (``domain-access``, ...) serving HTTP on a port,
+    asking for the bearer ``token`` when given."""
+    serve = [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http"]
+    return lambda port: [*serve, "--port", str(port), *(["--token", token] if token else [])]
+
+
+@contextmanager
+def http_raw_partner(role: str, faults: tuple[str, ...], *options: str, token: str | None = None) -> Iterator[str]:
+    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``), asking for
+    ``token`` when given; its URL."""
+    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults), **({"RAW_PARTNER_TOKEN": token} if token else {})}
+    raw = [sys.executable, str(HERE / "raw_partner.py"), "--role", role]
+    with http_server(lambda port: [*raw, "--http", str(port), *options], env) as url:
+        yield url
 
 
 @contextmanager
@@ -218,7 +240,7 @@ def raw(name: str) -> Run:
     variant = VARIANTS[name]
     faults = ",".join(variant.faults)
     if variant.transport == "http":
-        with http_raw_partner(variant.role, variant.faults) as url:
+        with http_raw_partner(variant.role, variant.faults, token=variant.token) as url:
             return _run(variant, url, {})
     target = f"{RAW} --role {variant.role}"
     return _run(variant, target, {FAULTS_VARIABLE: faults})
@@ -226,14 +248,15 @@ def raw(name: str) -> Run:
 
 def _run(variant: Variant, target: str, env: dict[str, str]) -> Run:
     if variant.via == "api":
-        endpoint = Endpoint(target, env=env)
+        endpoint = Endpoint(target, env=env, token=variant.token)
         checks = probe_sync({variant.role: endpoint}, timeout=variant.timeout)
         return Run({c.check: c for c in checks}, variant=variant)
     argv = [f"--partner={variant.role}={target}", f"--timeout={variant.timeout:g}", *variant.extra]
     if variant.via == "cli-env":
         argv += [f"--env={key}={value}" for key, value in env.items()]
     fmt = "html" if variant.via == "cli-html" else "json"
-    with _environment(env if variant.via == "cli-inherit" else {}):
+    inherited = env if variant.via == "cli-inherit" else {}
+    with _environment({**inherited, **({TOKEN_ENV: variant.token} if variant.token else {})}):
         status, out, err = command(*argv, f"--format={fmt}")
     checks = html_checks(out)[0] if fmt == "html" else _checks(variant.role, out)
     return Run(checks, status, out, err, variant)

@@ -69,7 +69,9 @@ FAULTS = {
     "session-lax": "serves a request with no session id or an unknown one",
     "version-header-lax": "checks neither MCP-Protocol-Version nor Mcp-Method",
     "get-500": "answers GET with 500",
+    "get-hangs": "holds a GET 5 s before it answers",
     "no-session": "assigns no session id",
+    "auth-lax": "given a token to ask for ($RAW_PARTNER_TOKEN), serves requests without it all the same",
 }
 _OPTIONS = {"sse"}
 ACTIVE = {f for f in os.environ.get("RAW_PARTNER_FAULTS", "").split(",") if f}
@@ -465,7 +467,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _unauthorized(self) -> bool:
+        """Beyond loopback a partner asks for a bearer token ($RAW_PARTNER_TOKEN): 401 without it."""
+        token = os.environ.get("RAW_PARTNER_TOKEN")
+        if not token or "auth-lax" in ACTIVE or self.headers.get("Authorization") == f"Bearer {token}":
+            return False
+        self._send(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return True
+
     def _foreign(self) -> bool:
+        if self._unauthorized():
+            return True
         if "origin-lax" in ACTIVE:
             return False
         own = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
@@ -484,6 +496,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self._foreign():
             return
+        if "get-hangs" in ACTIVE:
+            time.sleep(5)
         if "get-500" in ACTIVE:
             self._send(500, {"error": "broken"})
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pgm_explore._access import exposure_warning, host_allowed, is_loopback, server_names
@@ -58,6 +58,7 @@ def test_any_other_name_is_refused(header: str | None) -> None:
     assert not host_allowed(header, NAMES)
 
 
+@settings(max_examples=100, deadline=None)  # a pure function: 100 host names in well under a second
 @given(st.from_regex(r"[a-z][a-z0-9-]{0,20}(\.[a-z][a-z0-9-]{0,20}){0,3}", fullmatch=True), st.integers(1, 65535))
 def test_a_name_is_answered_exactly_when_it_is_listed_whatever_its_port_and_case(name: str, port: int) -> None:
     listed = name in {n.lower() for n in NAMES}
@@ -66,6 +67,7 @@ def test_a_name_is_answered_exactly_when_it_is_listed_whatever_its_port_and_case
     assert host_allowed(f"{name}:{port}", [*NAMES, name.upper()])
 
 
+@settings(max_examples=100, deadline=None)
 @given(st.ip_addresses(), st.integers(1, 65535))
 def test_an_address_is_answered_when_it_is_loopback_or_listed(address: ipaddress._BaseAddress, port: int) -> None:
     written = f"[{address}]:{port}" if address.version == 6 else f"{address}:{port}"

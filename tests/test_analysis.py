@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 import subprocess
 import sys
@@ -215,7 +216,7 @@ def test_messages(market: Transcript) -> None:
 
 def test_exchanges(market: Transcript) -> None:
     frame = exchanges(market)
-    records = frame.drop(columns="latency").to_dict("records")
+    records = frame.drop(columns=["latency", "latency_ms"]).to_dict("records")
     assert records == [
         {
             "type": "BKN-DAC",
@@ -252,7 +253,7 @@ def test_exchanges(market: Transcript) -> None:
         },
     ]
     latency = frame["latency"].tolist()
-    assert latency[:2] == pytest.approx([0.8, 0.4], abs=1e-6)
+    assert latency[:2] == [0.8, 0.4] and frame["latency_ms"].tolist()[:2] == [800.0, 400.0]
     assert math.isnan(latency[2])
 
 
@@ -517,8 +518,7 @@ def test_tables_of_the_sample_transcripts(path: Path) -> None:
 
 @pytest.fixture
 def pyplot() -> Iterator[Any]:
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -592,3 +592,51 @@ def test_latency_has_no_float_noise() -> None:
         [message("RQ", "q-1", 1794826200.0), message("RS", "q-2", 1794826200.7, RequestID="q-1")]
     )
     assert analysis.exchanges(t)["latency"].tolist() == [0.7]
+
+
+def _timed(mode: str, query: str, start: int | float, unit: str = "01", absolute: bool = True, **more: Any) -> dict:
+    time = {"SimpleTimeData": [{"StartTime": start, "TimeType": absolute, "TimeUnit": unit}]}
+    return {"Header": "PGM-KDA-V1.0", "Mode": mode, "QueryID": query, "DialogID": "d", "TurnIndex": 0,
+            "QueryTime": time, **more}  # fmt: skip
+
+
+def test_times_read_as_iso_8601_utc_beside_exact_seconds_without_float_noise() -> None:
+    # 1796518920998 ms times 1e-3 is 1796518920.9980001 in floats; the message wrote .998.
+    t = Transcript.from_documents(
+        [
+            _timed("RQ", "q-1", 1796518920998),
+            _timed("RS", "q-2", 1796518921235, RequestID="q-1"),
+            _timed("RQ", "q-3", 1796518920998123, unit="10"),  # microseconds
+            _timed("RQ", "q-4", 12500, absolute=False),  # a relative clock: no date
+            _timed("RQ", "q-5", -500),  # before the epoch
+        ]
+    )
+    frame = messages(t)
+    assert frame["time"].tolist()[:3] == [1796518920.998, 1796518921.235, 1796518920.998123]
+    assert values(frame["time_utc"]) == [
+        "2026-12-06T01:02:00.998Z",
+        "2026-12-06T01:02:01.235Z",
+        "2026-12-06T01:02:00.998123Z",
+        None,
+        "1969-12-31T23:59:59.500Z",
+    ]
+    assert list(frame.columns).index("time_utc") == list(frame.columns).index("time") + 1
+    table = exchanges(t)
+    assert table["latency"].tolist()[0] == 0.237 and table["latency_ms"].tolist()[0] == 237.0
+    assert math.isnan(table["latency_ms"].tolist()[1])  # q-3: unanswered
+
+
+@pytest.mark.slow  # (the command run twice in a process of its own, as a person runs it)
+def test_the_csv_and_json_of_a_table_keep_exact_seconds_and_readable_times(tmp_path: Path) -> None:
+    path = tmp_path / "timed.jsonl"
+    path.write_text(
+        "\n".join(json.dumps(d) for d in (_timed("RQ", "q-1", 1796518920998), _timed("RS", "q-2", 1796518921698, RequestID="q-1"))),
+        encoding="utf-8",
+    )  # fmt: skip
+    run = [sys.executable, "-m", "pgm_explore", "table"]
+    out = subprocess.run([*run, "messages", str(path)], capture_output=True, text=True, check=True).stdout
+    header, first = out.splitlines()[:2]
+    assert "time,time_utc," in header and ",1796518920.998,2026-12-06T01:02:00.998Z," in first
+    records = json.loads(subprocess.run([*run, "exchanges", "--format=json", str(path)], capture_output=True,
+                                        text=True, check=True).stdout)  # fmt: skip
+    assert (records[0]["latency"], records[0]["latency_ms"]) == (0.7, 700.0)

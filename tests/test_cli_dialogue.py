@@ -65,7 +65,11 @@ def write_script(tmp_path: Path, document: Any) -> Path:
 
 
 @needs_mcp
-@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+# Over stdio and HTTP the partners are processes of their own, started for real: seconds each.
+@pytest.mark.parametrize(
+    "transport",
+    ["inprocess", pytest.param("stdio", marks=pytest.mark.slow), pytest.param("http", marks=pytest.mark.slow)],
+)
 def test_demo_over_each_transport_records_a_transcript_check_passes(
     transport: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -309,6 +313,7 @@ def test_an_unreachable_partner_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 @needs_mcp
+@pytest.mark.slow  # (a partner process started for real)
 def test_the_demo_with_a_partner_that_speaks_only_initialize(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,3 +54,11 @@ def test_readme_launch_command_starts_the_explorer() -> None:
     assert extras <= set(project["optional-dependencies"])
     assert " -q" not in launch, "a silent install looks like a hang: let pip show its progress"
     assert launch.rstrip().endswith(".venv/bin/pgm-explore lab")
+
+
+def test_the_changelog_starts_with_the_packages_version() -> None:
+    from pgm_explore import __version__
+
+    headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
+    assert headings[0] == __version__, "a new version gets its CHANGELOG.md section (or the section its version)"
+    assert len(headings) == len(set(headings))

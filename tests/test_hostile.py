@@ -307,6 +307,7 @@ def test_nesting_that_reads_but_is_too_deep_to_check(tmp_path: Path) -> None:
     assert second["conforms"] is True
 
 
+@pytest.mark.slow
 def test_a_value_too_deep_to_explain_is_a_finding_at_its_property() -> None:
     # Built in memory, so deeper than the reader would let through: python-jsonschema runs
     # out of stack writing its error about Source, and the core says where, for any depth.
@@ -517,6 +518,8 @@ def _with_foreign(value: Any, foreign: Any, key: Any, where: int) -> tuple[Any, 
     return value, True
 
 
+# Each example validates a message (about a millisecond): 100 keep the file fast.
+@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from([("BKN-PAL", "RQ"), ("BKN-DAC", "RS"), ("PC Prompt", None), ("BKN-PRC", "RQ")]),
     st.recursive(
@@ -589,6 +592,7 @@ def _emptied_examples(draw: st.DrawFn) -> Any:
     return _emptied(original, draw) | {"Header": original["Header"]}
 
 
+@settings(max_examples=100, deadline=None)
 @given(_emptied_examples())
 def test_empty_values_are_found_in_the_order_of_the_compiled_engine(doc: Any) -> None:
     # The advisory findings are a walk of the advisory schema, one at a time (a million empty
@@ -627,12 +631,12 @@ def _with_numbers(value: Any, numbers: dict[str, Any]) -> Any:
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["TurnIndex", "Step"])
 def test_an_int_longer_than_python_writes_in_a_transcript_built_in_python(key: str, tmp_path: Path) -> None:
     """The readers refuse such ints (too-large), so only Python can build them; validate() then
     judges them by the schema (they conform), and nothing after it may crash quoting them."""
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     from pgm_explore import analysis
     from pgm_explore.dialogue import Transcript
@@ -656,6 +660,7 @@ def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
     return path
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(TABLE_NAMES)))
 def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any], shown: str) -> None:
@@ -695,8 +700,7 @@ def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any]
     ids=["2**64", "10**309", "10**4299", "-2**63-1", "1.7e308"],
 )
 def test_numbers_of_any_size_never_crash_the_plots(big: Any, tmp_path: Path) -> None:
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib", reason="the plots need the notebook extra")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -838,6 +842,7 @@ def test_the_partitions_of_a_big_file_bound_lines_too(
         assert found == expected, step
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
     # `cat /dev/zero | pgm-explore check -` grew until killed (issue 11); a 1 GB line took 4 GB.
@@ -872,7 +877,7 @@ def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
 # --- formula injection in CSV (issue 11) ---------------------------------------------------------
 
 
-@settings(deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=12) | st.sampled_from(["=1+1", "+A1", "-1", "@x", "\t=1", "\r=1", "'=1"]), min_size=1))
 def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     import pandas as pd
@@ -891,7 +896,7 @@ def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
 # --- lone surrogates: one verdict everywhere (issue 11) -------------------------------------------
 
 
-@settings(deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.sampled_from(example_files("valid")),
     # One code point: two in a row may make a pair, which JSON text reads as one character.

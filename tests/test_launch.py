@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
 import os
 import re
@@ -23,6 +24,22 @@ from pgm_explore.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 120
+# A server started for real takes seconds (slow), and needs its extra: without it, the test is
+# skipped with the reason, not failed.
+_NO_LAB = importlib.util.find_spec("jupyterlab") is None
+_NO_VOILA = importlib.util.find_spec("voila") is None
+
+
+def serves_lab(test: Callable[..., None]) -> Callable[..., None]:
+    return pytest.mark.slow(needs_lab(test))
+
+
+def serves_app(test: Callable[..., None]) -> Callable[..., None]:
+    return pytest.mark.slow(needs_voila(test))
+
+
+needs_lab = pytest.mark.skipif(_NO_LAB, reason="JupyterLab is not installed (the notebook extra)")
+needs_voila = pytest.mark.skipif(_NO_VOILA, reason="Voilà is not installed (the app extra)")
 
 
 def _free_port() -> int:
@@ -99,6 +116,7 @@ def _get(url: str) -> tuple[int, bytes]:
         return error.code, b""
 
 
+@serves_lab
 def test_lab_starts_on_the_checkout_and_serves_the_first_notebook(start) -> None:
     port = _free_port()
     server = start("lab", "--no-browser", f"--port={port}")
@@ -122,6 +140,7 @@ def test_lab_starts_on_the_checkout_and_serves_the_first_notebook(start) -> None
     assert token not in " ".join(_launch.lab_command(ROOT, port))  # (in the environment, not on `ps`)
 
 
+@serves_lab
 def test_lab_outside_a_checkout_serves_the_current_folder(start, tmp_path: Path) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -144,6 +163,7 @@ def test_lab_command_allows_root_when_root() -> None:
     assert "--allow-root" in _launch.lab_command(ROOT, 8888)
 
 
+@serves_app
 def test_app_serves_the_app_notebook(start) -> None:
     port = _free_port()
     server = start("app", "--no-browser", f"--port={port}")
@@ -155,6 +175,7 @@ def test_app_serves_the_app_notebook(start) -> None:
     assert "listening on" not in server.text()
 
 
+@serves_app
 def test_app_honours_jupyter_token_and_a_token_given(start, quiet_env: dict[str, str]) -> None:
     port = _free_port()
     quiet_env["JUPYTER_TOKEN"] = "from-the-environment"
@@ -167,7 +188,7 @@ def test_app_honours_jupyter_token_and_a_token_given(start, quiet_env: dict[str,
     assert peer.get(port, "/?token=from-the-environment", f"127.0.0.1:{port}").status == 302  # (the login page)
 
 
-@pytest.mark.parametrize("command", ["app", "lab"])
+@pytest.mark.parametrize("command", [pytest.param("app", marks=needs_voila), pytest.param("lab", marks=needs_lab)])
 def test_an_empty_token_or_a_bad_host_name_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([command, "--no-browser", "--token", " "]) == 2
     assert "--token is empty" in capsys.readouterr().err
@@ -175,6 +196,7 @@ def test_an_empty_token_or_a_bad_host_name_is_refused(command: str, capsys: pyte
     assert "is not a host name or an address" in capsys.readouterr().err
 
 
+@needs_voila
 def test_app_refuses_a_work_folder_where_jupyter_reads_configuration(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -188,6 +210,7 @@ def test_app_refuses_a_work_folder_where_jupyter_reads_configuration(
     assert "is not a folder" in capsys.readouterr().err
 
 
+@serves_app
 def test_app_on_every_address_says_who_can_reach_it_and_answers_only_its_names(start) -> None:
     port = _free_port()
     server = start("app", "--no-browser", f"--port={port}", "--ip=0.0.0.0", "--allow-host=class.example")
@@ -206,6 +229,7 @@ def test_app_on_every_address_says_who_can_reach_it_and_answers_only_its_names(s
         assert peer.get(port, "/login", f"{host}:{port}").status == 403, host
 
 
+@serves_lab
 def test_lab_answers_only_its_names_and_its_own_origin_on_every_address(start) -> None:
     # Jupyter Server switches its Host check off when it listens beyond loopback; pgm-explore lab keeps it.
     port = _free_port()

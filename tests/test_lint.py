@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,3 +21,53 @@ def test_ruff(command: list[str]) -> None:
         [sys.executable, "-m", "ruff", *command, *TARGETS], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_property_test_sets_its_budget() -> None:
+    # issue 24: how many examples a hypothesis test draws is decided where it is written, not by
+    # a profile: `@settings(max_examples=N, ...)` (or a settings object named in the module).
+
+    unbudgeted = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        budgets = {  # module-level names bound to settings(max_examples=...)
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            for target in node.targets
+            if isinstance(target, ast.Name) and _sets_max_examples(node.value)
+        }
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            decorators = node.decorator_list
+            if not any(_called(d) == "given" for d in decorators):
+                continue
+            if not any(
+                (isinstance(d, ast.Call) and _called(d) == "settings" and _sets_max_examples(d))
+                or (isinstance(d, ast.Name) and d.id in budgets)
+                for d in decorators
+            ):
+                unbudgeted.append(f"{path.relative_to(ROOT)}::{node.name}")
+    assert unbudgeted == []
+
+
+def _called(node: ast.expr) -> str | None:
+    function = node.func if isinstance(node, ast.Call) else node
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else None
+
+
+def _sets_max_examples(call: ast.Call) -> bool:
+    return _called(call) == "settings" and any(keyword.arg == "max_examples" for keyword in call.keywords)
+
+
+def test_every_browser_test_is_marked_e2e() -> None:
+    # `pytest -m "not e2e"` must leave out every test that needs Chromium (tests/e2e).
+    unmarked = [
+        path.name
+        for path in sorted((ROOT / "tests" / "e2e").glob("test_*.py"))
+        if not re.search(r"^pytestmark = .*pytest\.mark\.e2e", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert unmarked == []

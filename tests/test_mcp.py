@@ -24,7 +24,11 @@ def _findings(path: Path) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
+# Over stdio and HTTP the partners are processes of their own, started for real: seconds each.
+@pytest.mark.parametrize(
+    "transport",
+    ["inprocess", pytest.param("stdio", marks=pytest.mark.slow), pytest.param("http", marks=pytest.mark.slow)],
+)
 async def test_demo_transcript_passes_check(transport: str, tmp_path: Path) -> None:
     async with BasicKnowledge(transport=transport) as bk:  # type: ignore[arg-type]
         await run_demo(bk)

@@ -111,6 +111,23 @@ async def test_the_log_is_what_a_partner_not_ours_read_and_wrote(transport: str,
 
 
 @pytest.mark.anyio
+async def test_a_partner_process_that_dies_is_a_finding_and_the_next_call_starts_it_again() -> None:
+    # The raw partner exits with status 3 at its first tools/call, saying why on stderr.
+    inspector = Inspector(f"{RAW} --role pal", env={"RAW_PARTNER_FAULTS": "exit"})
+    await inspector.connect()
+    for turn in (0, 1):
+        request = inspector.request_for("bkn_pal")
+        assert request is not None and request["TurnIndex"] == turn
+        request["Question"] = "Still there?"
+        call = await inspector.call("bkn_pal", {"message": request})
+        assert call.response is None and {f.rule for f in call.findings} == {"partner-error"}
+        assert any("exited with status 3" in f.message for f in call.findings)
+        assert not inspector.connected
+    assert len(inspector.wires) == 2  # the second call started the partner again
+    await inspector.close()
+
+
+@pytest.mark.anyio
 async def test_a_partner_that_cannot_be_reached_is_named_in_plain_words(tmp_path: Path) -> None:
     with pytest.raises(InspectorError, match="no such command"):
         await Inspector("no-such-partner-command --stdio").connect()

@@ -150,24 +150,34 @@ async def test_ping_is_served_during_a_long_check_and_a_cancelled_query_can_be_s
     assert not again.is_error and again.structured_content["RequestID"] == message["QueryID"]  # type: ignore[index]
 
 
-def test_serving_beyond_loopback_warns_loudly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_serving_beyond_loopback_needs_a_token_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     ran: list[dict[str, Any]] = []
 
-    async def serve_http(server: Any, host: str, port: int, security: Any) -> None:
-        ran.append({"transport_security": security})
+    async def serve_http(server: Any, host: str, port: int, security: Any, token: Any, idle: float) -> None:
+        ran.append({"transport_security": security, "token": token, "idle": idle, "limits": server.partner.limits})
 
     # serve.py runs HTTP itself (its guard sits in front of the SDK's app): stand in for the socket only.
     monkeypatch.setattr("pgm_explore.mcp.serve._serve_http", serve_http)
+    monkeypatch.delenv("PGM_EXPLORE_PARTNER_TOKEN", raising=False)
     serve_main(["domain-access", "--http", "--host", "0.0.0.0"])
     warning = capsys.readouterr().err
-    assert "Host and Origin header checks" in warning and "NO AUTHENTICATION" in warning
+    assert "Host and Origin header checks (DNS-rebinding protection) are OFF" in warning
+    made = ran[-1]["token"]
+    assert len(made) >= 32 and f"Authorization: Bearer TOKEN'): {made}" in warning and "401" in warning
     assert ran[-1]["transport_security"] is None
     serve_main(["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"])
-    assert capsys.readouterr().err == ""
+    assert "OFF" not in capsys.readouterr().err and ran[-1]["token"] != made  # a new one each start
     security = ran[-1]["transport_security"]
     assert security.enable_dns_rebinding_protection and security.allowed_hosts == ["partner.example:8000"]
-    serve_main(["domain-access", "--http"])  # loopback: the SDK's own checks, no warning
-    assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None
+    serve_main(["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"])
+    assert "Bearer token for this server" not in capsys.readouterr().err  # given, so not printed
+    assert ran[-1]["token"] == "s3cret" and ran[-1]["idle"] == 5.0
+    assert ran[-1]["transport_security"].allowed_hosts == ["192.0.2.7:8000"]  # the address given is a name
+    serve_main(["domain-access", "--http", "--max-state-bytes", "1000000"])  # loopback: the SDK's own checks
+    assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None and ran[-1]["token"] is None
+    assert ran[-1]["limits"].state_bytes == 1_000_000 and ran[-1]["idle"] == 600.0
 
 
 # --- over streamable HTTP, with a raw client: the MCP session owns the dialogue ---------------------
@@ -179,20 +189,25 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert process is None or process.poll() is None, "the server exited"
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def dac_url() -> Iterator[str]:
     port = _free_port()
     command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
@@ -249,14 +264,27 @@ def test_over_http_a_dialogue_belongs_to_its_mcp_session_and_ends_with_it(dac_ur
         other.close()
 
 
-def test_serve_module_help_names_the_allow_list() -> None:
-    out = io.StringIO()
-    with pytest.raises(SystemExit):
-        import contextlib
+def test_serve_help_and_docs_name_the_same_options_and_defaults() -> None:
+    import contextlib
+    import re
+    from pathlib import Path
 
-        with contextlib.redirect_stdout(out):
-            serve_main(["--help"])
-    assert "--allow-host" in out.getvalue()
+    out = io.StringIO()
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(out):
+        serve_main(["--help"])
+    helped = set(re.findall(r"(--[a-z-]+)", out.getvalue())) - {"--help"}
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    usage = docs[docs.index("`python -m pgm_explore.mcp.serve {prompt-creation") :].split("`", 2)[1]
+    assert set(re.findall(r"(--[a-z-]+)", usage)) == helped
+    assert {"--allow-host", "--token", "--idle-timeout", "--max-state-bytes"} <= helped
+    # The defaults the help gives are the ones docs/mcp.md states.
+    flat = " ".join(out.getvalue().split())
+    assert "(default 600)" in flat and "`--idle-timeout SECONDS`, default 600" in docs
+    assert f"(default {_common.MAX_STATE_BYTES})" in flat and "| 64 MiB held by the whole partner" in docs
+    assert _common.MAX_STATE_BYTES == 64 * 2**20 and _common.MAX_DIALOGUE_BYTES == 512 * 2**10
+    assert "| 512 KiB held by one dialogue" in docs and "| 2 MiB held by the dialogues of one session" in docs
+    assert _common.MAX_SESSION_BYTES == 2 * 2**20 and _common.MAX_RESPONSE_BYTES == 256 * 2**10
+    assert "| 256 KiB of UTF-8 JSON in one Response" in docs
 
 
 class FlakyDomain(DomainAccess):

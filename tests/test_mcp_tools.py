@@ -7,9 +7,11 @@ and an empty registry: a host that fetches nothing can validate a real example w
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import sys
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +23,7 @@ pytest.importorskip("mcp")
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
+from tests import probing
 from tests.conftest import EXAMPLES
 
 PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
@@ -42,7 +45,7 @@ class RawStdio:
         )
         self.next_id = 0
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Any) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
@@ -269,6 +272,17 @@ def test_another_types_request_is_refused_naming_the_header() -> None:
         assert (findings[0]["rule"], findings[0]["path"]) == ("unusable-request", "$.QueryID")
         assert findings[0]["message"] == "QueryID is missing: no Response could name this Request."
         assert all(f["path"] != "$.QueryID" for f in findings[1:])  # not said twice
+        anonymous = {**_examples("BKN-DAC", "RQ")[0], "DialogID": "dlg-raw-anonymous"}
+        del anonymous["SessionID"]
+        findings = _rejection(_call(peer, "bkn_dac", {"message": anonymous}))
+        assert [(f["rule"], f["path"], f["message"]) for f in findings] == [
+            (
+                "unusable-request",
+                "$.SessionID",
+                "SessionID missing (or not a string), and no earlier turn of the dialogue gives it: "
+                "a Response could not carry the session identities.",
+            )
+        ]
     finally:
         peer.close()
 
@@ -280,3 +294,77 @@ def test_pc_prompt_is_offered_as_a_resource_template(peers: dict) -> None:
     read = peer.request("resources/read", {"uri": "pc-prompt://dlg-raw"})["result"]["contents"][0]
     prompt = json.loads(read["text"])
     assert prompt["DialogID"] == "dlg-raw" and prompt["Header"] == "PGM-PCP-V1.0"
+
+
+# --- protocol errors at the door, as a client that is not the SDK sends them (docs/mcp.md) ---------
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def _lines_until(peer: RawStdio, ident: Any) -> list[dict[str, Any]]:
+    """Every message the server writes until the answer to ``ident``, that answer last."""
+    assert peer.process.stdout is not None
+    seen = []
+    for line in peer.process.stdout:
+        seen.append(json.loads(line))
+        if seen[-1].get("id") == ident:
+            return seen
+    raise AssertionError(f"the server closed stdout before answering {ident}: {seen}")
+
+
+def test_over_stdio_a_batch_and_jsonrpc_1_0_get_invalid_request_and_are_not_served(peers: dict) -> None:
+    peer, _ = peers["BKN-PAL"]
+    peer.send([{"jsonrpc": "2.0", "id": "in-a-batch", "method": "ping"}])
+    peer.send({"jsonrpc": "1.0", "id": "old", "method": "ping"})
+    peer.send({"jsonrpc": "2.0", "id": "fence", "method": "ping"})
+    seen = _lines_until(peer, "fence")
+    errors = [(m.get("id"), m.get("error", {}).get("code")) for m in seen[:-1]]
+    assert errors == [(None, -32600), ("old", -32600)], seen
+    assert not [m for m in seen if m.get("id") == "in-a-batch"]  # the batch's request was not served
+
+
+def test_initialize_and_server_discover_give_one_capability_answer() -> None:
+    legacy, modern = RawStdio("prompt-creation"), RawStdio("prompt-creation")
+    try:
+        init = legacy.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+        )
+        discover = modern.request("server/discover", {"_meta": MODERN_META})
+        assert "result" in discover, discover
+        assert init["result"]["capabilities"] == discover["result"]["capabilities"]
+        capabilities = init["result"]["capabilities"]
+        assert {"tools", "resources"} <= set(capabilities)
+        # Nothing here ever changes or can be subscribed to: no era advertises it.
+        assert not [(name, c) for name, c in capabilities.items() if c.get("listChanged") or c.get("subscribe")]
+    finally:
+        legacy.close()
+        modern.close()
+
+
+def test_over_http_a_batch_jsonrpc_1_0_and_last_event_id_get_a_clean_400() -> None:
+    with probing.http_server(probing.reference_http("personality-alignment")) as url:
+        parts = urllib.parse.urlsplit(url)
+        accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+        def exchange(method: str, body: Any = None, **headers: str) -> tuple[int, dict[str, Any]]:
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+            try:
+                payload = None if body is None else json.dumps(body)
+                connection.request(method, parts.path, body=payload, headers={**accept, **headers})
+                response = connection.getresponse()
+                return response.status, json.loads(response.read() or b"{}")
+            finally:
+                connection.close()
+
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+        status, batch = exchange("POST", [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}])
+        assert (status, batch["error"]["code"]) == (400, -32600)
+        status, old = exchange("POST", {"jsonrpc": "1.0", "id": 2, "method": "initialize", "params": init})
+        assert (status, old["error"]["code"], old["id"]) == (400, -32600, 2)
+        status, resume = exchange("GET", None, **{"Last-Event-ID": "probe-event-0", "Accept": "text/event-stream"})
+        assert (status, resume["error"]["code"]) == (400, -32600)

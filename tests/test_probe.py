@@ -11,12 +11,9 @@ import io
 import json
 import logging
 import re
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import ExitStack, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -26,7 +23,7 @@ pytest.importorskip("mcp")
 from pgm_explore.cli import main
 from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
 from pgm_explore.mcp.baseline import Baseline
-from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.mcp.connect import TOKEN_ENV, Endpoint
 from pgm_explore.mcp.probe import CHECKS, SERVER_LOG, Check, probe, probe_sync
 from tests import probing
 from tests.faulty_partners import EXPECTED_FAILURES, FAULTY
@@ -103,34 +100,16 @@ def test_reference_partners_over_stdio_pass_every_check() -> None:
     _as_the_reference(_lines(out), list(ROLES), "stdio")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def http_partners() -> Iterator[dict[str, str]]:
-    processes, urls = [], {}
-    try:
-        for role, name in ROLES.items():
-            port = _free_port()
-            command = [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http", "--port", str(port)]
-            processes.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            urls[role] = f"http://127.0.0.1:{port}/mcp"
-            deadline = time.monotonic() + 60
-            while True:  # a TCP connect, not an HTTP request: readiness without side effects
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, f"{name} did not start"
-                    time.sleep(0.1)
-        yield urls
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(10)
+def http_partners(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The reference partners over HTTP, each asking for a bearer token (``--token``), which the
+    probe is given as a person gives it (``$PGM_EXPLORE_PARTNER_TOKEN``): http-auth is judged too."""
+    monkeypatch.setenv(TOKEN_ENV, "reference-partner-token")
+    with ExitStack() as stack:
+        yield {
+            role: stack.enter_context(probing.http_server(probing.reference_http(name, "reference-partner-token")))
+            for role, name in ROLES.items()
+        }
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pgm_explore.io._read import _decode, _parse, _parse_slowly
@@ -71,11 +71,14 @@ _VALUES = st.recursive(
 )
 
 
+# A parse each (microseconds): a few hundred examples cost a second.
+@settings(max_examples=300, deadline=None)
 @given(_VALUES, st.booleans())
 def test_json_values_read_alike(value: Any, ascii_only: bool) -> None:
     _same(json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass"))
 
 
+@settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=40))
 @example(b'{"a": 1, "a": 2}')  # the last of duplicate keys wins in both, and both say so
 @example(b'{"a": {"b": ":", "b": 2}, "c": [{"d" : 1, "d":1}]}')  # at any depth, spaced or not
@@ -98,11 +101,13 @@ def test_any_bytes_read_alike(raw: bytes) -> None:
     _same(raw)
 
 
+@settings(max_examples=300, deadline=None)
 @given(st.text(alphabet='{}[]":,0123456789.eE+- \\utrfalsn\t\n', max_size=30))
 def test_json_like_text_reads_alike(text: str) -> None:
     _same(text.encode())
 
 
+@settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.text(max_size=3), _SCALARS_FOR_NAMES, min_size=1, max_size=4), st.data())
 def test_a_name_written_twice_is_noted_by_every_path(value: dict[str, Any], data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(sorted(value)))

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # (mypy over the whole package: tens of seconds without its cache)
 def test_mypy_finds_no_error() -> None:
     # A subprocess, not mypy.api: mypy's own state must not leak into the test session.
     result = subprocess.run(

@@ -168,3 +168,15 @@ def test_notebook_06_headings_follow_the_course_and_exercise_8_holds_no_fix() ->
     assert headings == [f"Exercise {e.number} · {e.title}" for e in exercises("find-the-mistake")]
     code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
     assert '["item-lantern-blue-114"]' not in code and 'fixed["EntityIDs"] = [' not in code
+
+
+def test_progress_that_cannot_be_written_stays_on_the_page(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the drafts folder should be", encoding="utf-8")
+    course = Course("tour", draft_dir=blocked)
+    view = course.view
+    view.field.value, view.rule.value = "Kind", "mode-forbidden"
+    assert view.check().right
+    view.open_composer().remove(("Kind",))
+    assert "could not be written" in view.status.value and "1 of 2 exercises done" in course.summary.value
+    assert course.errors == [] and blocked.read_text(encoding="utf-8").startswith("a file")

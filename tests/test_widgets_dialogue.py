@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("ipywidgets")
+
 from conftest import EXAMPLES, load, minimal_message
 from test_widgets import find, one
 

@@ -12,8 +12,11 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import ipywidgets
 import pytest
+
+pytest.importorskip("ipywidgets")
+
+import ipywidgets
 from conftest import KINDS
 
 from pgm_explore.spec import DATA_TYPES, data_type
@@ -236,6 +239,7 @@ def test_a_bkn_dac_response_composer_sends_fewer_than_120_widget_models() -> Non
     assert c.field(("Question",)).built
 
 
+@pytest.mark.slow  # (a fresh interpreter, timed)
 def test_a_composer_imports_the_validators_explainer_in_the_background() -> None:
     # The first value that does not conform needs python-jsonschema (seconds to import): a new
     # composer starts that import in a thread, so that the first wrong keystroke is not the one

@@ -46,6 +46,7 @@ async def test_connect_compose_send_and_read_both_messages_and_the_log(tmp_path:
     lines = inspector.raw_log.value.splitlines()
     assert [line[0] for line in lines] == ["→", "←"] * 3
     assert json.loads(lines[-2][2:])["params"]["arguments"]["message"] == request.value
+    assert 'download="inspector.jsonrpc.json"' in inspector.downloads.value
     inspector.raw_log.value = "edited"  # the log is what happened: an edit is put back
     assert inspector.raw_log.value.splitlines() == lines
 

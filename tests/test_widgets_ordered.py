@@ -9,6 +9,9 @@ import json
 
 import pytest
 
+pytest.importorskip("ipywidgets")
+
+
 from pgm_explore.widgets import MessageComposer, _ordered
 
 

@@ -125,7 +125,7 @@ _PIECES = st.sampled_from(
 TYPED = st.one_of(st.text(max_size=40), st.lists(_PIECES, max_size=12).map("".join))
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(TYPED)
 def test_whatever_is_typed_names_a_file_of_the_folder_or_nothing(typed: str) -> None:
     try:

@@ -6,8 +6,10 @@ their rows alike (docs/tables.md says what each column holds).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
 import pandas as pd
@@ -39,6 +41,7 @@ _MESSAGES_DTYPES: Mapping[str, str] = {
     "kind": "string",
     "outcome": "string",
     "time": "float64",
+    "time_utc": "string",
     "conforms": "bool",
     "errors": "int64",
     "warnings": "int64",
@@ -53,6 +56,7 @@ _EXCHANGES_DTYPES: Mapping[str, str] = {
     "response": "string",
     "response_source": "string",
     "latency": "float64",
+    "latency_ms": "float64",
     "outcome": "string",
 }
 _FEASIBILITY_DTYPES: Mapping[str, str] = {
@@ -142,6 +146,46 @@ def _int(value: Any) -> int | None:
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         return None
     return int(value)
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _utc(clock: tuple[bool, float] | None) -> str | None:
+    """An absolute time as ISO 8601 in UTC, to the millisecond (to the microsecond when it has
+    more); None for a relative time, one that cannot be read, or one outside the years 1 to 9999.
+
+    The digits are those of the seconds as the message wrote them (their shortest decimals), never
+    float noise.
+
+    >>> _utc((True, 1796518920.997)), _utc((True, 1794826200.0)), _utc((True, 0.000123))
+    ('2026-12-06T01:02:00.997Z', '2026-11-16T10:50:00.000Z', '1970-01-01T00:00:00.000123Z')
+    >>> _utc((False, 12.5)), _utc(None), _utc((True, 1e300))
+    (None, None, None)
+    """
+    if clock is None or not clock[0] or not math.isfinite(clock[1]):
+        return None
+    exact = Decimal(repr(clock[1]))
+    whole = int(exact.to_integral_value(rounding=ROUND_FLOOR))
+    micro = int(((exact - whole) * 1_000_000).to_integral_value())
+    try:
+        when = _EPOCH + dt.timedelta(seconds=whole, microseconds=micro)
+    except OverflowError:
+        return None
+    spec = "microseconds" if when.microsecond % 1000 else "milliseconds"
+    return when.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _ms(seconds: float | None) -> float | None:
+    """Seconds as milliseconds rounded to the microsecond, from the shortest decimals of the
+    seconds: ``0.7`` is ``700.0``, never ``700.0000000000001``.
+
+    >>> _ms(0.7), _ms(1.2345678), _ms(None), _ms(-0.25)
+    (700.0, 1234.568, None, -250.0)
+    """
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return float((Decimal(repr(seconds)) * 1000).quantize(Decimal("0.001")))
 
 
 def _list(value: Any) -> list[Any]:

@@ -27,7 +27,9 @@ from pgm_explore.analysis._columns import (
     _frame,
     _int,
     _list,
+    _ms,
     _str,
+    _utc,
 )
 from pgm_explore.analysis._feasibility import feasibility, pa_status_counts
 from pgm_explore.dialogue import Transcript
@@ -78,6 +80,7 @@ def messages(t: Transcript) -> pd.DataFrame:
                 _str(m.get("Kind")),
                 _str(m.get("Outcome")),
                 m.time,
+                _utc(m.clock),
                 m.report.conforms,
                 counts[m.source, "error"],
                 counts[m.source, "warning"],
@@ -119,6 +122,7 @@ def exchanges(t: Transcript) -> pd.DataFrame:
                 _str(response.get("QueryID")) if response else None,
                 response.source if response else None,
                 e.latency,
+                _ms(e.latency),
                 _str(response.get("Outcome")) if response else None,
             )
         )

@@ -44,7 +44,6 @@ from pgm_explore.cli._validate import add_validate
 # Where they were when the command was one module: tests and tools reach for them here, and
 # the dialogue command looks its step sender up here (a test replaces it to make a partner refuse).
 from pgm_explore.cli._dialogue import send_step as _send_step  # noqa: F401
-from pgm_explore.cli._output import EXIT_NONCONFORMING, EXIT_OK  # noqa: F401
 from pgm_explore.cli._script import ScriptError  # noqa: F401
 from pgm_explore.cli._script import load_script as _load_script  # noqa: F401
 from pgm_explore.cli._table import FORMULA_START as _FORMULA_START  # noqa: F401

@@ -7,12 +7,14 @@ of the summary line.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from collections.abc import Callable, Sequence
 from itertools import groupby
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
-from pgm_explore.cli._options import add_command, add_engine_options, add_reading_options
+from pgm_explore._progress import Progress, progress
+from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -23,7 +25,9 @@ from pgm_explore.cli._output import (
     clean,
     count,
     encode,
+    input_size,
     palette_for,
+    shared,
     stdin_notice,
     write_text,
 )
@@ -36,7 +40,17 @@ if TYPE_CHECKING:
 
     Emit = Callable[[Sequence[TranscriptFinding]], None]
 
-__all__ = ["add_check", "check_block", "refuse", "unreadable"]
+__all__ = [
+    "FileCheck",
+    "FileChecked",
+    "add_check",
+    "check_block",
+    "check_file",
+    "check_transcript",
+    "refuse",
+    "run_corpus",
+    "unreadable",
+]
 
 EPILOG = """\
 inputs:
@@ -65,6 +79,26 @@ where the work runs:
   PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0. The findings
   are the same bytes wherever the work runs.
 
+corpus (--corpus):
+  Each file is a transcript of its own, checked as 'pgm-explore check FILE' checks
+  it. A directory stands for its *.jsonl and *.json files, recursively, sorted by
+  their path inside it; the PATHs in the order given. A file in a directory is named
+  as the directory given joined with its path inside it (logs/day1/a.jsonl).
+  --format json prints, for each transcript in that order, exactly the lines that
+  'pgm-explore check --format json FILE' prints; text prints each transcript's
+  findings and ends with one summary line for the corpus:
+  "74 transcripts, 362 messages in 81 dialogues: 48 errors, 27 warnings".
+  A file that cannot be read is reported on stderr and the others are checked.
+  Each transcript is checked whole on one worker: in this process for a small
+  corpus (--workers 0 always), on N local worker processes with --workers N (one
+  per core by default from 64 MiB on), or on an existing Dask cluster with
+  --scheduler ADDRESS; the output is the same bytes in every case.
+
+progress:
+  On a terminal, work that takes more than two seconds shows a progress bar on
+  stderr (bytes or transcripts done, rate, time left); never on stdout, never when
+  stderr is not a terminal. --no-progress hides it.
+
 checks:
   every message as 'pgm-explore validate' checks it, then against the messages before
   it (docs/rules.md): a Response answers an earlier Request of its dialogue, once,
@@ -91,13 +125,15 @@ output:
 exit status:
   0    no error-level finding (warnings allowed)
   1    at least one error-level finding
-  2    usage error, or a PATH could not be read
+  2    usage error, or a PATH (with --corpus: a transcript) could not be read
   141  the output was closed early (e.g. piped into head)
 
 examples:
   pgm-explore check session.jsonl
   pgm-explore check --format json monday.jsonl tuesday.jsonl | jq -r 'select(.severity == "error") | .source'
   zcat session.jsonl.gz | pgm-explore check -
+  pgm-explore check --corpus logs/ --workers 2
+  pgm-explore check --corpus --scheduler tcp://10.0.0.5:8786 /shared/logs/
 """
 
 
@@ -114,9 +150,13 @@ def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         run=run_check,
     )
     add_reading_options(
-        parser, "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order", "finding"
+        parser,
+        "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order "
+        "(with --corpus: files and directories, each file a transcript)",
+        "finding",
     )
     add_engine_options(parser)
+    add_corpus_options(parser)
 
 
 class Tally(Severities):
@@ -192,6 +232,8 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
 
 
 def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    if args.corpus:
+        return run_corpus(args, out, err)
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
     from pgm_explore._engine import EngineUnavailable, engine_for
     from pgm_explore.dialogue._transcript import CHECK_BYTES
@@ -200,7 +242,45 @@ def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if problems:
         return refuse("check", problems, args.paths, err)
     palette = palette_for(args.color, out)
-    if args.format == "json":
+    try:
+        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    with engine, progress(input_size(args.paths), "B", stream=err, show=args.progress, what="check") as bar:
+        tally = check_transcript(args.paths, args.format, palette, shared(out, bar), err, engine=engine, bar=bar)
+    if args.format == "text":
+        write_text(out, summary_line(tally, palette))
+    return tally.status
+
+
+def summary_line(tally: Tally, palette: Palette) -> str:
+    colour = palette.red if tally.errors or tally.stopped else palette.yellow if tally.warnings else palette.green
+    return f"{colour}{tally.summary()}{palette.reset}\n"
+
+
+def check_transcript(
+    paths: Sequence[str],
+    form: str,
+    palette: Palette,
+    out: IO[str],
+    err: IO[str],
+    *,
+    engine: Engine | None = None,
+    bar: Progress | None = None,
+) -> Tally:
+    """Check ``paths`` as one transcript, writing its findings to ``out`` as ``check`` does in
+    the format ``form`` (all but the text summary line), and what stopped it to ``err``.
+
+    This is the body of ``pgm-explore check``, and of each transcript of ``check --corpus``
+    (on a worker, into a buffer), so that the two print the same bytes. ``engine`` works on
+    big files (None: this process); ``bar`` is told the bytes done.
+    """
+    from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._facts import item_facts
+    from pgm_explore.io import iter_worked
+
+    if form == "json":
         write = out.write
 
         def emit(findings: Sequence[TranscriptFinding]) -> None:
@@ -221,28 +301,16 @@ def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 last[:] = [key]
                 write_text(out, text + "\n")
 
-    try:
-        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
-    except EngineUnavailable as exc:
-        err.write(f"{PROG} check: {clean(str(exc))}\n")
-        return EXIT_USAGE
-    with engine:
-        return _check(args, engine, emit, palette, out, err)
-
-
-def _check(args: argparse.Namespace, engine: Engine, emit: Emit, palette: Palette, out: IO[str], err: IO[str]) -> int:
-    from pgm_explore.dialogue import TranscriptChecker
-    from pgm_explore.dialogue._facts import item_facts
-    from pgm_explore.io import iter_worked
-
     tally = Tally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
     # of the summary (the facts of a big file's messages made by the engine's workers).
     checker = TranscriptChecker()
-    for path in args.paths:
+    counted = bar.counter() if bar is not None else None
+    for path in paths:
         stdin_notice("check", path, err)
+        before = bar.done if bar is not None else 0
         try:
-            for source, facts in iter_worked(path, item_facts, engine=engine):
+            for source, facts in iter_worked(path, item_facts, engine=engine, progress=counted):
                 found = checker.feed_facts(source, facts)
                 tally.message(facts.dialog, facts.type)
                 if found:
@@ -259,14 +327,13 @@ def _check(args: argparse.Namespace, engine: Engine, emit: Emit, palette: Palett
             err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
             err.flush()
             break
+        if bar is not None:
+            bar.top_up(before, input_size([path]))
     else:
         found = checker.finish()
         tally.add_findings(found)
         emit(found)
-    if args.format == "text":
-        colour = palette.red if tally.errors or tally.stopped else palette.yellow if tally.warnings else palette.green
-        write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
-    return tally.status
+    return tally
 
 
 def check_block(findings: Sequence[TranscriptFinding], p: Palette) -> str:
@@ -292,3 +359,128 @@ def check_block(findings: Sequence[TranscriptFinding], p: Palette) -> str:
         )
         lines.append(f"      {p.dim}spec: {clean(f.spec)}{p.reset}")
     return "\n".join(lines)
+
+
+# --- corpus mode --------------------------------------------------------------------------
+
+
+class FileCheck(NamedTuple):
+    """One transcript of a corpus to check, and how to write its findings."""
+
+    path: str
+    form: str
+    palette: Palette
+
+
+class FileChecked(NamedTuple):
+    """What checking one transcript of a corpus wrote, and its counts for the summary line."""
+
+    out: str
+    err: str
+    messages: int
+    dialogues: int
+    errors: int
+    warnings: int
+    status: int
+
+
+def check_file(job: FileCheck) -> FileChecked:
+    """``pgm-explore check JOB.PATH`` without its summary line, into buffers: the work of one
+    transcript of a corpus, on whichever worker runs it (top-level, so workers find it)."""
+    out, err = io.StringIO(), io.StringIO()
+    problems = unreadable([job.path])
+    if problems:
+        status = refuse("check", problems, [job.path], err)
+        return FileChecked("", err.getvalue(), 0, 0, 0, 0, status)
+    # In the worker's own process: the corpus is spread over the workers file by file.
+    tally = check_transcript([job.path], job.form, job.palette, out, err)
+    return FileChecked(
+        out.getvalue(), err.getvalue(), tally.messages, len(tally.dialogues), tally.errors, tally.warnings, tally.status
+    )
+
+
+class CorpusTally(Severities):
+    __slots__ = ("dialogues", "messages", "status", "transcripts", "unread")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transcripts = self.messages = self.dialogues = self.unread = 0
+        self.status = EXIT_OK
+
+    def add(self, done: FileChecked) -> None:
+        self.transcripts += 1
+        self.messages += done.messages
+        self.dialogues += done.dialogues
+        self.errors += done.errors
+        self.warnings += done.warnings
+        if done.status == EXIT_USAGE:
+            self.unread += 1
+        self.status = max(self.status, done.status)
+
+    def summary(self) -> str:
+        """The last line of ``check --corpus`` in the text format.
+
+        >>> t = CorpusTally(); t.transcripts, t.messages, t.dialogues, t.warnings = 2, 105, 3, 2
+        >>> t.summary()
+        '2 transcripts, 105 messages in 3 dialogues: 0 errors, 2 warnings'
+        >>> t.unread = 1; t.summary()
+        '2 transcripts, 105 messages in 3 dialogues: 0 errors, 2 warnings; 1 transcript could not be read'
+        """
+        text = (
+            f"{count(self.transcripts, 'transcript')}, {count(self.messages, 'message')} in "
+            f"{count(self.dialogues, 'dialogue')}: {count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+        )
+        if self.unread:
+            text += f"; {count(self.unread, 'transcript')} could not be read"
+        return text
+
+
+def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``check --corpus``: each file a transcript, checked wherever the engine runs it,
+    written in the corpus's order."""
+    from pgm_explore._engine import EngineUnavailable, engine_for
+    from pgm_explore.dialogue import corpus_files
+    from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM
+
+    problems = [exc for exc in map(_missing, dict.fromkeys(args.paths)) if exc is not None]
+    if problems:
+        for problem in problems:
+            err.write(f"{PROG} check: {clean(str(problem))}\n")
+        return EXIT_USAGE
+    files = corpus_files(args.paths)
+    palette = palette_for(args.color, out)
+    tally = CorpusTally()
+    jobs = [FileCheck(path, args.format, palette) for path in files]
+    try:
+        work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    with work, progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
+        to_out = shared(out, bar)
+        for done in work.map(check_file, jobs):
+            if done.out:
+                write_text(to_out, done.out)
+                out.flush()
+            if done.err:
+                err.write(done.err)
+                err.flush()
+            tally.add(done)
+            bar.update(1)
+    if args.format == "text":
+        colour = palette.red if tally.errors or tally.unread else palette.yellow if tally.warnings else palette.green
+        write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")
+    return tally.status
+
+
+def _missing(path: str) -> UnreadablePath | None:
+    """Why a PATH given to ``--corpus`` names no files at all (corpus_files says it)."""
+    from pgm_explore.dialogue import corpus_files
+
+    if path != "-" and os.path.lexists(path):
+        return None  # (a file in it that cannot be read stops only its own transcript)
+    try:
+        corpus_files([path])
+    except UnreadablePath as exc:
+        return exc
+    return None  # pragma: no cover - created meanwhile

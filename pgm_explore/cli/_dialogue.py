@@ -50,6 +50,10 @@ partners (--partner ROLE=URL|CMD, ROLE one of prc, dac, pal): someone else's ser
   a stdio server. Every Response is validated as it arrives; a tool error, a JSON-RPC
   error or a result that is not a Response is reported on stderr as a finding of its
   message ("message 7: [partner-refused] ...") and the transcript up to there is kept.
+  A URL partner is sent the bearer token in --token-file FILE, else in
+  $PGM_EXPLORE_PARTNER_TOKEN (a partner served beyond loopback asks for it; a token
+  on the command line would show in 'ps'); one that answers 401 is a partner that
+  cannot be reached, said in one line (exit 2).
 
 script (--script FILE): a JSON object {"steps": [STEP, ...]} with an optional
   "dialog_id" (the DialogID of the PC Prompt; default a fresh one) and "description";
@@ -153,7 +157,7 @@ def run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if why is not None:
         err.write(f"{command}: cannot write --out {clean(args.out)}: {why}\n")
         return EXIT_USAGE
-    endpoints = partners("dialogue", args.partner, err)
+    endpoints = partners("dialogue", args.partner, err, args.token_file)
     if endpoints is None:
         return EXIT_USAGE
     # Looked up where it has always been, on the package: a test replaces it there to make

@@ -17,7 +17,9 @@ __all__ = [
     "Version",
     "add_color_option",
     "add_command",
+    "add_corpus_options",
     "add_engine_options",
+    "add_progress_option",
     "add_partner_option",
     "add_reading_options",
 ]
@@ -80,23 +82,16 @@ def add_reading_options(parser: argparse.ArgumentParser, paths_help: str, unit: 
     add_color_option(parser)
 
 
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
+def add_engine_options(
+    parser: argparse.ArgumentParser,
+    workers_help: str = "read, decode and validate big files on N local worker processes (0: in this "
+    "process only; default: one per core for big regular files, see below)",
+    scheduler_help: str = "do that work on the existing Dask cluster whose scheduler is at ADDRESS "
+    "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+) -> None:
     """``--workers N`` and ``--scheduler ADDRESS``: where the work on big files runs (pgm_explore._engine)."""
-    parser.add_argument(
-        "--workers",
-        type=_count,
-        default=None,
-        metavar="N",
-        help="read, decode and validate big files on N local worker processes (0: in this "
-        "process only; default: one per core for big regular files, see below)",
-    )
-    parser.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="do that work on the existing Dask cluster whose scheduler is at ADDRESS "
-        "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
-    )
+    parser.add_argument("--workers", type=_count, default=None, metavar="N", help=workers_help)
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help=scheduler_help)
 
 
 def _count(text: str) -> int:
@@ -110,6 +105,32 @@ def _count(text: str) -> int:
 
 
 def add_partner_option(parser: argparse.ArgumentParser, help: str, *, required: bool) -> None:
-    """``--partner ROLE=URL|CMD``, repeated; the values are read by ``_partners.partners``."""
+    """``--partner ROLE=URL|CMD``, repeated, and ``--token-file``; the values are read by ``_partners.partners``."""
     extra: dict[str, Any] = {"required": True} if required else {"default": []}
     parser.add_argument("--partner", action="append", metavar="ROLE=URL|CMD", help=help, **extra)
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="the bearer token for URL partners, read from FILE (default: $PGM_EXPLORE_PARTNER_TOKEN); "
+        "kept out of the command line, where others on the machine could read it",
+    )
+
+
+def add_corpus_options(parser: argparse.ArgumentParser) -> None:
+    """``--corpus`` and ``--no-progress`` (check and table)."""
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="each file is a transcript of its own; a directory stands for its *.jsonl and *.json "
+        "files, recursively, sorted by path",
+    )
+    add_progress_option(parser)
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        help="no progress bar (default: one on stderr when it is a terminal and the work takes more than two seconds)",
+    )

@@ -10,9 +10,12 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from json.encoder import encode_basestring_ascii
-from typing import IO, NamedTuple, Protocol
+from typing import IO, TYPE_CHECKING, NamedTuple, Protocol, cast
+
+if TYPE_CHECKING:
+    from pgm_explore._progress import Progress
 
 __all__ = [
     "ANSI",
@@ -29,9 +32,11 @@ __all__ = [
     "clean",
     "count",
     "encode",
+    "input_size",
     "is_terminal",
     "json_str",
     "palette_for",
+    "shared",
     "silence",
     "stdin_notice",
     "write_text",
@@ -168,3 +173,42 @@ def silence(stream: IO[str]) -> None:
         os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+def input_size(paths: Sequence[str]) -> int | None:
+    """The bytes of the files to read, for a progress bar (None when unknown: standard input)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path) if path != "-" else 0
+        except OSError:
+            return None
+        if path == "-" or not os.path.isfile(path):
+            return None  # a pipe's size says nothing
+    return total
+
+
+class _Shared:
+    """Standard output while a progress bar is drawn on the same terminal: each write clears the bar first."""
+
+    def __init__(self, out: IO[str], bar: Progress) -> None:
+        self._out, self._bar = out, bar
+        self.encoding = getattr(out, "encoding", None)
+
+    def write(self, text: str) -> int:
+        self._bar.write(self._out, text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def isatty(self) -> bool:
+        return is_terminal(self._out)
+
+
+def shared(out: IO[str], bar: Progress) -> IO[str]:
+    """``out``, or while ``bar`` is drawn, ``out`` written around the bar."""
+    return cast("IO[str]", _Shared(out, bar)) if bar.shown else out

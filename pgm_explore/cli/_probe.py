@@ -23,7 +23,9 @@ partners:
   starting with http:// or https:// is a streamable-HTTP URL; anything else is a
   command line, split as a shell would split it but not run through a shell, and
   started as a stdio server with this environment (as a shell would), plus each
-  --env KEY=VALUE.
+  --env KEY=VALUE. A URL partner is sent the bearer token in --token-file FILE,
+  else in $PGM_EXPLORE_PARTNER_TOKEN (a partner served beyond loopback asks for
+  it); one that answers 401 stops the probe with one line saying so (exit 2).
 
 checks (docs/probe.md): both MCP handshakes and the MCP layer (JSON-RPC
   responses, unknown method, tool and resource, batch and version rejection,
@@ -58,6 +60,7 @@ examples:
   pgm-explore probe --partner "dac=python -m my_domain_access" --format junit > probe.xml
   pgm-explore probe --partner "pal=my-pal --stdio" --env PAL_PROFILE=tutor --timeout 5
   pgm-explore probe --partner dac=http://127.0.0.1:8000/mcp --baseline probe-baseline.yml
+  PGM_EXPLORE_PARTNER_TOKEN=... pgm-explore probe --partner dac=http://partners.example:8000/mcp
 """
 
 
@@ -107,7 +110,7 @@ def add_probe(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 def run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     command = "probe"
-    endpoints = partners(command, args.partner, err)
+    endpoints = partners(command, args.partner, err, args.token_file)
     if endpoints is None:
         return EXIT_USAGE
     from pgm_explore.mcp.baseline import Baseline, BaselineError

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from pgm_explore._progress import Progress, progress
 from pgm_explore.cli._check import refuse, unreadable
-from pgm_explore.cli._options import add_command
-from pgm_explore.cli._output import EXIT_OK, encode, stdin_notice, write_text
-from pgm_explore.io import UnreadablePath
+from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options
+from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
+from pgm_explore.io import Item, UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,6 +44,19 @@ inputs:
   standard input. The transcript is held in memory. Findings never change the exit
   status: 'pgm-explore check' is the command for that.
 
+corpus (--corpus):
+  Each file is a transcript of its own, read as 'pgm-explore check --corpus' reads
+  them (a directory stands for its *.jsonl and *.json files, recursively, sorted by
+  path), and the table is ONE table over all of them: each transcript's rows, in
+  the corpus's order, with a first column 'transcript', the path of the file the
+  row comes from. --workers N and --scheduler ADDRESS build each transcript's table
+  on local worker processes or an existing Dask cluster, as for check; the table
+  is the same. If one transcript cannot be read, nothing is written.
+
+progress:
+  On a terminal, work that takes more than two seconds shows a progress bar on
+  stderr; --no-progress hides it. Never on stdout.
+
 output:
   csv (default)      a header row with the column names in the documented order, then
                      one line per row, no index column; a missing value is an empty field.
@@ -55,13 +70,15 @@ output:
 
 exit status:
   0    the table was written
-  2    usage error, or a PATH could not be read (nothing is written)
+  2    usage error, or a PATH (with --corpus: a transcript) could not be read
+       (nothing is written)
   141  the output was closed early (e.g. piped into head)
 
 examples:
   pgm-explore table feasibility session.jsonl
   pgm-explore table exchanges --format json session.jsonl | jq '.[] | select(.response == null)'
   pgm-explore table pastatus monday.jsonl tuesday.jsonl > pa-status.csv
+  pgm-explore table pastatus --corpus logs/ > pa-status-per-session.csv
 """
 
 
@@ -80,7 +97,8 @@ def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "paths",
         nargs="+",
         metavar="PATH",
-        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order",
+        help="a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order "
+        "(with --corpus: files and directories, each file a transcript)",
     )
     parser.add_argument(
         "--format",
@@ -95,23 +113,40 @@ def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="write text cells as they are, even those a spreadsheet would run as a formula "
         "(default: a cell starting with = + - @, a tab or a carriage return gets a leading ')",
     )
+    add_corpus_options(parser)
+    add_engine_options(
+        parser,
+        "with --corpus: build the transcripts' tables on N local worker processes (0: in this process; "
+        "default: this process for a small corpus, one worker per core from 64 MiB on)",
+        "with --corpus: build them on the existing Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+    )
 
 
 def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    problems = unreadable(args.paths)
-    if problems:
-        return refuse("table", problems, args.paths, err)
-    for path in args.paths:
-        stdin_notice("table", path, err)
-    # Imported here: pandas takes longer to import than validating thousands of messages.
-    from pgm_explore import analysis
-    from pgm_explore.dialogue import Transcript
+    if args.corpus:
+        frame = corpus_frame(args, err)
+        if frame is None:
+            return EXIT_USAGE
+    else:
+        if needs_corpus("table", args, err):
+            return EXIT_USAGE
+        problems = unreadable(args.paths)
+        if problems:
+            return refuse("table", problems, args.paths, err)
+        for path in args.paths:
+            stdin_notice("table", path, err)
+        # Imported here: pandas takes longer to import than validating thousands of messages.
+        from pgm_explore import analysis
+        from pgm_explore.dialogue import Transcript
 
-    try:
-        transcript = Transcript.load(*args.paths)
-    except UnreadablePath as exc:
-        return refuse("table", [exc], args.paths, err)
-    frame = analysis.TABLES[args.what](transcript)
+        try:
+            with progress(input_size(args.paths), "B", stream=err, show=args.progress, what="table") as bar:
+                # Transcript.load(*args.paths), counting the bytes read for the bar.
+                transcript = Transcript._build(_counted(args.paths, bar))
+        except UnreadablePath as exc:
+            return refuse("table", [exc], args.paths, err)
+        frame = analysis.TABLES[args.what](transcript)
     if args.format == "csv":
         text = (formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
     else:
@@ -121,6 +156,45 @@ def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     for start in range(0, len(text), _CHUNK):
         write_text(out, text[start : start + _CHUNK])
     return EXIT_OK
+
+
+def _counted(paths: Sequence[str], bar: Progress) -> Iterator[Item]:
+    """The messages of ``paths``, in order, telling ``bar`` how far into each file they are."""
+    for path in paths:
+        done = 0
+        for item in iter_documents(path):
+            if item.offset is not None and item.offset > done:  # JSON Lines know where they start
+                bar.update(item.offset - done)
+                done = item.offset
+            yield item
+        size = input_size([path])
+        if size is not None and size > done:
+            bar.update(size - done)
+
+
+def corpus_frame(args: argparse.Namespace, err: IO[str]) -> pd.DataFrame | None:
+    """``table WHAT --corpus``: the table of every transcript, one under the other, with the
+    transcript's path first (None, with the reason on ``err``, if one cannot be read)."""
+    from pgm_explore._engine import EngineUnavailable
+    from pgm_explore.analysis import Corpus
+
+    try:
+        corpus = Corpus(*args.paths, workers=args.workers, scheduler=args.scheduler, progress=args.progress)
+        if args.what not in TABLE_NAMES:  # pragma: no cover - argparse allows no other
+            raise ValueError(args.what)
+        return corpus._frame(args.what, err)  # (the bar on this command's stderr, never a notebook's)
+    except (UnreadablePath, EngineUnavailable) as exc:
+        err.write(f"{PROG} table: {clean(str(exc))}\n")
+        return None
+
+
+def needs_corpus(command: str, args: argparse.Namespace, err: IO[str]) -> bool:
+    """Whether ``--workers`` or ``--scheduler`` came without ``--corpus`` (said on ``err``):
+    one transcript is checked in this process."""
+    if args.workers is None and args.scheduler is None:
+        return False
+    err.write(f"{PROG} {command}: --workers and --scheduler go with --corpus\n")
+    return True
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

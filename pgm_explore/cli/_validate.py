@@ -10,7 +10,8 @@ import argparse
 from typing import IO
 
 from pgm_explore._engine import EngineUnavailable, engine_for
-from pgm_explore.cli._options import add_command, add_engine_options, add_reading_options
+from pgm_explore._progress import progress
+from pgm_explore.cli._options import add_command, add_engine_options, add_progress_option, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -21,8 +22,10 @@ from pgm_explore.cli._output import (
     clean,
     count,
     encode,
+    input_size,
     json_str,
     palette_for,
+    shared,
     stdin_notice,
     write_text,
 )
@@ -71,6 +74,11 @@ output:
                       "findings": [{"severity", "rule", "path", "message", "spec"
                                     (, "line", "column")}, ...]}
 
+progress:
+  On a terminal, work that takes more than two seconds shows a progress bar on
+  stderr (bytes done, rate, time left); never on stdout, never when stderr is not
+  a terminal. --no-progress hides it.
+
 exit status:
   0    every message conforms
   1    at least one message does not conform
@@ -105,6 +113,7 @@ def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="read every PATH as one JSON value (json) or as JSON Lines (jsonl), whatever its "
         "extension (default: by extension, see below)",
     )
+    add_progress_option(parser)
 
 
 class Tally(Severities):
@@ -153,8 +162,15 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     tally = Tally()
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
+    try:
+        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES)
+    except EngineUnavailable as exc:
+        err.write(f"{PROG} validate: {clean(str(exc))}\n")
+        return EXIT_USAGE
+    bar = progress(input_size(args.paths), "B", stream=err, show=args.progress, what="validate")
+    to_out = shared(out, bar)  # (out itself when no bar is drawn)
     if args.format == "json":
-        write = out.write
+        write = to_out.write
 
         def emit(rep: Report) -> None:
             write(json_line(rep) + "\n")
@@ -162,19 +178,15 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     else:
 
         def emit(rep: Report) -> None:
-            write_text(out, text_block(rep, palette) + "\n")
+            write_text(to_out, text_block(rep, palette) + "\n")
 
-    try:
-        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES)
-    except EngineUnavailable as exc:
-        err.write(f"{PROG} validate: {clean(str(exc))}\n")
-        return EXIT_USAGE
     add = tally.add
-    with engine:
+    with engine, bar:
         for path in args.paths:
             stdin_notice("validate", path, err)
+            before = bar.done
             try:
-                for rep in iter_reports(path, kind=kind, engine=engine):
+                for rep in iter_reports(path, kind=kind, engine=engine, progress=bar.counter()):
                     add(rep)
                     emit(rep)
             except UnreadablePath as exc:
@@ -182,6 +194,7 @@ def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 out.flush()  # keep stderr in order with what was already reported
                 err.write(f"{PROG} validate: {exc}\n")
                 err.flush()
+            bar.top_up(before, input_size([path]))
     if args.format == "text":
         colour = palette.green if tally.status == EXIT_OK else palette.red
         write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")

@@ -3,10 +3,12 @@
 A transcript is what a Basic Knowledge exchanged during one or more deliberations: PC
 Prompts and the Requests and Responses of BKN-PRC, BKN-DAC and BKN-PAL, in the order they
 happened. :class:`Transcript` holds one in memory; :class:`TranscriptChecker` and
-:func:`check_paths` check one as a stream.
+:func:`check_paths` check one as a stream; :func:`corpus_files` names the transcripts of a
+corpus (many transcripts, one file each).
 """
 
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, check_documents
+from pgm_explore.dialogue._corpus import corpus_files
 from pgm_explore.dialogue._transcript import Exchange, Message, Transcript, check_paths, dialogue_key
 from pgm_explore.spec import simple_time_seconds
 
@@ -18,6 +20,7 @@ __all__ = [
     "TranscriptFinding",
     "check_documents",
     "check_paths",
+    "corpus_files",
     "dialogue_key",
     "simple_time_seconds",
 ]

@@ -199,15 +199,6 @@ class TranscriptChecker:
             dialogue.pending.clear()
         return Found(tuple(out))
 
-    def action_context_for(self, document: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """The ActionContext that applies to ``document`` now: its dialogue's PC Prompt (or a
-        later BKN-PRC Response of that dialogue), else the latest PC Prompt of its session."""
-        dialog, session = document.get("DialogID"), document.get("SessionID")
-        if not isinstance(dialog, str):
-            return None
-        context = self._state.context_for(dialog, session if isinstance(session, str) else None)
-        return context.action_context.value if context is not None and context.action_context is not None else None
-
     # --- the two modes --------------------------------------------------------------------------
 
     def _request(

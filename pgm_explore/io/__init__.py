@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import IO
 
@@ -137,7 +137,12 @@ validating alone wins back only over about this much."""
 
 
 def iter_reports(
-    path: str | os.PathLike[str], *, kind: InputKind | None = None, parallel: bool = True, engine: Engine | None = None
+    path: str | os.PathLike[str],
+    *,
+    kind: InputKind | None = None,
+    parallel: bool = True,
+    engine: Engine | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[Report]:
     """The validation :class:`~pgm_explore.Report` of every message in ``path``, in order, as
     ``pgm-explore validate`` makes them.
@@ -146,11 +151,12 @@ def iter_reports(
     ``pgm_explore._engine.engine``) says where the work runs; without one and with
     ``parallel`` (the default), a regular file of :data:`_VALIDATE_BYTES` or more is
     validated on local worker processes (one per core), started for it and stopped when
-    the iteration ends. The reports are the same wherever they are made.
+    the iteration ends. The reports are the same wherever they are made. ``progress`` is
+    told the bytes done, as :func:`iter_worked` says.
     """
     own = engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES) if engine is None and parallel else None
     try:
-        pairs = iter_worked(path, _report_fields, kind=kind, engine=engine or own)
+        pairs = iter_worked(path, _report_fields, kind=kind, engine=engine or own, progress=progress)
     except BaseException:
         if own is not None:
             own.close()

@@ -188,12 +188,19 @@ def work_on_partition(work: Callable[[Item], T], partition: Partition) -> tuple[
 
 
 def iter_partitioned(
-    path: str, work: Callable[[Item], T], engine: Engine, start: int, line: int, step: int
+    path: str,
+    work: Callable[[Item], T],
+    engine: Engine,
+    start: int,
+    line: int,
+    step: int,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[tuple[str, T]]:
     """(source, value) of every message of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes worked on by
     ``engine``, in order. A read error is raised as :class:`UnreadablePath` after the
-    messages of the partitions before it."""
+    messages of the partitions before it. ``progress`` is told the bytes of each partition
+    whose messages are about to come."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
@@ -209,6 +216,9 @@ def iter_partitioned(
         if got is None:
             return
         lines, done = got
+        if progress is not None:  # (the partitions come in order: this one starts where the last ended)
+            progress(step if start + step < size else max(size - start, 0))  # (the last: to the end)
+            start += step
         for number, value in done:
             number += base
             source = f"{prefix}{number}"
@@ -229,6 +239,7 @@ def iter_worked(
     kind: InputKind | None = None,
     engine: Engine | None = None,
     step: int | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[tuple[str, T]]:
     """Every message in ``path``, in order, as its source (``PATH:LINE``, ``PATH#INDEX``)
     and ``work(item)``: the one reading path of ``validate``, ``check`` and the library.
@@ -243,14 +254,18 @@ def iter_worked(
     Raises :class:`UnreadablePath` at once for a path that cannot be opened, and one that
     fails later after every message read before it; an exception of ``work`` is raised
     with a note naming the message (in this process) or its partition (elsewhere).
+
+    ``progress`` (a progress bar's ``update``) is told the bytes read as partitions are
+    done: a regular JSON Lines file is then worked on partition by partition in this
+    process too (the same values); anything else is not counted here.
     """
     path = os.fspath(path)
     step = step or partition_bytes()
     items = iter_documents(path, kind=kind)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
-    if path == STDIN or not (spread or step) or not _regular(path):
+    if path == STDIN or not (spread or step or progress) or not _regular(path):
         return _worked(work, items)
-    return _split(items, path, work, engine or Engine(), step or PARTITION_BYTES)
+    return _split(items, path, work, engine or Engine(), step or PARTITION_BYTES, progress)
 
 
 def _regular(path: str) -> bool:
@@ -274,7 +289,12 @@ def _worked(work: Callable[[Item], T], items: Iterator[Item]) -> Iterator[tuple[
 
 
 def _split(
-    items: Iterator[Item], path: str, work: Callable[[Item], T], engine: Engine, step: int
+    items: Iterator[Item],
+    path: str,
+    work: Callable[[Item], T],
+    engine: Engine,
+    step: int,
+    progress: Callable[[int], object] | None = None,
 ) -> Iterator[tuple[str, T]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
@@ -287,4 +307,7 @@ def _split(
         yield from _worked(work, items)
         return
     items.close()  # type: ignore[attr-defined]  # (a generator: iter_documents makes one)
-    yield from iter_partitioned(path, work, engine, first.offset + len(first.raw), first.line + 1, step)
+    start = first.offset + len(first.raw)
+    if progress is not None:
+        progress(start)
+    yield from iter_partitioned(path, work, engine, start, first.line + 1, step, progress)

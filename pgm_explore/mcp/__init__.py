@@ -1,5 +1,8 @@
 """Layer 6: reference partner servers and a Basic Knowledge client over MCP (docs/mcp.md).
 
+``pgm_explore.mcp.inspector`` tries one partner's tools by hand and records the JSON-RPC messages
+both ways (the logic of the PartnerInspector widget); ``pgm_explore.mcp.probe`` checks a partner.
+
 Needs the ``mcp`` SDK (2.x); ``import pgm_explore`` does not import this package, because the SDK
 takes about a second to import.
 """

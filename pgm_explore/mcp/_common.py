@@ -20,12 +20,15 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections import deque
-from collections.abc import Callable, Mapping
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
+
+import msgspec
 
 from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
@@ -35,9 +38,15 @@ from pgm_explore.validation.findings import Finding, RuleCode, shown
 
 __all__ = [
     "MAX_DIALOGUES",
+    "MAX_DIALOGUE_BYTES",
     "MAX_REQUEST_BYTES",
+    "MAX_RESPONSE_BYTES",
+    "MAX_SESSION_BYTES",
+    "MAX_STATE_BYTES",
     "MAX_TURNS",
     "Commit",
+    "LimitReached",
+    "Limits",
     "Partner",
     "RequestRejected",
     "data_folder",
@@ -76,6 +85,10 @@ class RequestRejected(PgmExploreError):
         super().__init__(json.dumps({"rejected": True, "findings": findings}, ensure_ascii=False))
 
 
+class LimitReached(PgmExploreError):
+    """Something a partner would hold is over one of its byte limits (:class:`Limits`); the text says which."""
+
+
 MAX_REQUEST_BYTES = 256 * 1024
 """A Request (with the tool's other arguments) larger than this, as UTF-8 JSON, is refused (docs/mcp.md)."""
 MAX_DIALOGUES = 1000
@@ -84,6 +97,66 @@ MAX_TURNS = 1000
 """Exchanges of one dialogue; a Request beyond them is answered ``not_answered``."""
 MAX_RESPONSES = 1000
 """Responses kept in :attr:`Partner.responses` (the latest)."""
+MAX_KEPT_RESPONSE_BYTES = 4 * 1024 * 1024
+"""...and at most this many bytes of them (JSON), the oldest dropped first."""
+
+# What a partner holds, in bytes: the defaults of :class:`Limits` (docs/mcp.md, "Dialogues, sessions
+# and limits"). A Request that would take a dialogue, a session or the partner over its limit, or
+# whose Response would be larger than MAX_RESPONSE_BYTES, is answered not_answered, saying which
+# limit, and nothing of it is kept.
+MAX_DIALOGUE_BYTES = 512 * 1024
+"""What one dialogue may hold: its QueryIDs and turns, its commitments (IDs and Statements), its PC Prompt."""
+MAX_SESSION_BYTES = 2 * 1024 * 1024
+"""What the dialogues of one session (an MCP session, else a PGM SessionID) may hold together."""
+MAX_STATE_BYTES = 64 * 1024 * 1024
+"""What the whole partner may hold (``pgm-explore``'s ``serve --max-state-bytes``)."""
+MAX_RESPONSE_BYTES = 256 * 1024
+"""The largest Response a partner sends, as UTF-8 JSON (CommitmentStatus lists every commitment of
+the dialogue, so a dialogue of very many commitments reaches it)."""
+
+_ITEM = 64
+"""Bytes counted for each thing kept beside its text: roughly what CPython spends on a small object
+and its slot in a dict or set, so that many tiny items are not free."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The byte limits of one partner (defaults: the MAX_* constants of this module)."""
+
+    dialogue_bytes: int = MAX_DIALOGUE_BYTES
+    session_bytes: int = MAX_SESSION_BYTES
+    state_bytes: int = MAX_STATE_BYTES
+    response_bytes: int = MAX_RESPONSE_BYTES
+
+    def over(self, held: tuple[int, int, int], growth: int, dialog_id: str) -> str | None:
+        """Which limit a change of ``growth`` bytes breaks, in plain words, else None.
+
+        ``held`` is what the dialogue, its session and the partner hold now (:meth:`Partner.held`).
+
+        >>> Limits(dialogue_bytes=100).over((90, 90, 90), 20, "d-1")[:47]
+        'dialogue d-1 would hold 110 bytes, over the 100'
+        >>> Limits().over((90, 90, 90), 20, "d-1") is None
+        True
+        """
+        dialogue, session, state = held
+        name = dialog_id if len(dialog_id) <= 80 else dialog_id[:79] + "…"  # an ID may be huge
+        checks = (
+            (dialogue, self.dialogue_bytes, f"dialogue {name}", "a dialogue", "MAX_DIALOGUE_BYTES"),
+            (session, self.session_bytes, "this session's dialogues", "one session", "MAX_SESSION_BYTES"),
+            (state, self.state_bytes, "this partner", "the whole partner", "MAX_STATE_BYTES"),
+        )
+        advice = {
+            "a dialogue": "Open a new dialogue.",
+            "one session": "End this session (its dialogues end with it), or use a new one.",
+            "the whole partner": "Try later: the dialogues of sessions that end or stay idle are released.",
+        }
+        for now, limit, who, scope, constant in checks:
+            if growth > 0 and now + growth > limit:
+                return (
+                    f"{who} would hold {now + growth} bytes, over the {limit} bytes {scope} may hold "
+                    f"(the partner's limit {constant}, docs/mcp.md); nothing of this Request was kept. {advice[scope]}"
+                )
+        return None
 
 
 @dataclass
@@ -95,6 +168,8 @@ class _Dialogue:
     turns: set[int] = field(default_factory=set)
     state: dict[str, Any] = field(default_factory=dict)
     """What a partner keeps for the dialogue beyond its turns (Domain Access: the commitments)."""
+    size: int = 0
+    """Bytes the dialogue holds (:func:`_bytes_of`), as of its last committed answer."""
 
 
 Commit = Callable[[], None]
@@ -116,6 +191,29 @@ class Partner:
         """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
         self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
         """The latest Responses sent, in order (tests check that each conforms)."""
+        self._response_sizes: deque[int] = deque()
+        self._kept_bytes = 0
+        self.limits = Limits()
+        """The byte limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
+        self.idle_timeout: float | None = None
+        """Seconds after which the dialogues of a session without an MCP session (a PGM SessionID:
+        stdio, in-process, the stateless protocol) that kept nothing since are forgotten; None: never.
+        ``pgm-explore``'s HTTP server sets it to ``--idle-timeout``."""
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def holdings(self) -> Iterator[tuple[str, str, int]]:
+        """(DialogID, owner, bytes) of everything the partner holds for its dialogues."""
+        for dialog_id, dialogue in self.dialogues.items():
+            yield dialog_id, dialogue.owner, dialogue.size
+
+    def held(self, owner: str | None = None, dialog_id: str | None = None) -> tuple[int, int, int]:
+        """Bytes held now by dialogue ``dialog_id``, by ``owner``'s dialogues, and by the whole partner."""
+        dialogue = session = state = 0
+        for held_id, held_owner, size in self.holdings():
+            state += size
+            session += size if held_owner == owner else 0
+            dialogue += size if held_id == dialog_id else 0
+        return dialogue, session, state
 
     def answer(self, message: Any, owner: str | None = None, **extra: Any) -> dict[str, Any]:
         response, commit = self.prepare(message, owner, **extra)
@@ -128,9 +226,29 @@ class Partner:
         return dialogue.owner if dialogue is not None else None
 
     def forget(self, owner: str) -> None:
-        """Drop every dialogue ``owner`` opened: its MCP session ended."""
+        """Drop every dialogue ``owner`` opened: its MCP session ended, or it stayed idle."""
         for dialog_id in [d for d, dialogue in self.dialogues.items() if dialogue.owner == owner]:
             del self.dialogues[dialog_id]
+        self._seen.pop(owner, None)
+
+    def touch(self, owner: str) -> None:
+        """Note that ``owner`` kept something now. Only owners without an MCP session (``pgm:`` a
+        SessionID) are noted: an MCP session's dialogues end with it, when the SDK ends it."""
+        if not owner.startswith("pgm:"):
+            return
+        self._seen[owner] = time.monotonic()
+        self._seen.move_to_end(owner)
+        while len(self._seen) > 2 * MAX_DIALOGUES:  # more owners than dialogues: the idlest go
+            self.forget(next(iter(self._seen)))
+
+    def expire(self) -> None:
+        """Forget the dialogues of owners idle longer than :attr:`idle_timeout` (called as a Request
+        or a PC Prompt read comes in)."""
+        if self.idle_timeout is None:
+            return
+        stale = time.monotonic() - self.idle_timeout
+        while self._seen and next(iter(self._seen.values())) <= stale:
+            self.forget(next(iter(self._seen)))
 
     def _keep(self, dialog_id: str, dialogue: _Dialogue) -> None:
         self.dialogues.pop(dialog_id, None)
@@ -144,6 +262,7 @@ class Partner:
         ``owner`` is the MCP session the Request came in (None where the transport has none: then the
         dialogue belongs to the PGM SessionID of its first Request).
         """
+        self.expire()
         size = _size(message, extra)
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
@@ -199,13 +318,38 @@ class Partner:
             }
         else:
             payload = self.payload(message, dialogue, **extra)
-        response = self._respond(message, dialogue, payload)
+        dialogue.size = _bytes_of(dialog_id, dialogue)
+        why = self.limits.over(self.held(owner, dialog_id), dialogue.size - (known.size if known else 0), dialog_id)
+        # The payload is measured first: a Response far over the limit is never built and checked.
+        fits = why is None and _json_bytes(payload) <= self.limits.response_bytes
+        response = self._respond(message, dialogue, payload) if fits else None
+        size = _json_bytes(response if response is not None else payload)
+        if why is None and size > self.limits.response_bytes:
+            why = (
+                f"the Response would be at least {size} bytes of JSON, over the {self.limits.response_bytes} bytes a "
+                f"Response may have (the partner's limit MAX_RESPONSE_BYTES, docs/mcp.md); nothing of this "
+                "Request was kept. Open a new dialogue."
+            )
+        if why is not None or response is None:
+            payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {why}")}
+            return self._respond(message, known or _Dialogue(identity, owner), payload), _nothing
 
         def commit() -> None:
             self._keep(dialog_id, dialogue)
-            self.responses.append(response)
+            self._remember(response, size)
+            self.touch(owner)
 
         return response, commit
+
+    def _remember(self, response: dict[str, Any], size: int) -> None:
+        if len(self.responses) == self.responses.maxlen:
+            self._kept_bytes -= self._response_sizes.popleft()  # the deque drops its oldest on append
+        self.responses.append(response)
+        self._response_sizes.append(size)
+        self._kept_bytes += size
+        while self._kept_bytes > MAX_KEPT_RESPONSE_BYTES and len(self.responses) > 1:
+            self.responses.popleft()
+            self._kept_bytes -= self._response_sizes.popleft()
 
     def check_extra(self, message: dict[str, Any], **extra: Any) -> None:
         """Refuse (RequestRejected) tool arguments beside the message that cannot be used (subclasses)."""
@@ -288,6 +432,22 @@ def _identity_missing(type_name: str, identity: Mapping[str, str]) -> list[dict[
 
 def _nothing() -> None:
     """The commit of an answer that changes nothing."""
+
+
+_state_encoder = msgspec.json.Encoder(enc_hook=repr)  # msgspec: the ledger is a Struct; anything else by its repr
+
+
+def _bytes_of(dialog_id: str, dialogue: _Dialogue) -> int:
+    """What a dialogue holds, in bytes: its texts as UTF-8, and _ITEM for each thing kept (in its
+    state, each JSON string: a commitment is an ID, a Statement and a status)."""
+    texts = [dialog_id, dialogue.owner, *dialogue.identity.values(), *dialogue.queries]
+    state = _state_encoder.encode(dialogue.state)
+    kept = len(texts) + len(dialogue.turns) + state.count(b'"') // 2
+    return _ITEM * kept + sum(len(t.encode("utf-8", "replace")) for t in texts) + len(state)
+
+
+def _json_bytes(document: Any) -> int:
+    return len(json.dumps(document, ensure_ascii=False).encode("utf-8", "replace"))
 
 
 def _size(message: Any, extra: Mapping[str, Any]) -> int:

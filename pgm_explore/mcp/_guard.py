@@ -5,15 +5,25 @@ A JSON-RPC batch (an array; MCP 2025-06-18 on removed batching) and a request th
 them over HTTP with -32602 and a pydantic dump, over stdio not at all. A ``GET`` with
 ``Last-Event-ID`` asks for a replay our servers cannot give (no event store): a clean 400, where
 the SDK fails with 500.
+
+Over HTTP the door is the SDK's own parts, in this order: its bearer-token middleware when a token
+is set (401 before anything is read), its body-size limit (413; never more than ``max_body`` bytes
+held), then the checks above on the body it read.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-__all__ = ["GuardedHTTP", "guarded_lines", "invalid_request"]
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import AccessToken
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+
+__all__ = ["GuardedHTTP", "StaticToken", "guarded_lines", "invalid_request"]
 
 INVALID_REQUEST = -32600
 
@@ -63,16 +73,38 @@ async def guarded_lines(
             await refuse(error)
 
 
-class GuardedHTTP:
-    """ASGI middleware in front of the streamable HTTP app: batch, non-2.0 and Last-Event-ID."""
+class StaticToken:
+    """The SDK's TokenVerifier for one shared secret, compared in constant time."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, token: str) -> None:
+        self._token = token.encode("utf-8")
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode("utf-8", "replace"), self._token):
+            return AccessToken(token="", client_id="pgm-explore-bearer", scopes=[])
+        return None
+
+
+class GuardedHTTP:
+    """ASGI middleware in front of the streamable HTTP app: bearer token, body bound, batch,
+    non-2.0 and Last-Event-ID (lifespan and other scopes go straight to the app)."""
+
+    def __init__(self, app: Any, *, token: str | None = None, max_body: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
         self.app = app
+        door: Any = RequestBodyLimitMiddleware(self._checked, max_body)
+        if token is not None:
+            door = AuthenticationMiddleware(
+                RequireAuthMiddleware(door, []), backend=BearerAuthBackend(StaticToken(token))
+            )
+        self._door = door
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        await self._door(scope, receive, send)
+
+    async def _checked(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         method = scope.get("method")
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         if method == "GET" and b"last-event-id" in headers:
@@ -84,28 +116,17 @@ class GuardedHTTP:
         if method != "POST":
             await self.app(scope, receive, send)
             return
-        body = b""
-        more = True
-        messages = []
-        while more:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-        error = _refusal(body.decode("utf-8", "replace"))
+        # The body limit in front replays what it read (at most max_body bytes) as one message.
+        first = await receive()
+        body = first.get("body", b"") if first["type"] == "http.request" else b""
+        error = _refusal(body.decode("utf-8", "replace")) if not first.get("more_body", False) else None
         if error is not None:
             await _answer(send, 400, error)
             return
-
-        replay = iter(messages)
+        held = [first]
 
         async def again() -> Any:
-            try:
-                return next(replay)
-            except StopIteration:
-                return await receive()
+            return held.pop() if held else await receive()
 
         await self.app(scope, again, send)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import predict
 from pgm_explore.mcp import _common
-from pgm_explore.mcp._common import Partner, RequestRejected, _Dialogue, data_folder, load_json
+from pgm_explore.mcp._common import LimitReached, Partner, RequestRejected, _Dialogue, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata
 from pgm_explore.spec import overall_of, simple_time_now
@@ -38,6 +38,16 @@ _PRC_FIELDS = {
 
 _TRANSACTION = re.compile(r"Transaction=([^\s,;]+)")
 _WORD = re.compile(r"[a-z0-9]{4,}")
+
+
+_PROMPT_BYTES = 1024
+"""What a PC Prompt holds beside its DialogID and owner: its own dict and the fields made for its
+dialogue (PCPromptID, PCPromptTime, DataXMData); the scenario's fields are shared, not copied."""
+
+
+def _prompt_bytes(dialog_id: str, owner: str) -> int:
+    # The DialogID is kept twice (the key and the document's field), the owner once.
+    return _PROMPT_BYTES + 2 * len(dialog_id.encode("utf-8", "replace")) + len(owner)
 
 
 class PromptCreation(Partner):
@@ -65,7 +75,12 @@ class PromptCreation(Partner):
         The dialogue belongs to ``owner`` (the MCP session that read it first), else to the PC Prompt's
         SessionID; at most MAX_DIALOGUES are kept, the one read longest ago forgotten first.
         """
+        self.expire()
         if dialog_id not in self.prompts:
+            owner = owner or f"pgm:{self.scenario['PCPrompt'].get('SessionID', '')}"
+            why = self.limits.over(self.held(owner, dialog_id), _prompt_bytes(dialog_id, owner), dialog_id)
+            if why is not None:
+                raise LimitReached(f"No PC Prompt: {why}")
             prompt_id = f"pcp-{uuid.uuid4().hex[:12]}"
             document = dict(self.scenario["PCPrompt"])
             document.update(
@@ -74,15 +89,22 @@ class PromptCreation(Partner):
                 DialogID=dialog_id,
                 DataXMData=data_exchange_metadata("PC Prompt", None, prompt_id),
             )
-            self.owners[dialog_id] = owner or f"pgm:{document.get('SessionID', '')}"
+            self.owners[dialog_id] = owner
             while len(self.prompts) >= _common.MAX_DIALOGUES:
                 oldest = next(iter(self.prompts))
                 del self.prompts[oldest], self.owners[oldest]
             self.prompts[dialog_id] = document
+        if owner is None or owner == self.owners[dialog_id]:
+            self.touch(self.owners[dialog_id])
         return self.prompts[dialog_id]
 
     def opened_by(self, dialog_id: str) -> str | None:
         return self.owners.get(dialog_id) or super().opened_by(dialog_id)
+
+    def holdings(self) -> Iterator[tuple[str, str, int]]:
+        yield from super().holdings()
+        for dialog_id, owner in self.owners.items():
+            yield dialog_id, owner, _prompt_bytes(dialog_id, owner)
 
     def forget(self, owner: str) -> None:
         super().forget(owner)

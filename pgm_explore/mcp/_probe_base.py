@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import httpx2
 from mcp import Client, types
 from pydantic import ValidationError
 
@@ -162,6 +163,14 @@ CHECKS: tuple[CheckSpec, ...] = (
         f"{_M26} streamable-http Security & Endpoint 1; {_M11} basic/security_best_practices "
         "(local server compromise)",
         "foreign Host and Origin refused",
+        _HTTP,
+    ),
+    CheckSpec(
+        "http-auth",
+        _ALL,
+        f"{_M11} basic/authorization Token Handling (an invalid or missing token: HTTP 401) and Protected "
+        "Resource Metadata Discovery Requirements (WWW-Authenticate on a 401); RFC 6750 §3 (the Bearer challenge)",
+        "nothing served without the bearer token",
         _HTTP,
     ),
     # -- PGM-AUA over the binding --------------------------------------------------------------------
@@ -322,6 +331,8 @@ class _Run:
         assert self.client is not None
         arguments = {"message": message, **extra}
         reply = await call_tool(self.client, TOOLS[self.type_name], arguments, timeout=self.timeout)
+        if reply.timed_out:
+            reply.error = self.no_answer()
         self.exchanges.append(_Exchange(message, reply, check, tuple(self.new_log())))
         self.check_alive()
         return reply
@@ -331,14 +342,18 @@ class _Run:
         if self.wire is not None and self.wire.ended:
             raise PartnerExited(self.wire.exit_text())
 
+    def no_answer(self) -> str:
+        """A call that got no answer in time, naming the limit and how to change it."""
+        return f"no answer within {self.timeout:g} s (--timeout)"
+
     def why(self, exc: BaseException) -> str:
         """Why a connection or a call failed, in plain words: the partner's exit, the time limit."""
         if self.wire is not None and self.wire.ended:
             return self.wire.exit_text()
         if isinstance(exc, BaseExceptionGroup):
             return "; ".join(self.why(e) for e in exc.exceptions)
-        if timed_out(exc):
-            return f"no answer within {self.timeout:g} s (--timeout)"
+        if timed_out(exc) or isinstance(exc, httpx2.TimeoutException):  # the SDK's, or the probe's own HTTP
+            return self.no_answer()
         if isinstance(exc, ValidationError):  # the SDK read a result against the revision's schema
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'the result'}: {e['msg']}" for e in exc.errors()[:4]

@@ -222,7 +222,7 @@ def judge_batch(
         run.part(
             "batch-rejected",
             False,
-            f"{where}: no answer within {run.timeout:g} s, not even to a ping after it",
+            f"{where}: {run.no_answer()}, not even to a ping after it",
             evidence,
         )
     else:

@@ -33,6 +33,7 @@ from pgm_explore.mcp._held import Held
 from pgm_explore.mcp._partners import Source
 from pgm_explore.mcp.connect import ROLES, Endpoint, call_tool, parse_partner
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
+from pgm_explore.spec import data_type
 from pgm_explore.validation import validate
 from pgm_explore.validation.findings import Finding
 
@@ -91,7 +92,8 @@ class BasicKnowledge:
     ``dac``, ``pal``) to a URL or a command line of another server (or an :class:`Endpoint`); the
     others are the reference partners over ``transport``.
     BKN-PRC uses the PC Prompt's DialogID; BKN-DAC and BKN-PAL have their own (``<id>-dac``,
-    ``<id>-pal``: one MCP session per partner, D15). TurnIndex counts per (DialogID, type) from 0.
+    ``<id>-pal``: one MCP session per partner, D15). TurnIndex counts per (DialogID, type) from 0, over the Requests sent (the transcript), the
+    helpers' and those composed by hand alike.
     """
 
     def __init__(
@@ -126,7 +128,6 @@ class BasicKnowledge:
         self.dialogs: dict[str, str] = {}
         self.servers: dict[str, Any] = {}
         """The in-process MCPServer of each type (empty for the subprocess transports)."""
-        self._turns: dict[tuple[str, str], int] = {}
         self._clients: dict[str, Client] = {}
         self._processes: list[subprocess.Popen[bytes]] = []
         self._stack = AsyncExitStack()
@@ -220,9 +221,24 @@ class BasicKnowledge:
     def _envelope(self, type_name: str, dialog: str) -> dict[str, Any]:
         if self.pc_prompt is None:
             raise RuntimeError("open_dialogue() first: the PC Prompt opens the deliberation")
-        turn = self._turns.get((dialog, type_name), 0)
-        self._turns[(dialog, type_name)] = turn + 1
-        return documents.request_envelope(type_name, self.pc_prompt, dialog_id=dialog, turn_index=turn)
+        return documents.request_envelope(
+            type_name, self.pc_prompt, dialog_id=dialog, turn_index=self._next_turn(type_name, dialog)
+        )
+
+    def _next_turn(self, type_name: str, dialog: Any) -> int:
+        """One more than the last Request of ``type_name`` in ``dialog`` that was sent, or 0: read from
+        the transcript, so that Requests composed by hand and the helpers' share one count."""
+        header = data_type(type_name).header
+        turns = [
+            m["TurnIndex"]
+            for m in self.transcript
+            if isinstance(m, Mapping)
+            and m.get("Header") == header
+            and m.get("Mode") == "RQ"
+            and m.get("DialogID") == dialog
+            and type(m.get("TurnIndex")) is int
+        ]
+        return max(turns) + 1 if turns else 0
 
     async def open_dialogue(self, dialog_id: str | None = None) -> dict[str, Any]:
         """Read the PC Prompt of a new dialogue from Prompt Creation (recorded first)."""
@@ -328,18 +344,8 @@ class BasicKnowledge:
         if spec is None or message.get("QueryID") not in sent:
             return dict(message)
         query = documents.fresh_id(spec.name)
-        turns = [
-            m["TurnIndex"]
-            for m in self.transcript
-            if isinstance(m, Mapping)
-            and m.get("Header") == message.get("Header")
-            and m.get("Mode") == "RQ"
-            and m.get("DialogID") == message.get("DialogID")
-            and type(m.get("TurnIndex")) is int
-        ]
         renewed = {**message, "QueryID": query, "QueryTime": documents.auto_time(query)}
-        if turns:
-            renewed["TurnIndex"] = max(turns) + 1
+        renewed["TurnIndex"] = self._next_turn(spec.name, message.get("DialogID"))
         return documents.with_metadata(renewed)
 
     def save(self, path: str | os.PathLike[str]) -> Path:

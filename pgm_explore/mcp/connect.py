@@ -7,6 +7,13 @@ through a shell, and started as a stdio server with the caller's environment, as
 (``--env KEY=VALUE``). :func:`call_tool` reads a tool result the way the binding (docs/mcp.md) allows,
 without trusting it: the Response from ``structuredContent``, or from the text when there is none, and
 every way the exchange can go wrong as a finding rather than an exception.
+
+A partner served beyond loopback asks for a bearer token (``python -m pgm_explore.mcp.serve ... --host
+0.0.0.0``): :attr:`Endpoint.token` is sent as ``Authorization: Bearer TOKEN`` on every HTTP request,
+through the SDK's own HTTP client (:func:`create_mcp_http_client`). It is never read from the
+environment here: a page that lets a visitor type a URL must not send the server's secret to it;
+the command line reads ``$PGM_EXPLORE_PARTNER_TOKEN`` (:data:`TOKEN_ENV`) for the URLs its user gave.
+A partner that answers 401 is :class:`TokenRequired`, with the fix in words.
 """
 
 from __future__ import annotations
@@ -14,14 +21,17 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 from mcp import Client, types
 from mcp.client._memory import InMemoryTransport
+from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -32,7 +42,9 @@ from pgm_explore.validation.findings import Finding
 __all__ = [
     "ROLES",
     "Endpoint",
+    "TOKEN_ENV",
     "PartnerArgumentError",
+    "TokenRequired",
     "ToolReply",
     "call_tool",
     "parse_env",
@@ -45,9 +57,51 @@ ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 
 _BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 
+TOKEN_ENV = "PGM_EXPLORE_PARTNER_TOKEN"
+"""The variable a partner served beyond loopback reads its bearer token from, and the command line
+reads the token it sends to URL partners from (``--token-file FILE`` instead, when given)."""
+
 
 class PartnerArgumentError(PgmExploreError, ValueError):
     """A ``--partner`` value that cannot be used; the message says why in plain words."""
+
+
+class TokenRequired(PgmExploreError):
+    """A partner answered 401: it asks for a bearer token, or refused the one sent; the message names the fix.
+
+    >>> print(TokenRequired("http://192.0.2.7:8000/mcp", sent=False))
+    the partner at http://192.0.2.7:8000/mcp asks for a bearer token: set PGM_EXPLORE_PARTNER_TOKEN or give --token-file FILE (in Python: Endpoint(URL, token=TOKEN))
+    """
+
+    def __init__(self, url: str, *, sent: bool) -> None:
+        self.url, self.sent = url, sent
+        self.reason = "refused the bearer token sent (401)" if sent else "asks for a bearer token"
+        """What the partner did, in words, without the fix."""
+        fix = f"{TOKEN_ENV} or give --token-file FILE (in Python: Endpoint(URL, token=TOKEN))"
+        super().__init__(f"the partner at {url} {self.reason}: {'check' if sent else 'set'} {fix}")
+
+
+@asynccontextmanager
+async def bearer_http(url: str, token: str | None) -> AsyncIterator[TransportStreams]:
+    """The SDK's streamable HTTP transport, on an HTTP client of the SDK's making that sends ``token``
+    (``Authorization: Bearer``) with every request; a connection the partner refused with 401 raises
+    :class:`TokenRequired` instead of the SDK's "Server returned an error response"."""
+    refused: list[int] = []
+
+    async def note(response: Any) -> None:
+        if response.status_code == 401:
+            refused.append(401)
+
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with create_mcp_http_client(headers=headers) as http:
+        http.event_hooks["response"].append(note)
+        try:
+            async with streamable_http_client(url, http_client=http) as streams:
+                yield streams
+        except Exception as exc:
+            if refused:
+                raise TokenRequired(url, sent=bool(token)) from exc
+            raise
 
 
 @dataclass(frozen=True)
@@ -62,6 +116,8 @@ class Endpoint:
     server: Any = field(default=None, compare=False, repr=False)
     env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Variables added to the caller's environment for a command (``--env KEY=VALUE``)."""
+    token: str | None = field(default=None, compare=False, repr=False)
+    """The bearer token sent to a URL (``Authorization: Bearer TOKEN``); None or empty: none."""
 
     @property
     def is_url(self) -> bool:
@@ -97,7 +153,7 @@ class Endpoint:
                 )
             return Client(self.server, mode=mode, read_timeout_seconds=timeout, cache=None)
         if self.is_url:
-            http = streamable_http_client(self.target)
+            http = bearer_http(self.target, self.token)
             transport: Any = tapped(http, wire) if wire is not None else http
         else:
             wire = wire if wire is not None else Wire(self.target, capture_stderr=False)
@@ -168,6 +224,8 @@ class ToolReply:
     error: str | None = None
     """The tool error's text, or the JSON-RPC error, when there is no Response."""
     findings: list[Finding] = field(default_factory=list)
+    timed_out: bool = False
+    """No answer came within the time the call waits (``error`` names the limit)."""
     sent: bool = True
     """False when the call never left this process (the connection was closed already)."""
 
@@ -239,7 +297,7 @@ async def call_tool(
         else:
             said = f"JSON-RPC error {exc.error.code}: {exc.error.message}"
         finding = Finding.of("partner-error", path, said, _BINDING)
-        return ToolReply(None, error=said, findings=[finding])
+        return ToolReply(None, error=said, findings=[finding], timed_out=timed_out(exc))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
         # The session could not write the request: the partner never saw it.
         finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)

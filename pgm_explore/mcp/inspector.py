@@ -34,7 +34,7 @@ from pgm_explore.dialogue import Transcript, documents
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp._held import Held
 from pgm_explore.mcp._wire import Wire
-from pgm_explore.mcp.connect import Endpoint, ToolReply, call_tool, timed_out
+from pgm_explore.mcp.connect import Endpoint, TokenRequired, ToolReply, call_tool, timed_out
 from pgm_explore.mcp.servers import (
     TOOL_NAMES,
     domain_access_server,
@@ -45,7 +45,7 @@ from pgm_explore.spec import HEADERS
 from pgm_explore.validation import validate
 from pgm_explore.validation.findings import Finding
 
-__all__ = ["REFERENCE_PARTNERS", "Call", "Inspector", "InspectorError", "ToolInfo", "endpoint_for"]
+__all__ = ["Call", "Inspector", "InspectorError", "REFERENCE_PARTNERS", "ToolInfo", "endpoint_for"]
 
 REFERENCE_PARTNERS: dict[str, Callable[[], Any]] = {
     "Prompt Creation": prompt_creation_server,
@@ -248,6 +248,8 @@ class Inspector:
             return "; ".join(self._why(e, None) for e in exc.exceptions)
         if timed_out(exc):
             return f"no answer within {self.timeout:g} s"
+        if isinstance(exc, TokenRequired):
+            return f"the partner {exc.reason}: type its token in the Token box (in Python: Endpoint(URL, token=TOKEN))"
         if isinstance(exc, MCPError):
             return f"JSON-RPC error {exc.error.code}: {exc.error.message}"
         if isinstance(exc, ValidationError):
@@ -281,14 +283,10 @@ class Inspector:
         """
         if not self.connected:
             await self.connect()
-        client = self._held.value
-        assert client is not None
-        reply = await call_tool(client, tool, arguments, timeout=self.timeout)
+        reply = await self._call(tool, arguments)
         if not reply.sent:  # the connection was gone before the call left: it is safe to send again
             await self.connect()
-            client = self._held.value
-            assert client is not None
-            reply = await call_tool(client, tool, arguments, timeout=self.timeout)
+            reply = await self._call(tool, arguments)
         done = Call(tool, dict(arguments), reply, findings=list(reply.findings))
         if self.wires and self.wires[-1].ended:
             ended = Finding.of("partner-error", (), self.wires[-1].exit_text(), "MCP binding of PGM-AUA, docs/mcp.md")
@@ -302,6 +300,15 @@ class Inspector:
             done.response_index = self._record(reply.document)
         self.calls.append(done)
         return done
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any]) -> ToolReply:
+        client = self._held.value
+        if client is None:
+            return ToolReply(None, error="the connection was closed", sent=False)
+        try:
+            return await call_tool(client, tool, arguments, timeout=self.timeout)
+        except RuntimeError:  # the SDK's "Client must be used within an async context manager": closed meanwhile
+            return ToolReply(None, error="the connection was closed", sent=False)
 
     def _record(self, document: dict[str, Any]) -> int:
         index = len(self.transcript)

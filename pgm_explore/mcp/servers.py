@@ -26,13 +26,13 @@ import anyio
 import anyio.lowlevel
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 
 from pgm_explore._version import __version__
-from pgm_explore.mcp._common import Partner, RequestRejected
+from pgm_explore.mcp._common import LimitReached, Partner, RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation, Source
 from pgm_explore.mcp._schemas import response_schema, tool_input_schema
 from pgm_explore.spec import data_type
@@ -95,7 +95,7 @@ def _description(type_name: str) -> str:
     )
 
 
-def _owner(partner: Partner, ctx: Context | None) -> str | None:
+def _owner(partner: Partner, ctx: Context | None, lock: anyio.Lock | None = None) -> str | None:
     """``mcp:<session id>`` when the transport has a session (streamable HTTP with the initialize
     handshake); its dialogues are forgotten when the session object goes (DELETE, disconnect)."""
     if ctx is None:
@@ -116,7 +116,17 @@ def _owner(partner: Partner, ctx: Context | None) -> str | None:
         connection = None
     if connection is not None and not connection.state.get(f"pgm-explore:{id(partner)}"):
         connection.state[f"pgm-explore:{id(partner)}"] = True
-        connection.exit_stack.callback(partner.forget, owner)
+
+        async def forget() -> None:
+            # Under the partner's lock: a Request still being answered in the worker thread reads the
+            # dialogues (and their sizes) while the session that ends takes its own away.
+            if lock is None:
+                partner.forget(owner)
+                return
+            async with lock:
+                partner.forget(owner)
+
+        connection.exit_stack.push_async_callback(forget)
     return owner
 
 
@@ -124,7 +134,7 @@ def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
     type_name = partner.type_name
 
     async def run(ctx: Context | None, **arguments: Any) -> CallToolResult:
-        owner = _owner(partner, ctx)
+        owner = _owner(partner, ctx, lock)
         async with lock:
             try:
                 # Cancelled while the thread works: the thread finishes, commit() is never reached.
@@ -162,18 +172,18 @@ def _tool(partner: Partner, lock: anyio.Lock) -> Tool:
         meta={"pgm-aua/binding": BINDING_VERSION, "pgm-aua/header": dt.header},
     )
     # What tools/list shows: the PGM-AUA schemas. The arguments are checked by name before the SDK
-    # sees them (argument_findings) and the message by the partner, so that every refusal is the
+    # sees them (_argument_findings) and the message by the partner, so that every refusal is the
     # documented {"rejected": true, "findings": [...]}, never the SDK's pydantic text.
     tool.parameters = tool_input_schema(type_name, action_context=type_name == "BKN-DAC")
     tool.fn_metadata.output_schema = response_schema(type_name)
     return tool
 
 
-def argument_findings(type_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _argument_findings(type_name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Why ``arguments`` are not those of the type's tool (binding v1), as ``tool-arguments``
     findings whose paths start at the arguments; empty: they are.
 
-    >>> [f["message"] for f in argument_findings("BKN-PAL", {"verbose": True})]
+    >>> [f["message"] for f in _argument_findings("BKN-PAL", {"verbose": True})]
     ['bkn_pal takes no argument verbose: its only argument is message, the BKN-PAL Request.',
      'bkn_pal was called without its argument message, the BKN-PAL Request.']
     """
@@ -208,7 +218,7 @@ class _PartnerServer(MCPServer):
         if name not in {tool.name for tool in await self.list_tools()}:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         type_name = _TYPE_OF_TOOL.get(name)
-        if type_name is not None and (problems := argument_findings(type_name, arguments)):
+        if type_name is not None and (problems := _argument_findings(type_name, arguments)):
             # The same words as every other refusal (the SDK's own would be a pydantic dump).
             raise ToolError(f"Error executing tool {name}: {RequestRejected(problems)}")
         return await super().call_tool(name, arguments, context)
@@ -221,9 +231,10 @@ def _server(partner: Partner, name: str, title: str) -> MCPServer:
         version=__version__,
         instructions=f"PGM-AUA {title} (MPAI PGM-AUA V1.0), MCP binding version {BINDING_VERSION}: "
         f"tool {TOOL_NAMES[partner.type_name]}. See docs/mcp.md of pgm-explore.",
-        tools=[_tool(partner, anyio.Lock())],
+        tools=[_tool(partner, lock := anyio.Lock())],
     )
     server.partner = partner  # type: ignore[attr-defined]  # for tests and in-process inspection
+    server.partner_lock = lock  # type: ignore[attr-defined]  # one Request (or session end) at a time
     return server
 
 
@@ -263,9 +274,15 @@ def prompt_creation_server(scenario: Source | PromptCreation | None = None) -> M
         + " Reading it opens dialogue dialog_id; every read returns the same document.",
         mime_type="application/json",
     )
-    def pc_prompt(dialog_id: str, ctx: Context) -> str:
+    async def pc_prompt(dialog_id: str, ctx: Context) -> str:
         """The PC Prompt that opens dialogue ``dialog_id`` (the same document on every read)."""
-        return json.dumps(partner.pc_prompt(dialog_id, _owner(partner, ctx)), ensure_ascii=False)
+        lock = server.partner_lock  # type: ignore[attr-defined]
+        async with lock:
+            try:
+                document = partner.pc_prompt(dialog_id, _owner(partner, ctx, lock))
+            except LimitReached as reached:  # its text reaches the client; other errors are masked
+                raise ResourceError(str(reached)) from None
+        return json.dumps(document, ensure_ascii=False)
 
     return server
 

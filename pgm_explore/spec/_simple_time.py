@@ -29,7 +29,6 @@ TimeUnitCode = Literal["00", "01", "10", "11"]
 AccuracyModeValue = Literal["single", "separate"]
 """``AccuracyMode`` of a segment: one tolerance for both ends, or one each."""
 
-_UNIT = {"00": 1.0, "01": 1e-3, "10": 1e-6, "11": 1e-9}
 _DIVISOR = {"00": 1, "01": 1000, "10": 1000_000, "11": 1000_000_000}
 _FLAG_UNIT: tuple[str, ...] = get_args(TimeUnitCode)  # indexed by bits 2..1 of FlagsByte
 _HEADER: str = get_args(SimpleTimeHeader)[0]
@@ -77,6 +76,8 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
     (True, 1.5)
     >>> simple_time_seconds({"SimpleTimeData": [{"FlagsByte": 0, "StartTime": 2}]})
     (False, 2.0)
+    >>> simple_time_seconds({"SimpleTimeData": [{"StartTime": 1796518920997, "TimeType": True, "TimeUnit": "01"}]})
+    (True, 1796518920.997)
 
     The schema allows any number: a StartTime of 10**309 milliseconds is 1e306 seconds, and
     one too far from the epoch for a float of seconds (beyond about 1.8e308) cannot be read:
@@ -96,12 +97,12 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
             flags = segment.get("FlagsByte", 0)
             absolute = bool(flags & 1) if absolute is None else absolute
             unit = _FLAG_UNIT[(flags >> 1) & 3] if unit is None else unit
-        scale = _UNIT.get(unit) if type(unit) is str else None
-        if scale is None or type(start) not in (int, float):
+        divisor = _DIVISOR.get(unit) if type(unit) is str else None
+        if divisor is None or type(start) not in (int, float):
             return None
-        try:
-            return bool(absolute), start * scale
-        except OverflowError:  # an int beyond a float: divided exactly, if the result is one
-            return bool(absolute), start / _DIVISOR[unit]
+        # Divided, not multiplied by 1e-3: the quotient is the float nearest the exact value, so
+        # 1796518920997 ms reads 1796518920.997 s, not 1796518920.9970002 (1e-3 is no exact float);
+        # an int beyond a float is divided exactly too, when the result is one.
+        return bool(absolute), start / divisor
     except (KeyError, IndexError, TypeError, AttributeError, OverflowError):
         return None

@@ -35,10 +35,19 @@ from pgm_explore.validation._limits import MAX_FINDINGS
 from pgm_explore.validation._values import lone_surrogates
 from pgm_explore.validation.findings import Finding, RuleCode, clip
 
-__all__ = ["InputProblem", "duplicate_keys", "loads", "parse_json", "position", "read_double", "read_number"]
+__all__ = [
+    "LIMIT_SPEC",
+    "InputProblem",
+    "duplicate_keys",
+    "loads",
+    "parse_json",
+    "position",
+    "read_double",
+    "read_number",
+]
 
 _SPEC = "RFC 8259 (JSON), as the spec texts' Syntax sections require"
-_LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
+LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
 # A JSON string (skipped whole, so that "NaN" inside one is not taken for the constant), or
 # what is looked for, outside strings: the first match of the group is the culprit.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -204,7 +213,7 @@ def _loads(data: str | bytes | bytearray, first_line: int, parse_float: Callable
                 (),
                 f"The number {clip(exc.text)} is too large to read: its integer would have more than "
                 f"{sys.get_int_max_str_digits():,} digits (Python's limit), and no PGM-AUA value needs more.",
-                _LIMIT_SPEC,
+                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )
@@ -240,7 +249,7 @@ def _loads(data: str | bytes | bytearray, first_line: int, parse_float: Callable
                 (),
                 f"A number of {digits:,} digits is too long to read: pgm-explore reads integers of "
                 f"at most {limit:,} digits (Python's limit), and no PGM-AUA value needs more.",
-                _LIMIT_SPEC,
+                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )

@@ -13,7 +13,7 @@ from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _advisory, _explain, _schema
 from pgm_explore.validation._consistency import consistency_findings
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
-from pgm_explore.validation._parse import InputProblem, parse_json
+from pgm_explore.validation._parse import LIMIT_SPEC, InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
 from pgm_explore.validation.findings import Finding, clip, shown, written
 
@@ -130,11 +130,6 @@ class Report:
 _TEXT = (str, bytes, bytearray)
 _MODES = ("RQ", "RS")
 _DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
-_LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
-
-
-def _quoted(value: Any) -> str:
-    return f'"{clip(value)}"' if isinstance(value, str) else shown(value)
 
 
 def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | None]:
@@ -315,7 +310,7 @@ def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
         path,
         f"{where} is {written(value)}: too long to check (Python writes integers of at most "
         f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
-        f"{_LIMIT_SPEC}; {_explain.spec_reference(dt, path)}",
+        f"{LIMIT_SPEC}; {_explain.spec_reference(dt, path)}",
     )
 
 

@@ -30,7 +30,8 @@ CSS = """<style>
 .pgmx-label.pgmx-absent {color: #999; font-style: italic}
 .pgmx-error {color: #b71c1c}
 .pgmx-table {border-collapse: collapse; font-size: 12px}
-.pgmx-table th, .pgmx-table td {border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top}
+table.pgmx-table.pgmx-table th, table.pgmx-table.pgmx-table td {border: 1px solid #ccc; padding: 2px 6px;
+  text-align: left; vertical-align: top}
 .pgmx-json textarea {font-family: monospace; font-size: 12px}
 .pgmx-raw input, .pgmx-raw textarea {font-family: monospace; background: #fff8e1}
 .pgmx-hidden {display: none !important}

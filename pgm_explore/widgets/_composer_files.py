@@ -35,21 +35,21 @@ class ComposerFiles(ComposerState):
     """Save, drafts and their notices (mixed into MessageComposer)."""
 
     def _claim(self) -> None:
-        """Note in this kernel that this composer writes its draft; say so when another does too."""
+        """Note in this kernel that this composer writes its draft. Another live composer that
+        wrote it (typically: the same cell, run again) hands it over: the newest keeps it."""
         if not self.autosave:
             return
         other = claim_draft(draft_path(self.draft_name, self.draft_dir), self)
-        if other is not None:
-            self._draft_shared()
-            shared = getattr(other, "_draft_shared", None)
-            if shared is not None:
-                shared()
+        handover = getattr(other, "_draft_taken_over", None)
+        if handover is not None:
+            handover()
+            self._drafts_bar.add(f"This composer keeps the draft “{esc(self.draft_name)}” from now on.")
 
-    def _draft_shared(self) -> None:
-        self._drafts_bar.add(
-            f"Another composer in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier run "
-            "of this cell?): the draft holds whichever was edited last. Give each its own draft_name."
-        )
+    def _draft_taken_over(self) -> None:
+        """A newer composer keeps this one's draft: what is kept is written, and nothing more."""
+        self._schedule.flush()
+        self.autosave = False
+        self._drafts_bar.say(f"A newer composer keeps the draft “{esc(self.draft_name)}” now: edits here are not kept.")
 
     def _set_damaged_aside(self) -> str:
         path = find_draft(self.draft_name, self.draft_dir)
@@ -86,6 +86,7 @@ class ComposerFiles(ComposerState):
         self._written[written] = digest(text.encode("utf-8"))
         self._quiet = False
         self._refresh()
+        self._schedule.flush()  # Save writes the draft too, at once
         self._status.value = f"Saved <code>{esc(written)}</code>"
         return written
 
@@ -136,7 +137,7 @@ class ComposerFiles(ComposerState):
         mode = self.value.get("Mode")
         self._dirty = False  # the state is kept under its own name, not as "-previous"
         self._load_new(skeleton(self._spec.name, mode if mode in self._spec.modes else None))
-        self._autosave()
+        self._autosave(now=True)
         if kept is not None:
             self._drafts_bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")
         else:
@@ -150,19 +151,22 @@ class ComposerFiles(ComposerState):
         problem = self._restore(content)
         if problem is not None:
             raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
+        self._status.value = ""  # a line about the document shown before is no longer true
         self._dirty = True
-        self._autosave()
+        self._autosave(now=True)
         self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
 
     def _draft(self) -> dict[str, Any]:
+        """The draft's content: a snapshot (written later, by another thread: see _autosave).
+        ``value`` is never changed in place, so it is kept as it is; the rest is copied."""
         assert self._ctx is not None
         return {
             "kind": "message",
             "name": self.draft_name,
             "type": self._spec.name,
             "document": self.value,
-            "aside": self._aside,
-            "auto": self._auto,
+            "aside": dict(self._aside),
+            "auto": dict(self._auto),
             "expert": self._expert,
             "pending": self._ctx.pending(),
             "json_pending": self._json.pending,
@@ -170,10 +174,12 @@ class ComposerFiles(ComposerState):
             "touched": [list(path) for path in self._touched],
         }
 
-    def _autosave(self) -> None:
+    def _autosave(self, *, now: bool = False) -> None:
+        """Keep the draft to be written: within a second while typing, at once (in the
+        background) after a step such as Start fresh or leaving a field (``now``)."""
         if not self.autosave or self._ctx is None:
             return
-        write_draft(draft_path(self.draft_name, self.draft_dir), self._draft())
+        self._schedule.keep(draft_path(self.draft_name, self.draft_dir), self._draft(), now=now)
 
     def _restore(self, draft: dict[str, Any]) -> str | None:
         """Show a draft's state; returns what is wrong with it (nothing shown) or None."""

@@ -99,6 +99,13 @@ class ComposerForm(ComposerState):
         self._form._layout()
 
     def _form_edited(self, field: Field) -> None:
+        left = self._last_field not in (None, field.path)
+        self._last_field = field.path
+        self._apply_edit(field)
+        if left:  # the person left the last field: the draft is written now, not within the second
+            self._schedule.soon()
+
+    def _apply_edit(self, field: Field) -> None:
         self._dirty = True
         self._touched.add(field.path)
         spec = self._spec

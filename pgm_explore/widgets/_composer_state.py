@@ -21,6 +21,7 @@ from pgm_explore._workfolder import WorkFolder
 from pgm_explore.spec import DataType
 from pgm_explore.validation import Finding, Report
 from pgm_explore.widgets._base import ErrorArea
+from pgm_explore.widgets._drafts import DraftSchedule
 from pgm_explore.widgets._filebar import DraftBar, OpenPanel
 from pgm_explore.widgets._form import Field, FormContext, JsonEditor, ObjectField
 
@@ -66,6 +67,8 @@ class ComposerState:
     _keep_quiet: int
     _written: dict[Path, str]
     _confirm: Path | None
+    _schedule: DraftSchedule
+    _last_field: tuple[str | int, ...] | None
 
     # Widgets made by ComposerView._build_chrome.
     _title: widgets.HTML
@@ -75,6 +78,7 @@ class ComposerState:
     _save_path: widgets.Text
     _save: widgets.Button
     _download: widgets.HTML
+    _download_button: widgets.Button
     _validate: widgets.Button
     _status: widgets.HTML
     _opener: OpenPanel
@@ -98,7 +102,7 @@ class ComposerState:
     _show_document: Callable[[dict[str, Any]], None]
     _commit: Callable[[], None]
     _follow_id: Callable[[], None]
-    _autosave: Callable[[], None]
+    _autosave: Callable[..., None]
     _derived_target: Callable[[], Path]
     _disarm_save: Callable[[], None]
     _save_clicked: Callable[[], None]

@@ -71,6 +71,12 @@ class ComposerView(ComposerState):
                 area=self._area,
                 parts=parts,
             )
+        # The link is made when Download is clicked (the document as it is then) and goes at the
+        # next edit: a keystroke never encodes the whole document, and a link is never behind.
+        self._download_button = parts.button(
+            "⬇ Download", "pgmx-download-button", "Make a link that saves the JSON below on your computer"
+        )
+        self._chrome.click(self._download_button, self._make_download)
         self._download = parts.html("pgmx-download")
         self._validate = parts.button(
             "Validate", "pgmx-validate", "Show every finding, also at the fields not filled in yet"
@@ -90,7 +96,7 @@ class ComposerView(ComposerState):
             tools.append(self._reply)
         if self._files is None:
             tools += [self._opener.toggle, self._save_path, self._save]
-        tools += [self._download, self._drafts_bar.toggle, self._status]
+        tools += [self._download_button, self._download, self._drafts_bar.toggle, self._status]
         toolbar = make(widgets.HBox, {"align_items": "center", "flex_flow": "row wrap"}, children=tools)
 
         self._form_box = make(widgets.VBox, _dom_classes=("pgmx-form",))
@@ -173,9 +179,8 @@ class ComposerView(ComposerState):
         if self._json.pending is None:
             self._json.set(doc)
         self._render_auto(doc, report, shown)
-        link = download_html(dump_json(doc), self._derived_target().name)
-        if self._download.value != link:
-            self._download.value = link
+        if self._download.value:
+            self._download.value = ""
         if self._dirty:
             self._autosave()
 
@@ -318,6 +323,10 @@ class ComposerView(ComposerState):
         self._json.set(self.value)
         self._revert.layout.display = "none"
         self._autosave()
+
+    def _make_download(self) -> None:
+        """The link that gives the browser exactly the bytes Save writes, as they are now."""
+        self._download.value = download_html(dump_json(self.value), self._derived_target().name)
 
     def _reply_clicked(self) -> None:
         reply = self.reply()

@@ -266,7 +266,13 @@ class Progress:
         self._memory = current
         if self.path is not None:
             text = json.dumps({"format": PROGRESS_FORMAT, "exercises": current}, indent=2, ensure_ascii=False)
-            atomic_write(self.path, text + "\n")
+            try:
+                atomic_write(self.path, text + "\n")
+            except OSError as exc:  # a full disk or a folder not ours: the page goes on, and says so
+                self.notice = (
+                    f"The course progress could not be written ({exc.strerror or exc}); it is kept on this page only."
+                )
+                self.path = None
 
     def done_ids(self) -> set[str]:
         """The exercises answered and fixed."""

@@ -13,26 +13,37 @@ name of its own that no other name can have: a readable part, ``+`` and a hash o
 
 A draft that cannot be read is renamed ``<file>.damaged-<time>`` (kept, never deleted) and
 the composer starts without it; temporary files of interrupted writes are cleaned up.
+
+A composer writes its draft off the keystroke path (:class:`DraftSchedule`): an edit keeps the
+draft's content in memory, and a background timer writes the latest content at most about once a
+second; Save, leaving a field, closing the composer and the end of the process write at once. A
+kill -9 therefore loses at most the last second of typing.
 """
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import hashlib
 import json
 import os
 import re
+import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pgm_explore._files import atomic_write, remove_leftovers, safe_filename
+from pgm_explore.spec import MODE_WORDS
 
 __all__ = [
     "DRAFT_FORMAT",
+    "WRITE_INTERVAL",
     "DraftInfo",
+    "DraftSchedule",
     "aside_name",
     "atomic_write",
     "claim_draft",
@@ -42,6 +53,7 @@ __all__ = [
     "draft_entries",
     "draft_path",
     "dump_json",
+    "flush_drafts",
     "list_drafts",
     "local_time",
     "open_draft",
@@ -54,6 +66,10 @@ ENV_VAR = "PGM_EXPLORE_DRAFTS"
 WORK_ENV_VAR = "PGM_EXPLORE_WORK"
 _PLAIN = re.compile(r"[a-z0-9][a-z0-9._-]{0,119}")
 _LEGACY_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+WRITE_INTERVAL = 1.0
+"""Seconds between two writes of one draft while edits come (what a kill -9 can lose)."""
 
 
 def default_draft_dir() -> Path:
@@ -100,11 +116,16 @@ def _legacy_path(name: str, draft_dir: str | Path | None) -> Path:
 def find_draft(name: str, draft_dir: str | Path | None = None) -> Path | None:
     """The file of draft ``name`` if there is one (also one written under the old file name
     by an earlier version, when it says it is that draft)."""
+    flush_drafts()
     path = draft_path(name, draft_dir)
     if path.exists():
         return path
     legacy = _legacy_path(name, draft_dir)
-    if legacy != path and legacy.exists():
+    try:
+        old = legacy != path and legacy.exists()
+    except OSError:  # a name too long for a file name: an earlier version never wrote it
+        old = False
+    if old:
         try:
             stored = json.loads(legacy.read_text(encoding="utf-8")).get("name")
         except (OSError, ValueError, AttributeError):
@@ -178,12 +199,26 @@ class DraftInfo:
     type: str | None
     path: Path
     saved: float
+    mode: str | None = None
 
     @property
     def label(self) -> str:
-        """What a drafts list shows: name, type and local time."""
-        what = self.type if self.kind == "message" and self.type else self.kind
-        return f"{self.name} — {what}, {local_time(self.saved)}"
+        """What a drafts list shows, in words: the name, what it holds, whose step it keeps, when.
+
+        >>> DraftInfo("03-dac-request-reply", "message", "BKN-DAC", Path("x"), 0, "RS").label[:62]
+        '03-dac-request-reply: a BKN-DAC Response (the reply of “03-dac'
+        >>> DraftInfo("02-pc-prompt", "message", "PC Prompt", Path("x"), 0).label[:29]
+        '02-pc-prompt: a PC Prompt, la'
+        """
+        if self.kind == "message" and self.type:
+            word = MODE_WORDS.get(self.mode or "", "")
+            what = f"a {self.type}" + (f" {word}" if word else "")
+        else:
+            what = f"a {self.kind}"
+        for suffix, role in (("-reply", "the reply of"), ("-previous", "what was shown before an Open in")):
+            if self.name.endswith(suffix) and len(self.name) > len(suffix):
+                what += f" ({role} “{self.name[: -len(suffix)]}”)"
+        return f"{self.name}: {what}, last written {local_time(self.saved)}"
 
 
 @dataclass(frozen=True)
@@ -221,6 +256,7 @@ def aside_name(name: str, draft_dir: str | Path | None = None) -> str:
 def open_draft(name: str, draft_dir: str | Path | None = None) -> OpenedDraft:
     """The draft ``name`` to restore. Leftover temporary files in the folder are removed; a
     draft that cannot be read is renamed aside (``.damaged-<time>``) and reported, never raised."""
+    flush_drafts()
     folder = _folder(draft_dir)
     remove_leftovers(folder)
     path = find_draft(name, draft_dir)
@@ -238,6 +274,7 @@ def open_draft(name: str, draft_dir: str | Path | None = None) -> OpenedDraft:
 def draft_entries(draft_dir: str | Path | None = None, kind: str | None = None) -> list[DraftInfo]:
     """The drafts in a folder (of one ``kind`` if given), the most recently written first.
     Files that are not drafts are left out."""
+    flush_drafts()
     folder = _folder(draft_dir)
     if not folder.is_dir():
         return []
@@ -251,10 +288,25 @@ def draft_entries(draft_dir: str | Path | None = None, kind: str | None = None) 
             continue
         stored = data.get("name")
         name = stored if isinstance(stored, str) else path.stem
-        entry = DraftInfo(name, str(data.get("kind", "message")), data.get("type"), path, _saved(data, path))
+        document = data.get("document")
+        mode = document.get("Mode") if isinstance(document, dict) else None
+        entry = DraftInfo(
+            name,
+            str(data.get("kind", "message")),
+            data.get("type"),
+            path,
+            _saved(data, path),
+            mode if isinstance(mode, str) else None,
+        )
         if kind is None or entry.kind == kind:
             found.append(entry)
-    return sorted(found, key=lambda e: e.saved, reverse=True)
+    # One entry per name: a file that says it is the draft of a name another file already is (a
+    # copy, one written under an earlier version's file name) is the same draft, listed once.
+    by_name: dict[str, DraftInfo] = {}
+    for entry in sorted(found, key=lambda e: e.saved, reverse=True):
+        if entry.name not in by_name or entry.path == find_draft(entry.name, draft_dir):
+            by_name[entry.name] = entry
+    return sorted(by_name.values(), key=lambda e: e.saved, reverse=True)
 
 
 def list_drafts(draft_dir: str | Path | None = None) -> list[str]:
@@ -286,3 +338,89 @@ def claim_draft(path: Path, holder: Any) -> Any | None:
     if other is None or other is holder or getattr(other, "_closed", False):
         return None
     return other
+
+
+class DraftSchedule:
+    """When one draft is written: off the keystroke path, at most about once a second.
+
+    :meth:`keep` takes the draft's content (a snapshot: its parts are not changed afterwards)
+    and returns at once; a daemon timer writes the latest content kept, ``WRITE_INTERVAL``
+    seconds after the previous write at the latest (at once after a pause). :meth:`flush`
+    writes what is kept now (Save, leaving a field, closing); at the end of the process every
+    schedule is flushed (``atexit``: a kernel shut down or restarted from Jupyter exits so).
+    A write that fails goes to ``on_error`` (the composer shows it), never to the timer's thread.
+    """
+
+    def __init__(self, on_error: Callable[[BaseException], None], interval: float | None = None) -> None:
+        self._on_error = on_error
+        self._interval = WRITE_INTERVAL if interval is None else interval
+        self._lock = threading.Lock()  # held for moments only: a keystroke never waits for the disk
+        self._writing = threading.Lock()  # one write at a time, so an older content never lands last
+        self._kept: tuple[Path, dict[str, Any]] | None = None
+        self._timer: threading.Timer | None = None
+        self._last = -self._interval
+
+    @property
+    def pending(self) -> bool:
+        """Content is kept that is not written yet."""
+        return self._kept is not None
+
+    def keep(self, path: Path, content: dict[str, Any], *, now: bool = False) -> None:
+        """Keep ``content`` as the draft at ``path``; written by the timer (at once if ``now``)."""
+        with self._lock:
+            self._kept = (path, content)
+            _SCHEDULES.add(self)
+            if now:
+                self._start(0.0)
+            elif self._timer is None:
+                self._start(max(0.0, self._last + self._interval - time.monotonic()))
+
+    def _start(self, delay: float) -> None:
+        """(Re)start the timer (the lock is held)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(delay, self._timed)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def soon(self) -> None:
+        """Write the content kept (if any) now, in the background."""
+        with self._lock:
+            if self._kept is not None:
+                self._start(0.0)
+
+    def _timed(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # shown by the composer; a timer thread has nobody to tell
+            self._on_error(exc)
+
+    def flush(self) -> Path | None:
+        """Write the content kept, if any, now; returns the file written."""
+        with self._writing:
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+                kept, self._kept = self._kept, None
+                if kept is None:
+                    return None
+                self._last = time.monotonic()
+            return write_draft(*kept)
+
+
+_SCHEDULES: weakref.WeakSet[DraftSchedule] = weakref.WeakSet()
+
+
+def flush_drafts() -> None:
+    """Write every draft of this process that is kept but not written yet (reading drafts in the
+    same process, and the end of the process, see the last edit)."""
+    for schedule in list(_SCHEDULES):
+        if schedule.pending:
+            try:
+                schedule.flush()
+            except OSError as exc:
+                schedule._on_error(exc)
+
+
+atexit.register(flush_drafts)

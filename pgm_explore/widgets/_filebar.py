@@ -62,7 +62,8 @@ def download_html(text: str, filename: str, mime: str = "application/json") -> s
     data = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
     return (
         f'<a class="pgmx-download-link" download="{esc(filename)}" style="{_LINK_STYLE}" '
-        f'href="data:{mime};base64,{data}" title="Download the JSON below as {esc(filename)}">⬇ Download</a>'
+        f'href="data:{mime};base64,{data}" title="Save the JSON below on your computer as {esc(filename)}">'
+        f"⬇ {esc(filename)}</a>"
     )
 
 

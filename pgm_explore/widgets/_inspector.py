@@ -1,20 +1,25 @@
 """PartnerInspector: try a partner's tools by hand and read the JSON-RPC messages both ways.
 
 The widget face of :class:`pgm_explore.mcp.inspector.Inspector`: pick a partner (a reference
-partner of this process, a command, a URL), Connect, pick a tool (its description and schemas are
+partner of this process, a command, a URL and, when the partner asks for one, its bearer token in a
+password box), Connect, pick a tool (its description and schemas are
 shown), compose its ``message`` in a :class:`MessageComposer` (the Request skeleton of the dialogue
 so far) and its other arguments as JSON, Send. The Response is shown in a composer beside the
 Request, with the findings of the exchange and the transcript rules, and the raw JSON-RPC log below
 (a text box: select and copy). Save writes the transcript and its log to the work folder.
 
 The buttons start tasks on the kernel's event loop (the partner answers while the page stays
-live); :attr:`PartnerInspector.pending` is the latest one. Nothing raises into the page: a partner
+live); :attr:`PartnerInspector.pending` is the latest one. JupyterLab may deliver each widget's
+messages on a kernel subshell, a thread with an event loop of its own, while the connection must be
+used from the loop that opened it: so every callback runs on the loop the widget was made on (the
+kernel's main one). Nothing raises into the page: a partner
 that cannot be reached, or bad JSON in the arguments, is a sentence in the status line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -25,10 +30,11 @@ import ipywidgets as widgets
 
 from pgm_explore._display import STYLE, esc, table
 from pgm_explore._workfolder import NameRefused, WorkFolder
-from pgm_explore.mcp.inspector import REFERENCE_PARTNERS, Call, Inspector, InspectorError, ToolInfo
+from pgm_explore.mcp.inspector import REFERENCE_PARTNERS, Call, Inspector, InspectorError, ToolInfo, endpoint_for
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
+from pgm_explore.widgets._filebar import download_html
 
 __all__ = ["PartnerInspector"]
 
@@ -37,7 +43,7 @@ URL = "a URL…"
 _PLACEHOLDERS = {COMMAND: "python -m my_partner --stdio", URL: "http://127.0.0.1:8000/mcp"}
 _CSS = """<style>
 .pgmx-inspector-log textarea {font-family: monospace; font-size: 12px; white-space: pre}
-.pgmx-inspector-status .pgmx-bad {color: #b71c1c}
+.pgmx-inspector-status .pgmx-inspector-bad {color: #b71c1c}
 .pgmx-inspector-schema pre {max-height: 300px; overflow: auto; font-size: 12px; background: #f7f7f7; padding: 4px}
 .pgmx-inspector-side {flex: 1 1 50%; min-width: 0}
 </style>"""
@@ -94,6 +100,10 @@ class PartnerInspector(widgets.VBox):
         self.pending: asyncio.Future[None] | None = None
         """The task the latest button started (tests await it)."""
         self.last_call: Call | None = None
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # made outside any loop: the callbacks run where they are called
+            self._loop = None
         self._area = ErrorArea(("pgmx-error", "pgmx-inspector-error"))
 
         choices = [*REFERENCE_PARTNERS, *([COMMAND] if allow_commands else []), URL]
@@ -105,6 +115,15 @@ class PartnerInspector(widgets.VBox):
         )
         self.target = widgets.Text(
             placeholder="", layout={"width": "420px", "display": "none"}, _dom_classes=("pgmx-inspector-target",)
+        )
+        # A partner served beyond loopback asks for a bearer token: typed here, never read from the
+        # kernel's environment (a page's visitor must not get the server's secret sent to their URL).
+        self.token = widgets.Password(
+            description="Token",
+            placeholder="if the partner asks for one",
+            layout={"width": "280px", "display": "none"},
+            style={"description_width": "initial"},
+            _dom_classes=("pgmx-inspector-token",),
         )
         self.connect_button = widgets.Button(
             description="Connect", button_style="primary", _dom_classes=("pgmx-inspector-connect",)
@@ -136,19 +155,20 @@ class PartnerInspector(widgets.VBox):
             description="Save as", placeholder="a name", _dom_classes=("pgmx-inspector-save-name",)
         )
         self.save_button = widgets.Button(description="Save", _dom_classes=("pgmx-inspector-save",))
+        self.downloads = widgets.HTML(_dom_classes=("pgmx-inspector-download",))
         self.request: MessageComposer | None = None
         self.response: MessageComposer | None = None
         self._log_text = ""
 
-        guard = self._area.guard
-        self.partner.observe(guard(lambda _change: self._partner_picked()), names="value")
-        self.connect_button.on_click(guard(lambda _button: self._launch(self.connect)))
-        self.tool.observe(guard(lambda _change: self._tool_picked()), names="value")
-        self.new_button.on_click(guard(lambda _button: self._new_request()))
-        self.send_button.on_click(guard(lambda _button: self._launch(self.send)))
-        self.save_button.on_click(guard(lambda _button: self.save(self.save_name.value)))
+        main = self._on_main
+        self.partner.observe(main(self._partner_picked), names="value")
+        self.connect_button.on_click(main(lambda: self._launch(self.connect)))
+        self.tool.observe(main(self._tool_picked), names="value")
+        self.new_button.on_click(main(self._new_request))
+        self.send_button.on_click(main(lambda: self._launch(self.send)))
+        self.save_button.on_click(main(lambda: self.save(self.save_name.value)))
         # The log says what happened: an edit in the box is put back (select and copy it instead).
-        self.raw_log.observe(self._log_edited, names="value")
+        self.raw_log.observe(main(self._log_edited), names="value")
 
         request_side = widgets.VBox(
             [
@@ -164,14 +184,14 @@ class PartnerInspector(widgets.VBox):
         )
         self.children = [
             widgets.HTML(_CSS, _dom_classes=("pgmx-hidden",)),
-            widgets.HBox([self.partner, self.target, self.connect_button]),
+            widgets.HBox([self.partner, self.target, self.token, self.connect_button]),
             self.status,
             self.tool,
             self.schema,
             widgets.HBox([request_side, response_side]),
             widgets.HTML("<h4>JSON-RPC log</h4>"),
             self.raw_log,
-            widgets.HBox([self.save_name, self.save_button]),
+            widgets.HBox([self.save_name, self.save_button, self.downloads]),
             self._area.box,
         ]
         self.add_class("pgmx-inspector")
@@ -182,6 +202,23 @@ class PartnerInspector(widgets.VBox):
         return self._area.errors
 
     # -- what the buttons do ------------------------------------------------------------------------
+
+    def _on_main(self, action: Callable[[], Any]) -> Callable[..., None]:
+        """A callback that runs ``action`` (guarded) on the widget's loop, whichever thread calls it."""
+        guarded = self._area.guard(action)
+
+        def callback(*_args: Any) -> None:
+            loop = self._loop
+            try:
+                here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                here = None
+            if loop is None or loop is here or loop.is_closed():
+                guarded()
+            else:
+                loop.call_soon_threadsafe(guarded)
+
+        return callback
 
     def _launch(self, work: Callable[[], Awaitable[None]]) -> None:
         async def run() -> None:
@@ -203,12 +240,13 @@ class PartnerInspector(widgets.VBox):
         self.send_button.disabled = busy or not self.tool.options
 
     def _say(self, text: str, *, bad: bool = False) -> None:
-        self.status.value = f"<p class='{'pgmx-bad' if bad else 'pgmx-ok'}'>{esc(text)}</p>"
+        self.status.value = f"<p class='{'pgmx-inspector-bad' if bad else 'pgmx-inspector-ok'}'>{esc(text)}</p>"
 
     def _partner_picked(self) -> None:
         typed = self.partner.value in _PLACEHOLDERS
         self.target.layout.display = "" if typed else "none"
         self.target.placeholder = _PLACEHOLDERS.get(self.partner.value, "")
+        self.token.layout.display = "" if self.partner.value == URL else "none"
 
     def _partner_named(self) -> str:
         if self.partner.value in _PLACEHOLDERS:
@@ -221,11 +259,13 @@ class PartnerInspector(widgets.VBox):
     async def connect(self) -> None:
         """Connect to the partner picked (again: a new connection, the same log) and list its tools."""
         named = self._partner_named()
+        token = (self.token.value.strip() or None) if self.partner.value == URL else None
         self._say(f"Connecting to {named}…")
-        if self.inspector is None or self.inspector.target != named:
+        if self.inspector is None or self.inspector.target != named or self.inspector.endpoint.token != token:
             if self.inspector is not None:
                 await self.inspector.close()
-            self.inspector = Inspector(named, allow_commands=self.allow_commands, timeout=self.timeout)
+            endpoint = dataclasses.replace(endpoint_for(named, allow_commands=self.allow_commands), token=token)
+            self.inspector = Inspector(endpoint, allow_commands=self.allow_commands, timeout=self.timeout)
         tools = await self.inspector.connect()
         where = {"inprocess": "in this kernel", "stdio": "a command, over stdio", "http": "over Streamable HTTP"}
         self._say(
@@ -313,13 +353,27 @@ class PartnerInspector(widgets.VBox):
             self.response.load(document)
         self.response_box.children = [self.response]
 
-    def _log_edited(self, change: dict[str, Any]) -> None:
-        if change["new"] != self._log_text:
+    def _log_edited(self) -> None:
+        if self.raw_log.value != self._log_text:
             self._show_log()
 
     def _show_log(self) -> None:
         self._log_text = "\n".join(self.inspector.log_lines()) if self.inspector is not None else ""
         self.raw_log.value = self._log_text
+        if self.inspector is not None and self.inspector.log:
+            # Through the browser too: the log and the transcript onto the person's own computer.
+            transcript, log = self._documents()
+            self.downloads.value = (
+                download_html(log, "inspector.jsonrpc.json")
+                + " "
+                + download_html(transcript, "inspector-transcript.json")
+            )
+
+    def _documents(self) -> tuple[str, str]:
+        """The transcript (a JSON array of the messages) and the JSON-RPC log, as Save writes them."""
+        assert self.inspector is not None
+        transcript = json.dumps(self.inspector.transcript, ensure_ascii=False, indent=1) + "\n"
+        return transcript, json.dumps(self.inspector.log_document(), ensure_ascii=False, indent=1) + "\n"
 
     def save(self, name: str) -> tuple[Path, Path] | None:
         """Write the transcript (``NAME.json``, a JSON array of the messages) and its JSON-RPC log
@@ -328,8 +382,7 @@ class PartnerInspector(widgets.VBox):
             if self.inspector is None:
                 raise InspectorError("Nothing to save yet: connect to a partner and send a Request")
             stem = name.strip().removesuffix(".json")
-            transcript = json.dumps(self.inspector.transcript, ensure_ascii=False, indent=1) + "\n"
-            log = json.dumps(self.inspector.log_document(), ensure_ascii=False, indent=1) + "\n"
+            transcript, log = self._documents()
             if self.work_folder is None:
                 default_work_dir().mkdir(parents=True, exist_ok=True)
             folder = self.work_folder or WorkFolder(default_work_dir())

@@ -646,6 +646,18 @@ class Composer:
         self.open_panel.locator("button.pgmx-open-file").click()
 
 
+def open_app(page: Page, server: Server, tab: str | None = None) -> Locator:
+    """Open the app page (``pgm-explore app``) at the address it printed, and click ``tab`` if given;
+    the page's ``.pgmx-app`` element."""
+    assert expect is not None
+    page.goto(server.at(), timeout=KERNEL_MS)
+    app = page.locator(".pgmx-app")
+    expect(app).to_be_visible(timeout=KERNEL_MS)
+    if tab is not None:
+        app.locator(".lm-TabBar-tab", has_text=tab).click()
+    return app
+
+
 def type_into(field: Locator, text: str) -> None:
     """Replace a text box's content with real key events, as a user types."""
     field.scroll_into_view_if_needed()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Composer, Server, type_into
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Server, open_app, type_into
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -34,9 +34,7 @@ def _tab(page: Page, title: str) -> None:
 def test_app_composes_validates_and_reads_a_transcript(
     page: Page, app_server: Server, tmp_path: Path, shot: Callable[[str], Path]
 ) -> None:
-    page.goto(app_server.at(), timeout=KERNEL_MS)
-    app = page.locator(".pgmx-app")
-    expect(app).to_be_visible(timeout=KERNEL_MS)
+    app = open_app(page, app_server)
     # An app: the widgets, and no code at all.
     expect(page.locator("body")).not_to_contain_text("from pgm_explore")
     expect(page.locator("body")).not_to_contain_text("ExplorerApp")
@@ -89,5 +87,48 @@ def test_app_composes_validates_and_reads_a_transcript(
     expect(tables).to_contain_text("No finding.")
     expect(tables).not_to_contain_text("<NA>")
     expect(tables).not_to_contain_text("NaN")
+    # Numbers a person reads: the time in UTC beside the seconds, the latency in ms, no float noise.
+    expect(tables).to_contain_text("2026-11-16T10:50:00.420Z")
+    expect(tables.locator("th", has_text="latency_ms")).to_have_count(1)
+    expect(tables).to_contain_text("700.0")
+    expect(tables).not_to_contain_text("0.7000000")
     expect(app.locator(".pgmx-app-plots img")).to_have_count(3)
     shot("transcript read")
+
+
+def test_an_uploaded_message_opens_in_the_composer_and_is_fixed_there(
+    page: Page, app_server: Server, tmp_path: Path, shot: Callable[[str], Path]
+) -> None:
+    app = open_app(page, app_server)
+    composer = Composer(app.locator(".pgmx-app-compose .pgmx-composer").first)
+    expect(composer.title).to_be_visible(timeout=WIDGETS_MS)
+    broken = tmp_path / "a-response-that-asks.json"
+    message = json.loads((app_server.root / "data/examples/bkn-dac/invalid/response-with-kind.json").read_text())
+    message["DialogID"] = "dlg-from-the-upload"
+    broken.write_text(json.dumps(message), encoding="utf-8")
+    _tab(page, "Validate files")
+    expect(app.locator("button.pgmx-app-open")).to_be_hidden()  # nothing uploaded: nothing to open
+    _upload(page, app.locator(".pgmx-app-upload"), [broken])
+    expect(app.locator(".pgmx-app-reports")).to_contain_text("mode-forbidden", timeout=WIDGETS_MS)
+    expect(app.locator(".pgmx-app-open-picker select")).to_have_value("a-response-that-asks.json")
+    expect(app.locator(".pgmx-app-open-picker select option")).to_have_text(["a-response-that-asks.json"])
+    shot("uploaded, to open")
+
+    app.locator("button.pgmx-app-open", has_text="Open in composer").click()
+    expect(composer.title).to_be_visible(timeout=WIDGETS_MS)  # the Compose tab is shown
+    expect(composer.title).to_contain_text("BKN-DAC", timeout=WIDGETS_MS)
+    expect(composer.mode).to_have_text("RS")
+    expect(composer.input("DialogID")).to_have_value("dlg-from-the-upload")
+    expect(composer.tool("badge")).to_have_text("does not conform")
+    expect(app.locator(".pgmx-app-type select")).to_have_value("BKN-DAC")
+    shot("opened in the composer")
+
+    # Fixed there, as a person does: Kind switched off (a Response does not carry it); then typed into.
+    composer.field("Kind").locator(".pgmx-include input").first.click()
+    expect(composer.tool("badge")).to_have_text("conforms", timeout=WIDGETS_MS)
+    expect(composer.json_view).not_to_have_value(re.compile(r'"Kind"'))
+    type_into(composer.input("DialogID"), "dlg-fixed-in-the-app")
+    composer.input("DialogID").press("Tab")
+    expect(composer.json_view).to_have_value(re.compile(r'"DialogID": "dlg-fixed-in-the-app"'))
+    expect(composer.tool("badge")).to_have_text("conforms")
+    shot("fixed in the composer")

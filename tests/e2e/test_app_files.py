@@ -144,6 +144,7 @@ def test_save_and_open_stay_in_the_work_folder(
         "Opened from-my-computer.json from your computer", timeout=WIDGETS_MS
     )
     expect(composer.title).to_contain_text("BKN-PAL")
+    composer.root.locator(":scope > .widget-hbox .pgmx-download-button").click()
     with page.expect_download() as downloading:
         composer.root.locator(":scope > .widget-hbox .pgmx-download a").click()
     downloaded = Path(downloading.value.path())

@@ -38,8 +38,9 @@ def test_download_save_and_open_by_hand(
     ident = json.loads(shown)["QueryID"]
 
     # Download: the browser receives the JSON view (and the final newline Save also writes).
+    composer.tool("download-button").click()
     link = composer.tool("download").locator("a")
-    expect(link).to_have_text(re.compile("Download"))
+    expect(link).to_have_text(f"⬇ {ident}.json", timeout=WIDGETS_MS)
     with page.expect_download() as download:
         link.click()
     assert download.value.suggested_filename == f"{ident}.json"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, Server, code_cell, type_into
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, Server, code_cell, open_app, type_into
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -108,10 +108,7 @@ def test_notebook_06_checks_the_learner_and_the_fix_in_jupyterlab(
 def test_the_apps_course_tab_checks_the_learner_in_voila(
     page: Page, app_server: Server, app_work: Path, shot: Callable[[str], Path]
 ) -> None:
-    page.goto(app_server.at(), timeout=KERNEL_MS)
-    app = page.locator(".pgmx-app")
-    expect(app).to_be_visible(timeout=KERNEL_MS)
-    page.locator(".pgmx-app .lm-TabBar-tab", has_text="Course").click()
+    app = open_app(page, app_server, "Course")
     course = app.locator(".pgmx-course")
     expect(course).to_be_visible(timeout=WIDGETS_MS)
     expect(page.locator("body")).not_to_contain_text("Traceback")

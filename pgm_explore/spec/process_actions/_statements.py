@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pgm_explore.errors import PgmExploreError
-from pgm_explore.spec.process_actions._signatures import SIGNATURES, Signature
+from pgm_explore.spec.process_actions._signatures import SIGNATURES
 from pgm_explore.spec.process_actions._vocabulary import (
     ACTION_INFO,
     DEONTIC_VERBS,
@@ -146,10 +146,6 @@ class Statement:
     def nil(self) -> Complement | None:
         """The direct object (the first Nil complement), if any."""
         return next((c for c in self.complements if c.preposition == "Nil"), None)
-
-    @property
-    def signature(self) -> Signature | None:
-        return SIGNATURES.get(self.action)
 
     def find(self, preposition: str | None = None, term: str | None = None) -> tuple[Complement, ...]:
         """The complements with this preposition and/or term.

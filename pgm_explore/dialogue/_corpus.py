@@ -1,0 +1,76 @@
+"""Corpora: many transcripts, one file each, as simulations and evaluations write them.
+
+``pgm-explore check --corpus`` and :class:`pgm_explore.analysis.Corpus` name their
+transcripts here, so that the command, a notebook and a script agree on which files a
+corpus holds, in which order, and what each is called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Sequence
+
+from pgm_explore.io import UnreadablePath
+
+__all__ = ["CORPUS_SUFFIXES", "LOCAL_WORKERS_FROM", "corpus_files", "corpus_size"]
+
+LOCAL_WORKERS_FROM = 64 << 20
+"""Bytes of a corpus from which it is checked on local worker processes when not told
+otherwise: below, starting them (seconds on a busy machine) costs more than they save."""
+
+CORPUS_SUFFIXES = (".jsonl", ".json")
+"""The files a directory of a corpus stands for (as the shell's ``*.jsonl`` and ``*.json`` match)."""
+
+
+def corpus_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The transcript files of a corpus, in order: each PATH in the order given, a directory
+    standing for its ``*.jsonl`` and ``*.json`` files, recursively, sorted by path. A file
+    inside a directory is named as the directory given joined with its path inside it
+    (``logs/`` holding ``day1/a.jsonl`` gives ``logs/day1/a.jsonl``); a file given is
+    named as given, whatever its extension.
+
+    Raises :class:`~pgm_explore.io.UnreadablePath` for a PATH that does not exist, and for
+    standard input (``-``), which cannot be one of many transcripts read on any worker.
+    Links to directories are not followed (a link back up would never end); links to
+    files are files of the corpus.
+
+    >>> import os, pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("logs/b.jsonl", "logs/day1/a.jsonl", "logs/a.json", "logs/notes.txt"):
+    ...     (root / name).parent.mkdir(parents=True, exist_ok=True); _ = (root / name).write_text("")
+    >>> [os.path.relpath(f, root) for f in corpus_files([root / "logs"])]
+    ['logs/a.json', 'logs/b.jsonl', 'logs/day1/a.jsonl']
+    """
+    files: list[str] = []
+    for given in paths:
+        path = os.fspath(given)
+        if path == "-":
+            raise UnreadablePath(path, "standard input cannot be a transcript of a corpus: give files or directories")
+        if not os.path.isdir(path):
+            if not os.path.lexists(path):
+                raise UnreadablePath(path, "no such file or directory")
+            files.append(path)
+            continue
+        found: list[str] = []
+        for folder, folders, names in os.walk(path, onerror=_raise):
+            found += (os.path.join(folder, name) for name in names if name.endswith(CORPUS_SUFFIXES))
+            folders.sort()  # (the order is decided below; sorted folders keep the walk repeatable)
+        # Sorted by the path inside the directory, as strings: the same order on every machine.
+        found.sort(key=lambda name: os.path.relpath(name, path).replace(os.sep, "/"))
+        files += found
+    return files
+
+
+def _raise(exc: OSError) -> None:
+    raise UnreadablePath(exc.filename or "?", exc.strerror or str(exc)) from None
+
+
+def corpus_size(files: Sequence[str]) -> int:
+    """The bytes of the files (a file that cannot be looked at counts as empty: reading it
+    will say why)."""
+    total = 0
+    for name in files:
+        with contextlib.suppress(OSError):
+            total += os.path.getsize(name)
+    return total

@@ -1,0 +1,330 @@
+"""Corpora (issue 20): ``check --corpus`` and ``table --corpus``, their public contract (files
+found, order, names, the JSON lines of each transcript exactly those of a separate
+``check --format json FILE``, the text summary, exit statuses, unreadable files), the same
+bytes in this process, on a real ``dask.distributed`` LocalCluster and on an existing cluster
+started with the ``dask`` command line; and the :class:`pgm_explore.analysis.Corpus` object."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import ROOT
+
+from pgm_explore import analysis
+from pgm_explore.analysis import Corpus
+from pgm_explore.cli import main
+from pgm_explore.dialogue import Transcript, corpus_files
+from pgm_explore.io import UnreadablePath
+
+TRANSCRIPTS = ROOT / "data" / "transcripts"
+
+# name in the corpus -> the data file it is a copy of (findings of every kind: errors,
+# warnings, a JSON array, a clean transcript, unanswered Requests at the end).
+LAYOUT = {
+    "logs/day1/a.jsonl": "defective/turn-gap.jsonl",
+    "logs/day1/b.json": "defective/merged-log-out-of-order.json",
+    "logs/day2/z.jsonl": "full-session.jsonl",
+    "logs/b.jsonl": "defective/duplicate-response.jsonl",
+    "logs/x.json/c.jsonl": "defective/unanswered-request.jsonl",  # a directory named like a file
+    "single.log": "defective/stance-constraints.jsonl",  # given by name: read by its content
+}
+# The PATHs given, and the transcripts they stand for, in the contract's order: the PATHs as
+# given, a directory's files sorted by their path inside it.
+GIVEN = ["single.log", "logs"]
+ORDER = [
+    "single.log",
+    "logs/b.jsonl",
+    "logs/day1/a.jsonl",
+    "logs/day1/b.json",
+    "logs/day2/z.jsonl",
+    "logs/x.json/c.jsonl",
+]
+SUMMARY = re.compile(r"^(\d+) messages? in (\d+) dialogues?: (\d+) errors?, (\d+) warnings?$")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, source in LAYOUT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(TRANSCRIPTS / source, tmp_path / name)
+    (tmp_path / "logs" / "notes.txt").write_text("not a transcript\n")  # neither *.jsonl nor *.json
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def alone(*argv: str) -> subprocess.CompletedProcess[str]:
+    """A separate ``pgm-explore`` process, as a person or a script runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "pgm_explore", *argv], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+# --- which files, in which order, under which names -------------------------------------------------
+
+
+def test_directories_stand_for_their_transcript_files_sorted_by_path(corpus: Path) -> None:
+    assert corpus_files(GIVEN) == ORDER
+    assert corpus_files(["logs/", "single.log"]) == [*ORDER[1:], "single.log"]  # PATHs in the order given
+    assert corpus_files(["logs/day2/z.jsonl", "logs/day1"]) == [
+        "logs/day2/z.jsonl",
+        "logs/day1/a.jsonl",
+        "logs/day1/b.json",
+    ]
+
+
+def test_a_missing_path_and_standard_input_are_refused(corpus: Path) -> None:
+    with pytest.raises(UnreadablePath, match="cannot read nowhere: no such file"):
+        corpus_files(["logs", "nowhere"])
+    with pytest.raises(UnreadablePath, match="standard input cannot be a transcript of a corpus"):
+        corpus_files(["-"])
+
+
+# --- check --corpus: the contract -------------------------------------------------------------------
+
+
+def test_json_lines_are_those_of_each_transcript_checked_alone(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "check", "--corpus", "--format", "json", *GIVEN)
+    separately = [alone("check", "--format", "json", name) for name in ORDER]
+    assert out == "".join(done.stdout for done in separately)
+    assert err == ""
+    # Each transcript's lines come in its place, named as the directory given joined with the file's path.
+    sources = [line.split('"source":"', 1)[1].split('"', 1)[0] for line in out.splitlines()]
+    owners = [next(name for name in ORDER if s == name or s.startswith((name + ":", name + "#"))) for s in sources]
+    assert owners == sorted(owners, key=ORDER.index) and set(owners) == set(ORDER) - {"logs/day2/z.jsonl"}
+    assert status == 1 == max(done.returncode for done in separately)
+
+
+def test_text_is_each_transcripts_findings_then_one_summary_line(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "check", "--corpus", "--no-color", *GIVEN)
+    blocks, totals = [], [0, 0, 0, 0]
+    for name in ORDER:
+        done = alone("check", "--no-color", name)
+        *findings, last = done.stdout.splitlines(keepends=True)
+        blocks += findings
+        for i, n in enumerate(SUMMARY.match(last.strip()).groups()):  # type: ignore[union-attr]
+            totals[i] += int(n)
+    messages, dialogues, errors, warnings = totals
+    summary = f"6 transcripts, {messages} messages in {dialogues} dialogues: {errors} errors, {warnings} warnings\n"
+    assert out == "".join(blocks) + summary
+    assert status == 1
+
+
+def test_a_clean_corpus_exits_zero_and_an_empty_one_too(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check", "--corpus", "--format", "json", "logs/day2") == (0, "", "")
+    (corpus / "empty").mkdir()
+    status, out, _ = run(capsys, "check", "--corpus", "--no-color", "empty")
+    assert (status, out) == (0, "0 transcripts, 0 messages in 0 dialogues: 0 errors, 0 warnings\n")
+
+
+def test_a_missing_path_checks_nothing(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "check", "--corpus", "logs", "nowhere", "-")
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [
+        "pgm-explore check: cannot read nowhere: no such file or directory",
+        "pgm-explore check: cannot read -: standard input cannot be a transcript of a corpus: give files or directories",
+    ]
+
+
+def test_an_unreadable_transcript_is_reported_and_the_others_are_checked(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.symlink(corpus / "gone.jsonl", corpus / "logs" / "day1" / "ab.jsonl")  # a link to nothing
+    status, out, err = run(capsys, "check", "--corpus", "--format", "json", "logs")
+    assert status == 2
+    assert err == "pgm-explore check: cannot read logs/day1/ab.jsonl: no such file\n"
+    alone_err = alone("check", "logs/day1/ab.jsonl")
+    assert (alone_err.returncode, alone_err.stderr) == (2, err)  # as check says it of that file alone
+    _, everything, _ = run(capsys, "check", "--corpus", "--format", "json", "logs/b.jsonl", "logs/day1/a.jsonl")
+    assert everything in out  # the transcripts before and after it are all there
+    status, text, _ = run(capsys, "check", "--corpus", "--no-color", "logs")
+    assert status == 2 and text.splitlines()[-1].endswith("; 1 transcript could not be read")
+
+
+def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "table", "messages", "--workers", "2", "single.log")
+    assert (status, out, err) == (2, "", "pgm-explore table: --workers and --scheduler go with --corpus\n")
+
+
+# --- the same bytes wherever the work runs ----------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["json", "text"])
+def test_two_local_worker_processes_give_the_same_bytes(
+    corpus: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    here = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "0", *GIVEN)
+    there = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "2", *GIVEN)
+    assert there == here and here[0] == 1 and here[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def cluster(corpus: Path) -> Iterator[str]:
+    """A Dask scheduler and two workers started with the ``dask`` command line, in the corpus's folder."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": corpus}
+    procs = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+    ]
+    try:
+        procs.append(
+            subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"], **quiet)
+        )
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(30)
+
+
+@pytest.mark.slow
+def test_an_existing_cluster_gives_the_same_bytes(cluster: str, capsys: pytest.CaptureFixture[str]) -> None:
+    here = run(capsys, "check", "--corpus", "--format", "json", *GIVEN)
+    there = run(capsys, "check", "--corpus", "--format", "json", "--scheduler", cluster, *GIVEN)
+    assert there == here and here[1]
+    table_here = run(capsys, "table", "findings", "--corpus", *GIVEN)
+    table_there = run(capsys, "table", "findings", "--corpus", "--scheduler", cluster, *GIVEN)
+    assert table_there == table_here and table_here[0] == 0
+
+
+@pytest.mark.slow  # (it waits out the client's start timeout: a minute)
+def test_an_unreachable_scheduler_is_a_usage_error(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    port = _free_port()  # nothing listens there
+    # (the client gives up after engine's START_TIMEOUT; a refused connection ends it sooner)
+    status, out, err = run(capsys, "check", "--corpus", "--scheduler", f"tcp://127.0.0.1:{port}", "logs")
+    assert (status, out) == (2, "")
+    assert err.startswith(f"pgm-explore check: could not start work on the Dask scheduler at tcp://127.0.0.1:{port}")
+
+
+# --- table --corpus -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ["messages", "pastatus", "findings"])
+def test_table_is_each_transcripts_table_with_its_path_first(
+    corpus: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    status, out, err = run(capsys, "table", what, "--corpus", *GIVEN)
+    assert (status, err) == (0, "")
+    header, *rows = out.splitlines(keepends=True)
+    expected = []
+    for name in ORDER:
+        own_header, *own_rows = run(capsys, "table", what, name)[1].splitlines(keepends=True)
+        assert header == "transcript," + own_header
+        expected += [f"{name},{row}" for row in own_rows]
+    assert rows == expected
+
+
+def test_table_of_a_corpus_with_an_unreadable_transcript_writes_nothing(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.symlink(corpus / "gone.jsonl", corpus / "logs" / "day1" / "ab.jsonl")
+    assert run(capsys, "table", "messages", "--corpus", "logs") == (
+        2,
+        "",
+        "pgm-explore table: cannot read logs/day1/ab.jsonl: no such file\n",
+    )
+
+
+@pytest.mark.slow
+def test_table_on_local_workers_is_the_same(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    here = run(capsys, "table", "messages", "--corpus", "--format", "json", *GIVEN)
+    there = run(capsys, "table", "messages", "--corpus", "--format", "json", "--workers", "2", *GIVEN)
+    assert there == here and here[0] == 0
+
+
+# --- the Corpus object ------------------------------------------------------------------------------
+
+
+def test_corpus_tables_are_the_transcripts_tables_one_under_the_other(corpus: Path) -> None:
+    c = Corpus(*GIVEN, workers=0)
+    assert (len(c), list(c.files)) == (6, ORDER)
+    for what in analysis.TABLES:
+        frame = c.table(what)
+        assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["transcript", *analysis.DTYPES[what]]
+        expected = pd.concat(
+            [analysis.TABLES[what](Transcript.load(name)).assign(transcript=name) for name in ORDER], ignore_index=True
+        )
+        pd.testing.assert_frame_equal(frame, expected[frame.columns], check_dtype=False)
+        assert frame["transcript"].dtype == "string"
+    summary = c.summary()
+    assert list(summary.columns) == ["transcript", "messages", "dialogues", "errors", "warnings"]
+    t = Transcript.load("logs/b.jsonl")
+    assert summary.iloc[1].tolist() == ["logs/b.jsonl", len(t.messages), len(t.dialogues()), t.errors, t.warnings]
+
+
+def test_pa_status_over_many_sessions(corpus: Path) -> None:
+    counts = Corpus("logs", workers=0).pastatus()
+    assert len(counts) == 10 * 5  # ten codes a transcript
+    total = counts.groupby("PAStatus")["count"].sum()
+    one_by_one = sum(analysis.pa_status_counts(Transcript.load(f)).set_index("PAStatus")["count"] for f in ORDER[1:])
+    assert total.to_dict() == one_by_one.to_dict()
+
+
+def test_lazy_tables_are_dask_dataframes_with_a_partition_per_transcript(corpus: Path) -> None:
+    import dask.dataframe as dd
+
+    c = Corpus(*GIVEN, workers=0)
+    lazy = c.messages(lazy=True)
+    assert isinstance(lazy, dd.DataFrame) and lazy.npartitions == 6
+    assert list(lazy.columns) == list(c.messages().columns)
+    pd.testing.assert_frame_equal(lazy.compute(scheduler="sync").reset_index(drop=True), c.messages())
+    with pytest.raises(ValueError, match="no table 'nonsense'"):
+        c.table("nonsense")
+
+
+def test_an_unreadable_transcript_is_a_plain_error(corpus: Path) -> None:
+    os.symlink(corpus / "gone.jsonl", corpus / "logs" / "ab.jsonl")
+    with pytest.raises(UnreadablePath, match=r"cannot read logs/ab\.jsonl"):
+        Corpus("logs", workers=0).findings()
+
+
+def test_the_notebook_display_escapes_names_and_never_raises(corpus: Path) -> None:
+    (corpus / "odd").mkdir()
+    shutil.copyfile(TRANSCRIPTS / "full-session.jsonl", corpus / "odd" / "<i>x<i>.jsonl")
+    c = Corpus("odd", "logs", workers=0)
+    bundle = c._repr_mimebundle_()
+    assert "&lt;i&gt;x&lt;i&gt;.jsonl" in bundle["text/html"] and "<i>x" not in bundle["text/html"]
+    assert bundle["text/plain"].startswith("Corpus of 6 transcripts (")
+    assert "odd/<i>x<i>.jsonl" in bundle["text/plain"]
+    assert set(c._repr_mimebundle_(include={"text/plain"})) == {"text/plain"}
+    c.files = None  # type: ignore[assignment]  # whatever breaks, the display shows something
+    broken = c._repr_mimebundle_()
+    assert broken["text/plain"] and broken["text/html"]
+
+
+def test_many_files_are_listed_in_part(tmp_path: Path) -> None:
+    for n in range(25):
+        (tmp_path / f"s{n:02d}.jsonl").write_text("")
+    text = str(Corpus(tmp_path, workers=0))
+    assert text.count("\n") == 21 and text.endswith("... and 5 more")
