@@ -126,11 +126,13 @@ def test_probe_with_the_token_passes_and_never_quotes_it(partner: str, tmp_path:
     checks = [json.loads(line) for line in done.stdout.splitlines()]
     failed = [c for c in checks if c["status"] == "fail"]
     assert done.returncode == 0 and not failed, failed
+    auth = next(c for c in checks if c["check"] == "http-auth")  # it refuses what comes without the token
+    assert auth["status"] == "pass" and "without the token: 401" in auth["message"], auth
     assert {"http-media-types", "http-session", "dns-rebinding"} <= {
         c["check"] for c in checks if c["status"] == "pass"
     }
     html = cli("probe", "--partner", f"dac={partner}", "--format", "html", token=TOKEN, cwd=tmp_path)
-    assert html.returncode == 0 and "Authorization" not in html.stdout
+    assert html.returncode == 0 and "Bearer probe-not-the-token" in html.stdout  # the evidence: another token
     assert TOKEN not in done.stdout + done.stderr + html.stdout + html.stderr
 
 

@@ -562,3 +562,14 @@ def test_every_keyword_that_fails_on_its_own_has_its_translation() -> None:
     used = keywords & set(Draft202012Validator.VALIDATORS)
     assert used - applicators <= set(_TRANSLATIONS), used - applicators - set(_TRANSLATIONS)
     assert used - applicators, "the schemas were not walked"
+
+
+def test_empty_value_advice_fits_a_required_or_an_optional_property() -> None:
+    # Issue 21: a required property cannot be left out, so its advice is to fill it in.
+    from pgm_explore.dialogue.documents import skeleton
+
+    doc = {**skeleton("BKN-DAC", "RS"), "RequestID": "", "DescrMetadata": ""}
+    said = {f.path: f.message for f in validate(doc).findings if f.rule == "empty-value"}
+    assert said[("MInstance",)].endswith("(fill it in).")
+    assert said[("RequestID",)].endswith("(fill it in).")  # required in a Response (Mode's if/then)
+    assert said[("DescrMetadata",)].endswith("(leave it out if there is none).")

@@ -575,7 +575,16 @@ def test_reply_copies_the_context_with_a_fresh_id_and_time() -> None:
     assert response["QueryID"] not in (request["QueryID"], "")
     assert response["QueryTime"] != request["QueryTime"]
     assert response["DataXMData"]["Source"] == [{"AIMID": "PGM-DAC"}]
-    assert reply.conforms, rules(reply)
+    # A feasibility Request: one step per Process Action, its Step copied; PAStatus and Overall to choose.
+    steps = [a["Step"] for a in request["ProcessActions"]]
+    assert response["Feasibility"] == {"Steps": [{"Step": s} for s in steps]}
+    assert rules(reply) == [("required", ("Feasibility", "Overall"))] + [
+        ("required", ("Feasibility", "Steps", i, "PAStatus")) for i in range(len(steps))
+    ]
+    for i in range(len(steps)):
+        reply.set(("Feasibility", "Steps", i, "PAStatus"), "Ack")
+    reply.set(("Feasibility", "Overall"), "feasible")
+    assert reply.conforms and rules(reply) == [], rules(reply)
 
 
 def test_reply_button_shows_the_response_composer_and_is_off_for_a_response() -> None:
@@ -662,10 +671,11 @@ def test_a_draft_is_written_after_the_edits_and_restores_everything(_drafts_in_t
     assert restored.value == c.value and restored.aside == c.aside
     assert restored.field(("TurnIndex",)).editor.value == "-3"
     assert one(restored, "pgmx-json").value == '{"half": '
-    assert MessageComposer.restore("my-request").value["Outcome"] == "not_answered"
+    again = MessageComposer.restore("my-request")  # made last: it keeps the draft from now on
+    assert again.value["Outcome"] == "not_answered"
     assert "my-request" in MessageComposer.drafts()
-    restored.mode = "RQ"
-    assert restored.value["Question"] == "Is the stall open?"
+    again.mode = "RQ"
+    assert again.value["Question"] == "Is the stall open?"
     assert MessageComposer.restore("my-request").aside["RS"]["Outcome"] == "not_answered"
 
 
@@ -926,16 +936,23 @@ def test_a_draft_under_the_old_file_name_is_still_found(_drafts_in_tmp: Path) ->
     assert MessageComposer("BKN-PAL", draft_name="My Work").value["Question"] == "old format"
 
 
-def test_two_live_composers_with_one_draft_name_are_told() -> None:
+def test_a_composer_of_the_same_draft_name_takes_the_draft_over(_drafts_in_tmp: Path) -> None:
+    # Issue 21: a cell run again makes a second composer of the same name; it keeps the draft.
     first = composer("BKN-PAL", "RQ", draft_name="shared")
-    assert "Another composer" not in one(first, "pgmx-draft-notice").value
+    assert one(first, "pgmx-draft-notice").value == ""
+    first.set(("Question",), "typed in the first")
     second = composer("BKN-PAL", "RQ", draft_name="shared")
-    for c in (first, second):
-        assert "Another composer in this kernel also keeps the draft “shared”" in one(c, "pgmx-draft-notice").value
+    assert second.value["Question"] == "typed in the first"
+    said = one(second, "pgmx-draft-notice").value
+    assert "This composer keeps the draft “shared” from now on." in said and "draft_name" not in said
+    assert one(first, "pgmx-draft-notice").value.startswith("A newer composer keeps the draft “shared” now")
+    first.set(("Question",), "typed in the old one")  # not kept: the newer composer holds the draft
+    second.set(("Question",), "typed in the new one")
     second.close()
+    assert _drafts.read_draft(_drafts_in_tmp / "shared.json")["document"]["Question"] == "typed in the new one"
     first.close()
-    third = composer("BKN-PAL", "RQ", draft_name="shared")  # the others are closed: nobody to warn about
-    assert "Another composer" not in one(third, "pgmx-draft-notice").value
+    third = composer("BKN-PAL", "RQ", draft_name="shared")  # the others are closed: nothing to take over
+    assert "keeps the draft" not in one(third, "pgmx-draft-notice").value
 
 
 @pytest.mark.parametrize(
@@ -991,7 +1008,8 @@ def test_a_restored_draft_says_so_and_start_fresh_keeps_it_aside() -> None:
     assert again.draft_name == "02-pal" and "kept as “02-pal (set aside " in one(again, "pgmx-draft-notice").value
     aside = next(name for name in MessageComposer.drafts() if name.startswith("02-pal (set aside "))
     assert MessageComposer.restore(aside).value["Question"] == "Warm or formal?"
-    assert "Question" not in MessageComposer.restore("02-pal").value  # a restart now brings the fresh one
+    # A restart now brings the fresh one (read from the file: a composer made here would keep the draft).
+    assert "Question" not in _drafts.read_draft(_drafts.find_draft("02-pal"))["document"]
     again.start_fresh()
     again.start_fresh()  # within the same second: each state kept under a name of its own
     assert len([n for n in MessageComposer.drafts() if n.startswith("02-pal (set aside ")]) == 3
@@ -1070,3 +1088,74 @@ def test_the_form_locates_a_path_and_makes_the_way_as_a_person_would() -> None:
     assert c.value["DataXMData"]["Source"] == [{"ImplementerAIMID": ""}]  # the union chose the alternative
     with pytest.raises(KeyError, match=r"\$\.TurnIndex\.x"):
         root.locate(("TurnIndex", "x"))
+
+
+# -- issue 21: the composer's feel -----------------------------------------------------------------
+
+
+def test_add_numbers_a_new_step_with_the_next_free_one() -> None:
+    c = composer("BKN-DAC", "RQ")
+    c.set(("Kind",), "feasibility")
+    c.field(("ProcessActions",)).include.value = True
+    adder = c.field(("ProcessActions",)).add_button
+    for _ in range(3):
+        adder.click()
+    assert [a["Step"] for a in c.value["ProcessActions"]] == [0, 1, 2]
+    assert "duplicate-step" not in [f.rule for f in c.findings]
+    assert isinstance(c.field(("ProcessActions", 0, "Statement")).editor, widgets.Textarea)
+
+
+def test_a_reply_keeps_a_draft_of_its_own_that_comes_back_with_its_request(_drafts_in_tmp: Path) -> None:
+    request = composer("BKN-PAL", "RQ", draft_name="03-pal")
+    request.set(("Question",), "Warm or formal?")
+    one(request, "pgmx-reply").click()
+    reply = request.last_reply
+    assert reply is not None and reply.draft_name == "03-pal-reply"
+    reply.set(("Stance",), {"Label": "warm"})
+    request.close()
+    reply.close()
+    # Kernel restart, Run All: the request's cell brings its reply back, as it was.
+    again = composer("BKN-PAL", "RQ", draft_name="03-pal")
+    assert again.last_reply is not None and again.last_reply in again._reply_area.children
+    assert again.last_reply.value["Stance"] == {"Label": "warm"}
+    assert again.last_reply.value["RequestID"] == again.value["QueryID"]
+    # Another Request (a new QueryID): Reply starts a new Response; the old one is kept aside.
+    again.set(("QueryID",), "kpa-another")
+    fresh = again.reply()
+    assert "Stance" not in fresh.value and fresh.value["RequestID"] == "kpa-another"
+    assert any(n.startswith("03-pal-reply (set aside ") for n in MessageComposer.drafts())
+
+
+def test_the_drafts_list_names_each_draft_once_in_words(_drafts_in_tmp: Path) -> None:
+    c = composer("BKN-DAC", "RQ", draft_name="03-dac-request")
+    c.set(("TurnIndex",), 2)
+    one(c, "pgmx-reply").click()
+    assert c.last_reply is not None
+    c.last_reply.set(("Outcome",), "not_answered")
+    c.close()
+    c.last_reply.close()
+    # A copy of the draft under another file name (as an earlier version wrote it) is the same draft.
+    copy_ = _drafts_in_tmp / "copy-of-03.json"
+    copy_.write_text((_drafts_in_tmp / "03-dac-request.json").read_text(encoding="utf-8"), encoding="utf-8")
+    viewer = composer("PC Prompt", None, draft_name="viewer")
+    one(viewer, "pgmx-drafts").click()
+    labels = [label for label, _name in one(viewer, "pgmx-drafts-list").options]
+    assert [label.split(":")[0] for label in labels].count("03-dac-request") == 1
+    assert any(label.startswith("03-dac-request: a BKN-DAC Request, last written ") for label in labels)
+    assert any(
+        label.startswith("03-dac-request-reply: a BKN-DAC Response (the reply of “03-dac-request”)") for label in labels
+    )
+
+
+def test_open_file_leaves_only_lines_about_the_document_shown(tmp_path: Path) -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="status")
+    c.set(("Question",), "mine")
+    c.save(tmp_path / "mine.json")
+    assert one(c, "pgmx-status").value.startswith("Saved")
+    again = composer("BKN-PAL", "RQ", draft_name="status")
+    assert one(again, "pgmx-draft-notice").value.startswith("Restored draft")
+    one(again, "pgmx-open").click()
+    one(again, "pgmx-open-path").value = str(EXAMPLES / "bkn-pal" / "valid" / "rs-tutor-stance.json")
+    one(again, "pgmx-open-file").click()
+    assert one(again, "pgmx-open-status").value.startswith("Opened")
+    assert one(again, "pgmx-draft-notice").value == "" and one(again, "pgmx-status").value == ""

@@ -202,6 +202,9 @@ def _bkn_request(request: Mapping[str, Any]) -> DataType:
 def reply_document(request: Mapping[str, Any]) -> dict[str, Any]:
     """The skeleton of the Response to a Request, to be filled in: RequestID = its QueryID;
     MInstance, UEnvironment, SessionID, DialogID and TurnIndex copied; a fresh QueryID and time.
+    The Response to a BKN-DAC feasibility Request proposes one ``Feasibility.Steps`` entry per
+    Process Action, its Step copied; each PAStatus, and the Overall verdict, are left for the
+    person to choose (their ``required`` findings say so).
 
     Raises ``ValueError`` for anything but a Request of a BKN type.
 
@@ -209,6 +212,10 @@ def reply_document(request: Mapping[str, Any]) -> dict[str, Any]:
     >>> rs = reply_document(rq)
     >>> rs["Mode"], rs["RequestID"] == rq["QueryID"], rs["QueryID"] != rq["QueryID"], rs["TurnIndex"]
     ('RS', True, True, 4)
+    >>> rq = {**skeleton("BKN-DAC", "RQ"), "Kind": "feasibility",
+    ...       "ProcessActions": [{"Step": 0, "Statement": "MM-Add a"}, {"Step": 2, "Statement": "MM-Move b"}]}
+    >>> reply_document(rq)["Feasibility"]
+    {'Steps': [{'Step': 0}, {'Step': 2}]}
     >>> reply_document({"Header": "PGM-PCP-V1.0"})
     Traceback (most recent call last):
     ValueError: only a Request (Mode RQ) of BKN-PRC, BKN-DAC or BKN-PAL has a Response; this is PC Prompt
@@ -218,6 +225,17 @@ def reply_document(request: Mapping[str, Any]) -> dict[str, Any]:
     doc = skeleton(spec.name, "RS", context=context)
     if "QueryID" in request:
         doc["RequestID"] = request["QueryID"]
+    actions = request.get("ProcessActions")
+    if spec.name == "BKN-DAC" and request.get("Kind") == "feasibility" and isinstance(actions, list):
+        steps = [{"Step": a["Step"]} for a in actions if isinstance(a, dict) and "Step" in a]
+        feasibility = {"Steps": steps}
+        order = list(spec.schema["properties"])
+        at = order.index("Feasibility")
+        doc = {
+            **{k: v for k, v in doc.items() if order.index(k) < at},
+            "Feasibility": feasibility,
+            **{k: v for k, v in doc.items() if order.index(k) > at},
+        }
     return doc
 
 

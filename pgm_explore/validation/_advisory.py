@@ -44,6 +44,9 @@ def is_clean(dt: DataType, document: Any) -> bool:
 # Open properties hold whatever their producer put there, and the bundled schemas
 # already say what they require of their own arrays.
 _NOT_CHECKED = frozenset({"SceneContext", "Intent", "Personality", "Spatial", "Temporal", "DataXMData"})
+# Marks a required property's advisory schema (an annotation: no validator reads it), so that the
+# advice fits it: a required property cannot be left out, an optional one can.
+_REQUIRED = "pgm-explore: required"
 
 
 def _advisory(node: Any, root: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,8 +68,12 @@ def _advisory(node: Any, root: Mapping[str, Any]) -> dict[str, Any]:
         items = _advisory(node.get("items"), root)
         if items:
             out["items"] = items
+    required = set(node.get("required", ()))
+    for rule in node.get("allOf", ()):  # required in one Mode (if/then): RequestID of a Response
+        if isinstance(rule, dict) and isinstance(rule.get("then"), dict):
+            required |= set(rule["then"].get("required", ()))
     props = {
-        key: sub
+        key: {**sub, "$comment": _REQUIRED} if key in required else sub
         for key, value in node.get("properties", {}).items()
         if key not in _NOT_CHECKED and (sub := _advisory(value, root))
     }
@@ -101,7 +108,7 @@ def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
             return
     except (ValueError, TypeError, OverflowError):
         return
-    for path, value in _empty(_advisory_schema(dt), document, ()):
+    for path, value, node in _empty(_advisory_schema(dt), document, ()):
         if isinstance(value, int | float) and not isinstance(value, bool):
             yield Finding.of(
                 "beyond-double",
@@ -115,28 +122,30 @@ def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
             continue
         what = "an empty string" if isinstance(value, str) else "an empty list"
         rule: RuleCode = "empty-value"
+        # A required property cannot be left out: the advice is to fill it in.
+        advice = "fill it in" if node.get("$comment") == _REQUIRED else "leave it out if there is none"
         yield Finding.of(
             rule,
             path,
-            f"{_name(path, dt)} is {what}; the spec expects content here (leave it out if there is none).",
+            f"{_name(path, dt)} is {what}; the spec expects content here ({advice}).",
             f"{spec_reference(dt, path)} (DECISIONS D9b)",
         )
 
 
 def _empty(
     node: Mapping[str, Any], value: Any, path: tuple[str | int, ...]
-) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """(path, value) of each value that an advisory schema ``node`` (:func:`_advisory`) finds
-    empty, or beyond a double's range."""
+) -> Iterator[tuple[tuple[str | int, ...], Any, Mapping[str, Any]]]:
+    """(path, value, advisory schema) of each value that an advisory schema ``node``
+    (:func:`_advisory`) finds empty, or beyond a double's range."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         if "maximum" in node and not -sys.float_info.max <= value <= sys.float_info.max:
-            yield path, value
+            yield path, value, node
     elif isinstance(value, str):
         if not value and "minLength" in node:
-            yield path, value
+            yield path, value, node
     elif isinstance(value, list):
         if not value and "minItems" in node:
-            yield path, value
+            yield path, value, node
         items = node.get("items")
         if items:
             for index, item in enumerate(value):

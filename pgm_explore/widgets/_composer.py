@@ -29,6 +29,8 @@ from pgm_explore.widgets._composer_view import ComposerView
 from pgm_explore.widgets._drafts import (
     DraftSchedule,
     OpenedDraft,
+    aside_name,
+    delete_draft,
     draft_path,
     find_draft,
     list_drafts,
@@ -155,6 +157,8 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
                     f"Restored draft from {esc(when)} (“{esc(self.draft_name)}”): your last edit is back.", fresh=True
                 )
                 self._claim()
+                if reply_button and self._reply_draft_answers():
+                    self._area.guard(self._reply_clicked)()  # the Response being written comes back too
                 return
             kept = self._set_damaged_aside()
             opened = OpenedDraft(None, None, f"The draft “{self.draft_name}” could not be restored ({problem}){kept}.")
@@ -333,6 +337,10 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self._aside = {}
         self._json.pending = None
         self._revert.layout.display = "none"
+        # The lines about the document shown until now ("Saved …", "Restored draft …") are no
+        # longer true: the status describes what is shown, and the caller says what it opened.
+        self._status.value = ""
+        self._drafts_bar.say("")
         self._dirty = True
         if not self._keep_quiet:
             self._quiet = False
@@ -343,12 +351,45 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         return notes
 
     def reply(self) -> MessageComposer:
-        """A new composer with the Response skeleton of this Request (``ValueError`` otherwise)."""
+        """A new composer with the Response skeleton of this Request (``ValueError`` otherwise).
+
+        Its draft is ``<draft_name>-reply``, so that it comes back: when that draft answers this
+        Request (its RequestID is this QueryID), the reply is restored from it, also after a
+        restart; a draft that answers another Request is kept aside first (never overwritten)."""
         doc = reply_document(self.value)
-        draft_dir: Any = self.draft_dir if self.autosave else False
-        reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=draft_dir, work_folder=self.work_folder)
-        reply._start_quiet()
+        if not self.autosave:
+            reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=False, work_folder=self.work_folder)
+            reply._start_quiet()
+            return reply
+        name = self._reply_draft_name
+        if find_draft(name, self.draft_dir) is not None and not self._reply_draft_answers():
+            opened = open_draft(name, self.draft_dir)
+            if opened.content is not None:
+                kept = aside_name(name, self.draft_dir)
+                write_draft(draft_path(kept, self.draft_dir), {**opened.content, "name": kept})
+            delete_draft(name, self.draft_dir)
+        restoring = find_draft(name, self.draft_dir) is not None
+        reply = MessageComposer(
+            self._spec.name, "RS", document=doc, draft_dir=self.draft_dir, draft_name=name, work_folder=self.work_folder
+        )
+        if not restoring:
+            reply._start_quiet()
         return reply
+
+    @property
+    def _reply_draft_name(self) -> str:
+        return f"{self.draft_name}-reply"
+
+    def _reply_draft_answers(self) -> bool:
+        """The reply's draft exists and answers this Request (its RequestID is this QueryID)."""
+        path = find_draft(self._reply_draft_name, self.draft_dir)
+        if path is None or self.value.get("Mode") != "RQ":
+            return False
+        try:
+            document = read_draft(path).get("document")
+        except (OSError, ValueError):
+            return False
+        return isinstance(document, dict) and document.get("RequestID") == self.value.get("QueryID")
 
     def _start_quiet(self) -> None:
         """Findings only at the fields touched from now on (a new message, not one opened)."""

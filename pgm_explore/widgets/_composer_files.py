@@ -35,21 +35,21 @@ class ComposerFiles(ComposerState):
     """Save, drafts and their notices (mixed into MessageComposer)."""
 
     def _claim(self) -> None:
-        """Note in this kernel that this composer writes its draft; say so when another does too."""
+        """Note in this kernel that this composer writes its draft. Another live composer that
+        wrote it (typically: the same cell, run again) hands it over: the newest keeps it."""
         if not self.autosave:
             return
         other = claim_draft(draft_path(self.draft_name, self.draft_dir), self)
-        if other is not None:
-            self._draft_shared()
-            shared = getattr(other, "_draft_shared", None)
-            if shared is not None:
-                shared()
+        handover = getattr(other, "_draft_taken_over", None)
+        if handover is not None:
+            handover()
+            self._drafts_bar.add(f"This composer keeps the draft “{esc(self.draft_name)}” from now on.")
 
-    def _draft_shared(self) -> None:
-        self._drafts_bar.add(
-            f"Another composer in this kernel also keeps the draft “{esc(self.draft_name)}” (an earlier run "
-            "of this cell?): the draft holds whichever was edited last. Give each its own draft_name."
-        )
+    def _draft_taken_over(self) -> None:
+        """A newer composer keeps this one's draft: what is kept is written, and nothing more."""
+        self._schedule.flush()
+        self.autosave = False
+        self._drafts_bar.say(f"A newer composer keeps the draft “{esc(self.draft_name)}” now: edits here are not kept.")
 
     def _set_damaged_aside(self) -> str:
         path = find_draft(self.draft_name, self.draft_dir)
@@ -151,6 +151,7 @@ class ComposerFiles(ComposerState):
         problem = self._restore(content)
         if problem is not None:
             raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
+        self._status.value = ""  # a line about the document shown before is no longer true
         self._dirty = True
         self._autosave(now=True)
         self._drafts_bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from pgm_explore._files import atomic_write, remove_leftovers, safe_filename
+from pgm_explore.spec import MODE_WORDS
 
 __all__ = [
     "DRAFT_FORMAT",
@@ -120,7 +121,11 @@ def find_draft(name: str, draft_dir: str | Path | None = None) -> Path | None:
     if path.exists():
         return path
     legacy = _legacy_path(name, draft_dir)
-    if legacy != path and legacy.exists():
+    try:
+        old = legacy != path and legacy.exists()
+    except OSError:  # a name too long for a file name: an earlier version never wrote it
+        old = False
+    if old:
         try:
             stored = json.loads(legacy.read_text(encoding="utf-8")).get("name")
         except (OSError, ValueError, AttributeError):
@@ -194,12 +199,26 @@ class DraftInfo:
     type: str | None
     path: Path
     saved: float
+    mode: str | None = None
 
     @property
     def label(self) -> str:
-        """What a drafts list shows: name, type and local time."""
-        what = self.type if self.kind == "message" and self.type else self.kind
-        return f"{self.name} — {what}, {local_time(self.saved)}"
+        """What a drafts list shows, in words: the name, what it holds, whose step it keeps, when.
+
+        >>> DraftInfo("03-dac-request-reply", "message", "BKN-DAC", Path("x"), 0, "RS").label[:62]
+        '03-dac-request-reply: a BKN-DAC Response (the reply of “03-dac'
+        >>> DraftInfo("02-pc-prompt", "message", "PC Prompt", Path("x"), 0).label[:29]
+        '02-pc-prompt: a PC Prompt, la'
+        """
+        if self.kind == "message" and self.type:
+            word = MODE_WORDS.get(self.mode or "", "")
+            what = f"a {self.type}" + (f" {word}" if word else "")
+        else:
+            what = f"a {self.kind}"
+        for suffix, role in (("-reply", "the reply of"), ("-previous", "what was shown before an Open in")):
+            if self.name.endswith(suffix) and len(self.name) > len(suffix):
+                what += f" ({role} “{self.name[: -len(suffix)]}”)"
+        return f"{self.name}: {what}, last written {local_time(self.saved)}"
 
 
 @dataclass(frozen=True)
@@ -269,10 +288,25 @@ def draft_entries(draft_dir: str | Path | None = None, kind: str | None = None) 
             continue
         stored = data.get("name")
         name = stored if isinstance(stored, str) else path.stem
-        entry = DraftInfo(name, str(data.get("kind", "message")), data.get("type"), path, _saved(data, path))
+        document = data.get("document")
+        mode = document.get("Mode") if isinstance(document, dict) else None
+        entry = DraftInfo(
+            name,
+            str(data.get("kind", "message")),
+            data.get("type"),
+            path,
+            _saved(data, path),
+            mode if isinstance(mode, str) else None,
+        )
         if kind is None or entry.kind == kind:
             found.append(entry)
-    return sorted(found, key=lambda e: e.saved, reverse=True)
+    # One entry per name: a file that says it is the draft of a name another file already is (a
+    # copy, one written under an earlier version's file name) is the same draft, listed once.
+    by_name: dict[str, DraftInfo] = {}
+    for entry in sorted(found, key=lambda e: e.saved, reverse=True):
+        if entry.name not in by_name or entry.path == find_draft(entry.name, draft_dir):
+            by_name[entry.name] = entry
+    return sorted(by_name.values(), key=lambda e: e.saved, reverse=True)
 
 
 def list_drafts(draft_dir: str | Path | None = None) -> list[str]:

@@ -265,6 +265,59 @@ def enum_meanings(schema: Schema) -> dict[str, str]:
     return found
 
 
+LONG_TEXTS = frozenset(
+    {
+        "Prompt",
+        "Question",
+        "Statement",
+        "Reason",
+        "Rationale",
+        "Text",
+        "Rules",
+        "Constraints",
+        "GoalConstraints",
+        "ExpressiveConstraints",
+        "BehaviouralExpectations",
+    }
+)
+"""Properties (or arrays of them) whose strings are sentences a person writes, not names or ids."""
+
+
+def long_text(path: tuple[str | int, ...], schema: Schema) -> bool:
+    """A string field that gets a multi-line box: sentences (:data:`LONG_TEXTS`, named by the
+    property or the array holding the item) or a ``maxLength`` of 256 and more (DescrMetadata).
+
+    >>> long_text(("ProcessActions", 0, "Statement"), {"type": "string"})
+    True
+    >>> long_text(("Answer", "Constraints", 2), {"type": "string"}), long_text(("QueryID",), {"type": "string"})
+    (True, False)
+    >>> long_text(("DescrMetadata",), {"type": "string", "maxLength": 2048})
+    True
+    """
+    name = next((part for part in reversed(path) if isinstance(part, str)), "")
+    return name in LONG_TEXTS or int(schema.get("maxLength", 0)) >= 256
+
+
+def numbered(item: Any, siblings: list[Any]) -> Any:
+    """A new array item that carries a ``Step`` (a Process Action, a feasibility step) gets the
+    next free one: one more than the largest Step of its siblings (0 for the first), so that a
+    new item never repeats a Step.
+
+    >>> numbered({"Step": 0, "Statement": ""}, [{"Step": 0}, {"Step": 3}, {"Step": "x"}])
+    {'Step': 4, 'Statement': ''}
+    >>> numbered({"Step": 0}, []), numbered("", [""]), numbered({"Step": 0}, [{"Step": True}])
+    ({'Step': 0}, '', {'Step': 0})
+    """
+    if not isinstance(item, dict) or not isinstance(item.get("Step"), int):
+        return item
+    steps = [
+        s["Step"]
+        for s in siblings
+        if isinstance(s, dict) and isinstance(s.get("Step"), int) and not isinstance(s["Step"], bool)
+    ]
+    return {**item, "Step": max(steps) + 1} if steps else item
+
+
 def default_value(schema: Schema, root: Schema) -> Any:
     """The value a property gets when it is switched on: the smallest that fits, with every
     required member (absent is not empty: switching on ``Steps`` gives ``[]``, not nothing).

@@ -13,7 +13,15 @@ from typing import Any
 import ipywidgets as widgets
 
 from pgm_explore.validation import json_path
-from pgm_explore.widgets._fields import Schema, alternatives, choose_alternative, default_value, kind, resolve
+from pgm_explore.widgets._fields import (
+    Schema,
+    alternatives,
+    choose_alternative,
+    default_value,
+    kind,
+    numbered,
+    resolve,
+)
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path
 from pgm_explore.widgets._form_field import Container, Field
 from pgm_explore.widgets._form_leaf import LeafField, OpenField
@@ -321,9 +329,11 @@ class ArrayField(Container):
         self.ctx.edited(self)
 
     def add(self, value: Any = MISSING) -> None:
-        """Append an item (the default of the item schema unless given)."""
+        """Append an item (the default of the item schema, numbered with the next free Step, unless given)."""
         values = [] if self.raw else self.get()
-        self._edit([*values, default_value(self.item_schema, self.item_root) if value is MISSING else value])
+        if value is MISSING:
+            value = numbered(default_value(self.item_schema, self.item_root), values)
+        self._edit([*values, value])
 
     def remove_item(self, index: int) -> None:
         values = self.get()

@@ -15,15 +15,13 @@ import ipywidgets as widgets
 
 from pgm_explore._display import esc
 from pgm_explore.validation import Finding
-from pgm_explore.widgets._fields import Schema, enum_meanings, fits, number_from_text, number_text
+from pgm_explore.widgets._fields import Schema, enum_meanings, fits, long_text, number_from_text, number_text
 from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path
 from pgm_explore.widgets._form_field import Field
 from pgm_explore.widgets._ordered import OrderedText, OrderedTextarea
 
 __all__ = ["LeafField", "OpenField"]
 
-# Text longer than a line is expected here (DescrMetadata allows 2048 characters).
-_LONG_TEXT = 256
 # An option's meaning in a dropdown is cut here; the (i) beside the label has all of it.
 _OPTION_MEANING = 48
 
@@ -90,7 +88,7 @@ class LeafField(Field):
                 placeholder="number" if k == "number" else "whole number",
                 _dom_classes=(*classes, "pgmx-number"),
             )
-        if int(self.schema.get("maxLength", 0)) >= _LONG_TEXT:
+        if long_text(self.path, self.schema):
             return make(OrderedTextarea, "textarea", value=shown, continuous_update=True, _dom_classes=classes)
         return make(OrderedText, "text", value=shown, continuous_update=True, _dom_classes=classes)
 

@@ -30,7 +30,7 @@ def test_a_dialogue_comes_back_after_a_kernel_restart(
     expect(builder.locator(".pgmx-dialogue-badge")).to_contain_text("0 messages", timeout=WIDGETS_MS)
 
     # Type a prompt into the builder's composer and add it, twice.
-    prompt = builder.locator(".pgmx-composer .pgmx-field-Prompt .pgmx-input input")
+    prompt = builder.locator(".pgmx-composer .pgmx-field-Prompt .pgmx-input textarea")
     add = builder.locator("button.pgmx-add", has_text="Add to dialogue")
     type_into(prompt, "Where is the lantern stall?")
     add.click()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,9 +37,19 @@ def test_the_last_edit_comes_back_after_a_kernel_restart(
     words = "Meet me at the lantern stall at noon."
     type_into(composer.input("Prompt"), words)
     expect(composer.json_view).to_have_value(re.compile(re.escape(f'"Prompt": "{words}"')))
-    wait_for_idle(page)  # the kernel has taken every keystroke (and written the draft)
+    wait_for_idle(page)  # the kernel has taken every keystroke; the draft is written within about a second
     draft = Path(e2e_env["PGM_EXPLORE_DRAFTS"]) / f"{DRAFT}.json"
-    assert json.loads(draft.read_text(encoding="utf-8"))["document"]["Prompt"] == words
+
+    def written() -> str | None:
+        try:
+            return json.loads(draft.read_text(encoding="utf-8"))["document"].get("Prompt")
+        except FileNotFoundError:
+            return None
+
+    deadline = time.monotonic() + 10  # about a second, on a machine that may be loaded
+    while written() != words and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert written() == words
     shot("typed")
 
     restart_kernel(notebook.page)
