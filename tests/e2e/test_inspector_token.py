@@ -14,7 +14,7 @@ import pytest
 
 from tests import probing
 
-from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Server, type_into
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Server, open_app, type_into
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -36,11 +36,7 @@ def guarded_partner() -> Iterator[str]:
 def test_the_inspect_tab_connects_to_a_partner_that_asks_for_a_token(
     page: Page, app_server: Server, guarded_partner: str, shot: Callable[[str], Path]
 ) -> None:
-    page.goto(app_server.at(), timeout=KERNEL_MS)
-    app = page.locator(".pgmx-app")
-    expect(app).to_be_visible(timeout=KERNEL_MS)
-    page.locator(".pgmx-app .lm-TabBar-tab", has_text="Inspect").click()
-    inspector = app.locator(".pgmx-inspector")
+    inspector = open_app(page, app_server, "Inspect").locator(".pgmx-inspector")
     expect(inspector).to_be_visible(timeout=WIDGETS_MS)
     token_box = inspector.locator(".pgmx-inspector-token input")
     expect(token_box).to_be_hidden()  # a reference partner of this page needs none
