@@ -170,8 +170,11 @@ def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture
 @pytest.mark.slow
 @pytest.mark.parametrize("form", ["json", "text"])
 def test_two_local_worker_processes_give_the_same_bytes(
-    corpus: Path, capsys: pytest.CaptureFixture[str], form: str
+    corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
 ) -> None:
+    from pgm_explore.dialogue import _corpus
+
+    monkeypatch.setattr(_corpus, "BATCH_FILES", 2)  # three batches for the two workers, not one
     here = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "0", *GIVEN)
     there = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "2", *GIVEN)
     assert there == here and here[0] == 1 and here[1]

@@ -6,15 +6,13 @@ The token is never shown on the page."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.test_mcp_sessions import _free_port, _wait_for_port
+from tests import probing
 
 from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Server, type_into
 
@@ -30,17 +28,9 @@ TOKEN = "tok-e2e-5d1a9c-inspect"
 
 @pytest.fixture
 def guarded_partner() -> Iterator[str]:
-    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``, reached as 127.0.0.1:PORT."""
-    port = _free_port()
-    command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--host", "0.0.0.0"]
-    command += ["--port", str(port), "--token", TOKEN, "--allow-host", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``; its URL."""
+    with probing.http_server(probing.guarded_reference_http("domain-access", TOKEN)) as url:
+        yield url
 
 
 def test_the_inspect_tab_connects_to_a_partner_that_asks_for_a_token(
