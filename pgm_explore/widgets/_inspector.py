@@ -61,6 +61,16 @@ def _schema_html(tool: ToolInfo) -> str:
     return "".join(parts)
 
 
+def _short(text: str, limit: int = 120) -> str:
+    """The start of a partner's text, on one line, for the status line.
+
+    >>> _short("Error executing tool bkn_dac: " + "x" * 200)[-12:], _short("closed   by peer")
+    ('xxxxxxxxxxx…', 'closed by peer')
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _call_html(call: Call, checked: Any) -> str:
     """The findings of one exchange, then the transcript rules on the dialogue so far."""
     parts = [STYLE, "<h4>This exchange</h4>"]
@@ -129,6 +139,7 @@ class PartnerInspector(widgets.VBox):
             description="Connect", button_style="primary", _dom_classes=("pgmx-inspector-connect",)
         )
         self.status = widgets.HTML(_dom_classes=("pgmx-inspector-status",))
+        self._say("Pick a partner and click Connect: its tools are listed below.")
         self.tool = widgets.Dropdown(description="Tool", options=[], _dom_classes=("pgmx-inspector-tool",))
         self.schema = widgets.HTML(_dom_classes=("pgmx-inspector-schema",))
         self.arguments = widgets.Textarea(
@@ -335,8 +346,11 @@ class PartnerInspector(widgets.VBox):
         self._show_response(call)
         self.findings.value = _call_html(call, self.inspector.checked())
         outcome = call.response.get("Outcome") if call.response is not None else None
-        said = f"answered, Outcome {outcome}" if call.response is not None else f"no Response: {call.reply.error}"
-        self._say(f"{self.tool.value}: {said}.", bad=call.response is None)
+        if call.response is not None:
+            said = f"answered, Outcome {outcome}."
+        else:  # one line: the partner's whole error (a tool error's JSON, say) is under This exchange
+            said = f"no Response: {_short(call.reply.error or 'nothing came back')} (in full under This exchange)."
+        self._say(f"{self.tool.value}: {said}", bad=call.response is None)
 
     def _show_response(self, call: Call) -> None:
         document = call.response
