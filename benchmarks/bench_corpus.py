@@ -102,8 +102,13 @@ def cluster(workers: int, cwd: Path) -> Iterator[str]:
     address = f"tcp://127.0.0.1:{port}"
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd}
+    # (--dashboard-address: the scheduler's HTTP server for health, on the loopback and a free port)
+    listen = ["--host", "127.0.0.1", "--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+        subprocess.Popen(
+            [dask, "scheduler", *listen],
+            **quiet,
+        )
     ]
     try:
         procs.append(
@@ -127,7 +132,12 @@ def local(workers: int) -> Iterator[str]:
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # (as pgm_explore._engine starts its own)
+        silence_logs=50,
     ) as running:
         yield running.scheduler_address
 
