@@ -180,41 +180,45 @@ def bare_json(path: Path) -> None:
             loads(line)
 
 
+WORKERS = 2
+"""Local worker processes for passes 2 and 3 (``--workers``)."""
+
+
 def library(path: Path, *, parallel: bool = True) -> dict[str, int]:
     """Findings by rule: the streaming path of the library."""
     rules: dict[str, int] = {}
-    for finding in check_paths([str(path)], parallel=parallel):
+    for finding in check_paths([str(path)], workers=WORKERS if parallel else 0):
         rules[finding.rule] = rules.get(finding.rule, 0) + 1
     return rules
 
 
 def command(path: Path) -> int:
     with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-        return main(["check", "--format", "json", str(path)])
+        return main(["check", "--format", "json", "--workers", str(WORKERS), str(path)])
 
 
 def warm_up() -> None:
     for path in sorted(SCENARIOS.glob("*.jsonl")):
-        library(path)
+        library(path, parallel=False)
 
 
 _CHILD = """\
 import json, resource, sys, time
 from pgm_explore.cli import main
 start = time.perf_counter()
-status = main(["check", "--format", "json", sys.argv[1]])
+status = main(["check", "--format", "json", *sys.argv[2:], sys.argv[1]])
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the helper process, if one ran
+helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest worker process, if any ran
 sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak, "helper": helper}) + "\\n")
 """
 
 
-def peak_rss(path: Path) -> tuple[float, float, float]:
-    """(peak RSS in MB, that of its helper process, seconds) of ``pgm-explore check --format json
-    PATH`` in a fresh interpreter."""
+def peak_rss(path: Path, *options: str) -> tuple[float, float, float]:
+    """(peak RSS in MB, that of its largest worker process, seconds) of ``pgm-explore check
+    --format json [options] PATH`` in a fresh interpreter."""
     result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path)],
+        [sys.executable, "-c", _CHILD, str(path), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=False,
@@ -324,12 +328,15 @@ def main_(argv: list[str] | None = None) -> int:
         default="all",
         help=f"transcript mixes, comma-separated, of {', '.join(MIXES)}; or all (the default)",
     )
+    parser.add_argument("--workers", type=int, default=2, help="local worker processes for passes 2 and 3 (default 2)")
     parser.add_argument("--memory", action="store_true", help="also measure peak RSS on a large transcript")
     parser.add_argument("--memory-only", action="store_true", help="only measure peak RSS")
     parser.add_argument(
         "--memory-messages", type=int, default=1_000_000, help="messages for the memory run (default 1000000)"
     )
     args = parser.parse_args(argv)
+    global WORKERS
+    WORKERS = args.workers
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
     if unknown := set(mixes) - set(MIXES):
         parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")

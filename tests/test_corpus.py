@@ -300,7 +300,7 @@ def test_pa_status_over_many_sessions(corpus: Path) -> None:
 
 
 def test_lazy_tables_are_dask_dataframes_with_a_partition_per_transcript(corpus: Path) -> None:
-    import dask.dataframe as dd
+    dd = pytest.importorskip("dask.dataframe", reason="dask's dataframes need pyarrow")
 
     c = Corpus(*GIVEN, workers=0)
     lazy = c.messages(lazy=True)

@@ -70,7 +70,7 @@ inputs:
 where the work runs:
   Reading, decoding and validating a message depends on that message alone; the
   transcript rules need the messages in order. A big JSON Lines file is therefore
-  cut into partitions of whole lines (4 MiB each), worked on by Dask workers, and
+  cut into partitions of whole lines (1 MiB each), worked on by Dask workers, and
   the rules run here over what comes back, in order. By default, transcripts of
   64 MiB or more are worked on by one local worker process per core (starting
   them takes a second or two), smaller ones, standard input and pipes in this
