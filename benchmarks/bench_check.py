@@ -137,22 +137,28 @@ MIXES = ("scenarios", "short", "long", "open")
 def generate(path: Path, count: int, mix: str = "scenarios") -> None:
     """``count`` messages of ``mix``: episodes running at once, their messages taken in turn."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    cycle = itertools.cycle(templates(mix))
-    numbers = itertools.count()
     at_once = OPEN_AT_ONCE if mix == "open" else CONCURRENT
+    with path.open("wb") as out:
+        out.writelines(interleaved(templates(mix), count, at_once))
+
+
+def interleaved(scenarios: list[Template], count: int, at_once: int = CONCURRENT, first: int = 0) -> Iterator[bytes]:
+    """``count`` lines of ``at_once`` episodes running at once (numbered from ``first``, so
+    that the ids of several transcripts differ), their messages taken in turn."""
+    cycle = itertools.cycle(scenarios)
+    numbers = itertools.count(first)
     running: list[Iterator[bytes]] = [next(cycle).episode(next(numbers)) for _ in range(at_once)]
     written = 0
-    with path.open("wb") as out:
-        while written < count:
-            for slot, episode in enumerate(running):
-                line = next(episode, None)
-                if line is None:  # this session ended: another one starts
-                    running[slot] = episode = next(cycle).episode(next(numbers))
-                    line = next(episode)
-                out.write(line)
-                written += 1
-                if written == count:
-                    break
+    while written < count:
+        for slot, episode in enumerate(running):
+            line = next(episode, None)
+            if line is None:  # this session ended: another one starts
+                running[slot] = episode = next(cycle).episode(next(numbers))
+                line = next(episode)
+            yield line
+            written += 1
+            if written == count:
+                return
 
 
 # --- measuring ---------------------------------------------------------------------------------------
@@ -174,41 +180,45 @@ def bare_json(path: Path) -> None:
             loads(line)
 
 
+WORKERS = 2
+"""Local worker processes for passes 2 and 3 (``--workers``)."""
+
+
 def library(path: Path, *, parallel: bool = True) -> dict[str, int]:
     """Findings by rule: the streaming path of the library."""
     rules: dict[str, int] = {}
-    for finding in check_paths([str(path)], parallel=parallel):
+    for finding in check_paths([str(path)], workers=WORKERS if parallel else 0):
         rules[finding.rule] = rules.get(finding.rule, 0) + 1
     return rules
 
 
 def command(path: Path) -> int:
     with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-        return main(["check", "--format", "json", str(path)])
+        return main(["check", "--format", "json", "--workers", str(WORKERS), str(path)])
 
 
 def warm_up() -> None:
     for path in sorted(SCENARIOS.glob("*.jsonl")):
-        library(path)
+        library(path, parallel=False)
 
 
 _CHILD = """\
 import json, resource, sys, time
 from pgm_explore.cli import main
 start = time.perf_counter()
-status = main(["check", "--format", "json", sys.argv[1]])
+status = main(["check", "--format", "json", *sys.argv[2:], sys.argv[1]])
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the helper process, if one ran
+helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest worker process, if any ran
 sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak, "helper": helper}) + "\\n")
 """
 
 
-def peak_rss(path: Path) -> tuple[float, float, float]:
-    """(peak RSS in MB, that of its helper process, seconds) of ``pgm-explore check --format json
-    PATH`` in a fresh interpreter."""
+def peak_rss(path: Path, *options: str) -> tuple[float, float, float]:
+    """(peak RSS in MB, that of its largest worker process, seconds) of ``pgm-explore check
+    --format json [options] PATH`` in a fresh interpreter."""
     result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path)],
+        [sys.executable, "-c", _CHILD, str(path), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=False,
@@ -318,12 +328,15 @@ def main_(argv: list[str] | None = None) -> int:
         default="all",
         help=f"transcript mixes, comma-separated, of {', '.join(MIXES)}; or all (the default)",
     )
+    parser.add_argument("--workers", type=int, default=2, help="local worker processes for passes 2 and 3 (default 2)")
     parser.add_argument("--memory", action="store_true", help="also measure peak RSS on a large transcript")
     parser.add_argument("--memory-only", action="store_true", help="only measure peak RSS")
     parser.add_argument(
         "--memory-messages", type=int, default=1_000_000, help="messages for the memory run (default 1000000)"
     )
     args = parser.parse_args(argv)
+    global WORKERS
+    WORKERS = args.workers
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
     if unknown := set(mixes) - set(MIXES):
         parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")

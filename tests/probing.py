@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pgm_explore.cli import main
 from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
-from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.mcp.connect import TOKEN_ENV, Endpoint
 from pgm_explore.mcp.probe import Check, probe_sync
 from tests.faulty_partners import FAULTY
 
@@ -47,6 +47,9 @@ class Variant:
     faults in this process's environment), ``cli-html`` (the command, --format html, read back)."""
     extra: tuple[str, ...] = ()
     """More arguments for the command."""
+    token: str | None = None
+    """A bearer token the partner asks for (over HTTP) and the probe is given: ``Endpoint(token=)``,
+    or ``$PGM_EXPLORE_PARTNER_TOKEN`` for the command."""
 
 
 VARIANTS: dict[str, Variant] = {
@@ -96,6 +99,8 @@ VARIANTS: dict[str, Variant] = {
     "exit-early": Variant("pal", ("exit-early",)),
     "slow": Variant("pal", ("slow",), timeout=1.0, via="cli-env"),
     "slow-http": Variant("pal", ("get-hangs",), "http", timeout=1.0),
+    "token-http": Variant("pal", ("sse",), "http", via="cli-env", token="raw-partner-token"),
+    "token-lax-http": Variant("pal", ("auth-lax",), "http", token="raw-partner-token"),
     "dac": Variant("dac"),
     "prc": Variant("prc"),
 }
@@ -143,15 +148,26 @@ def http_server(command: Callable[[int], list[str]], env: Mapping[str, str] | No
         process.wait(10)
 
 
-def reference_http(name: str) -> Callable[[int], list[str]]:
-    """The command of the reference partner ``name`` (``domain-access``, ...) serving HTTP on a port."""
-    return lambda port: [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http", "--port", str(port)]
+def reference_http(name: str, token: str | None = None) -> Callable[[int], list[str]]:
+    """The command of the reference partner ``name`` (``domain-access``, ...) serving HTTP on a port,
+    asking for the bearer ``token`` when given."""
+    serve = [sys.executable, "-m", "pgm_explore.mcp.serve", name, "--http"]
+    return lambda port: [*serve, "--port", str(port), *(["--token", token] if token else [])]
+
+
+def guarded_reference_http(name: str, token: str) -> Callable[[int], list[str]]:
+    """The reference partner ``name`` served beyond loopback (``--host 0.0.0.0``), as a person starts
+    it in a container: it asks for the bearer ``token`` and keeps the Host/Origin checks for the
+    name clients here use (127.0.0.1:PORT)."""
+    beyond = ["--host", "0.0.0.0"]
+    return lambda port: [*reference_http(name, token)(port), *beyond, "--allow-host", f"127.0.0.1:{port}"]
 
 
 @contextmanager
-def http_raw_partner(role: str, faults: tuple[str, ...], *options: str) -> Iterator[str]:
-    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``); its URL."""
-    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults)}
+def http_raw_partner(role: str, faults: tuple[str, ...], *options: str, token: str | None = None) -> Iterator[str]:
+    """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``), asking for
+    ``token`` when given; its URL."""
+    env = {**os.environ, FAULTS_VARIABLE: ",".join(faults), **({"RAW_PARTNER_TOKEN": token} if token else {})}
     raw = [sys.executable, str(HERE / "raw_partner.py"), "--role", role]
     with http_server(lambda port: [*raw, "--http", str(port), *options], env) as url:
         yield url
@@ -232,7 +248,7 @@ def raw(name: str) -> Run:
     variant = VARIANTS[name]
     faults = ",".join(variant.faults)
     if variant.transport == "http":
-        with http_raw_partner(variant.role, variant.faults) as url:
+        with http_raw_partner(variant.role, variant.faults, token=variant.token) as url:
             return _run(variant, url, {})
     target = f"{RAW} --role {variant.role}"
     return _run(variant, target, {FAULTS_VARIABLE: faults})
@@ -240,14 +256,15 @@ def raw(name: str) -> Run:
 
 def _run(variant: Variant, target: str, env: dict[str, str]) -> Run:
     if variant.via == "api":
-        endpoint = Endpoint(target, env=env)
+        endpoint = Endpoint(target, env=env, token=variant.token)
         checks = probe_sync({variant.role: endpoint}, timeout=variant.timeout)
         return Run({c.check: c for c in checks}, variant=variant)
     argv = [f"--partner={variant.role}={target}", f"--timeout={variant.timeout:g}", *variant.extra]
     if variant.via == "cli-env":
         argv += [f"--env={key}={value}" for key, value in env.items()]
     fmt = "html" if variant.via == "cli-html" else "json"
-    with _environment(env if variant.via == "cli-inherit" else {}):
+    inherited = env if variant.via == "cli-inherit" else {}
+    with _environment({**inherited, **({TOKEN_ENV: variant.token} if variant.token else {})}):
         status, out, err = command(*argv, f"--format={fmt}")
     checks = html_checks(out)[0] if fmt == "html" else _checks(variant.role, out)
     return Run(checks, status, out, err, variant)

@@ -71,6 +71,7 @@ FAULTS = {
     "get-500": "answers GET with 500",
     "get-hangs": "holds a GET 5 s before it answers",
     "no-session": "assigns no session id",
+    "auth-lax": "given a token to ask for ($RAW_PARTNER_TOKEN), serves requests without it all the same",
 }
 _OPTIONS = {"sse"}
 ACTIVE = {f for f in os.environ.get("RAW_PARTNER_FAULTS", "").split(",") if f}
@@ -466,7 +467,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _unauthorized(self) -> bool:
+        """Beyond loopback a partner asks for a bearer token ($RAW_PARTNER_TOKEN): 401 without it."""
+        token = os.environ.get("RAW_PARTNER_TOKEN")
+        if not token or "auth-lax" in ACTIVE or self.headers.get("Authorization") == f"Bearer {token}":
+            return False
+        self._send(401, {"error": "invalid_token"}, {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return True
+
     def _foreign(self) -> bool:
+        if self._unauthorized():
+            return True
         if "origin-lax" in ACTIVE:
             return False
         own = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}

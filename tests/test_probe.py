@@ -23,7 +23,7 @@ pytest.importorskip("mcp")
 from pgm_explore.cli import main
 from pgm_explore.mcp import domain_access_server, personality_alignment_server, prompt_creation_server
 from pgm_explore.mcp.baseline import Baseline
-from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.mcp.connect import TOKEN_ENV, Endpoint
 from pgm_explore.mcp.probe import CHECKS, SERVER_LOG, Check, probe, probe_sync
 from tests import probing
 from tests.faulty_partners import EXPECTED_FAILURES, FAULTY
@@ -101,10 +101,14 @@ def test_reference_partners_over_stdio_pass_every_check() -> None:
 
 
 @pytest.fixture
-def http_partners() -> Iterator[dict[str, str]]:
+def http_partners(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The reference partners over HTTP, each asking for a bearer token (``--token``), which the
+    probe is given as a person gives it (``$PGM_EXPLORE_PARTNER_TOKEN``): http-auth is judged too."""
+    monkeypatch.setenv(TOKEN_ENV, "reference-partner-token")
     with ExitStack() as stack:
         yield {
-            role: stack.enter_context(probing.http_server(probing.reference_http(name))) for role, name in ROLES.items()
+            role: stack.enter_context(probing.http_server(probing.reference_http(name, "reference-partner-token")))
+            for role, name in ROLES.items()
         }
 
 

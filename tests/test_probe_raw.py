@@ -120,6 +120,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "slow": {"interleaved": "fail", "cancellation": "fail"},  # a single-threaded partner: ping waits too
     "slow-http": {"http-get": "fail"},
+    "token-http": {},
+    "token-lax-http": {"http-auth": "fail"},  # asks for the token, serves without it all the same
     "dac": {"commitments": "fail", "interleaved": "fail", "feasibility": "skip"},
     "prc": {"pc-prompt": "fail"},
 }
@@ -144,6 +146,7 @@ WITNESSES: dict[str, tuple[str, str, str]] = {
     "http-protocol-version": ("raw:good-http", "raw:proto-http", "raw:good-stdio"),
     "http-get": ("raw:good-http", "raw:proto-http", "raw:good-stdio"),
     "dns-rebinding": ("raw:good-http", "raw:proto-http", "raw:good-stdio"),
+    "http-auth": ("raw:token-http", "raw:token-lax-http", "raw:good-http"),
     "tool-listed": ("raw:good-stdio", "raw:discover-broken", "raw:exit-early"),
     "tool-schemas": ("raw:good-stdio", "raw:proto-http", "raw:proto-stdio"),
     "pc-prompt": ("reference:prc", "raw:prc", "raw:discover-broken"),
@@ -172,6 +175,8 @@ def _expected(name: str, check: str) -> str:
     variant = VARIANTS[name]
     if variant.transport not in BY_ID[check].transports:
         return "skip"
+    if check == "http-auth" and variant.token is None:
+        return "skip"  # no token given: none to withhold
     return EXPECTED[name].get(check, "pass")
 
 
@@ -299,10 +304,10 @@ def test_a_faulty_partner_fails_with_evidence_in_every_format(tmp_path: Path) ->
     assert status == 0 and "1 known failures, 0 new, 0 stale" in err
     assert "FAIL  echo: Response to probe-" in text and "raw-session" in text and "(known: in the baseline)" in text
     assert '        spec: BKN-PAL FR "Correlation"' in text and "        > {" in text  # its clause and messages
-    assert text.splitlines()[-1] == f"{len(lines)} checks: {len(lines) - 6} pass, 1 fail, 5 skip"
+    assert text.splitlines()[-1] == f"{len(lines)} checks: {len(lines) - 7} pass, 1 fail, 6 skip"
     status, xml, _ = command(*partner, "--format=junit")
     suite = ElementTree.fromstring(xml.split("\n", 1)[1]).find("testsuite")
-    assert status == 1 and suite is not None and (suite.get("failures"), suite.get("skipped")) == ("1", "5")
+    assert status == 1 and suite is not None and (suite.get("failures"), suite.get("skipped")) == ("1", "6")
     failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
     assert failed == ["echo"]
 

@@ -54,7 +54,7 @@ inputs:
   A report keeps at most 100 findings per message and says how many it left out.
 
 where the work runs:
-  A big JSON Lines file is cut into partitions of whole lines (4 MiB each), read,
+  A big JSON Lines file is cut into partitions of whole lines (1 MiB each), read,
   decoded and validated by Dask workers; the reports come back in order. By
   default, inputs of 128 MiB or more are validated by one local worker process per
   core (starting them takes a second or two), smaller ones, standard input and

@@ -17,8 +17,7 @@ from typing import Any
 
 import msgspec
 
-from pgm_explore.io import Item
-from pgm_explore.io import report as _report
+from pgm_explore.io import Item, report_fields
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Finding, Report
 
@@ -303,6 +302,6 @@ def _response_facts(
 
 def item_facts(item: Item) -> Facts:
     """The facts of a message as read from a source, with its validation
-    (:func:`pgm_explore.io.report`): the work done on each message of a transcript."""
-    report = _report(item)
-    return _facts_of(item.document, report.type, report.mode, report.findings)
+    (:func:`pgm_explore.io.report_fields`): the work done on each message of a transcript."""
+    type_name, mode, _, findings = report_fields(item)
+    return _facts_of(item.document, type_name, mode, findings)

@@ -40,7 +40,7 @@ from pgm_explore.io._read import iter_documents as _iter_documents
 from pgm_explore.io._read import iter_stream as _iter_stream
 from pgm_explore.io._read import report as _report
 from pgm_explore.io._read import report_fields as _report_fields
-from pgm_explore.validation import Report
+from pgm_explore.validation import Report, ReportFields
 
 __all__ = [
     "InputKind",
@@ -52,6 +52,7 @@ __all__ = [
     "iter_stream",
     "iter_worked",
     "report",
+    "report_fields",
     "validate_file",
 ]
 
@@ -116,6 +117,17 @@ def report(item: Item, *, built: bool = False) -> Report:
     'not-json'
     """
     return _report(item, built=built)
+
+
+def report_fields(item: Item) -> ReportFields:
+    """:func:`report` on a read item, without its source: the tuple (type, mode, conforms,
+    findings) that bulk work makes of each message and sends between processes (equal
+    findings of several messages come as one tuple).
+
+    >>> report_fields(next(iter_stream(io.BytesIO(b'{"Header": "PGM-KPA-V1.0", "Mode": "RS"}'), "m.json")))[:3]
+    ('BKN-PAL', 'RS', False)
+    """
+    return _report_fields(item)
 
 
 _VALIDATE_BYTES = 128 * 1024 * 1024

@@ -64,10 +64,10 @@ __all__ = [
 
 T = TypeVar("T")
 
-PARTITION_BYTES = 4 * 1024 * 1024
-"""The size of a partition, in bytes: about 10,000 messages of a typical transcript, enough
-that a partition's trip to a worker is small next to its work, small enough that a few
-partitions in flight per worker take little memory. ``PGM_EXPLORE_PARTITION_BYTES`` in the
+PARTITION_BYTES = 1024 * 1024
+"""The size of a partition, in bytes: about 1,000 messages of a typical transcript, enough
+that a partition's trip to a worker is small next to its work, small enough that the few
+partitions in flight per worker take little memory even when each message has many findings. ``PGM_EXPLORE_PARTITION_BYTES`` in the
 environment sets another (tests cut small files into many partitions with it)."""
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a partition's first line break

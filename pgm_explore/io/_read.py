@@ -578,7 +578,34 @@ def report_fields(item: Item, *, built: bool = False) -> ReportFields:
 
     A document the reader made holds JSON values only; one built in Python (``built``) is
     looked through for what JSON cannot hold first, as ``validate()`` does
-    (:func:`pgm_explore.validation.report_fields`)."""
+    (:func:`pgm_explore.validation.report_fields`). Equal findings of several messages come
+    as one tuple (see :func:`_shared`)."""
+    type_name, mode, conforms, findings = _fields(item, built)
+    return type_name, mode, conforms, _shared(findings) if findings else findings
+
+
+_SHARED: dict[tuple[Finding, ...], tuple[Finding, ...]] = {}
+_SHARED_MAX = 4096
+
+
+def _shared(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """One tuple for equal findings: a log that repeats one mistake on every line (a header-only
+    message has nine findings) then costs the memory of one set of findings, not one per line,
+    where many messages' results are held at once: a partition's results, pickled on a worker
+    (pickle writes an object it has written before as a reference) and read back here. At most
+    :data:`_SHARED_MAX` sets are kept, then forgotten all at once."""
+    try:
+        kept = _SHARED.get(findings)
+    except TypeError:  # (a finding about a value that cannot be hashed: kept as it is)
+        return findings
+    if kept is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        _SHARED[findings] = kept = findings
+    return kept
+
+
+def _fields(item: Item, built: bool) -> ReportFields:
     if item.problem is not None:
         return None, None, False, (item.problem, *item.notes)
     document = item.document

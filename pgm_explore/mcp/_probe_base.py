@@ -165,6 +165,14 @@ CHECKS: tuple[CheckSpec, ...] = (
         "foreign Host and Origin refused",
         _HTTP,
     ),
+    CheckSpec(
+        "http-auth",
+        _ALL,
+        f"{_M11} basic/authorization Token Handling (an invalid or missing token: HTTP 401) and Protected "
+        "Resource Metadata Discovery Requirements (WWW-Authenticate on a 401); RFC 6750 §3 (the Bearer challenge)",
+        "nothing served without the bearer token",
+        _HTTP,
+    ),
     # -- PGM-AUA over the binding --------------------------------------------------------------------
     CheckSpec(
         "tool-listed", _ALL, "binding v1: tool names and arguments; MCP server/tools Capabilities", "the tool is listed"

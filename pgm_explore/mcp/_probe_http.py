@@ -39,6 +39,7 @@ from pgm_explore.mcp._wire import Wire
 _ACCEPT = "application/json, text/event-stream"
 _GRACE = 0.3
 _FOREIGN = "evil.example"
+_WRONG_TOKEN = "probe-not-the-token"
 _BODY_CHARS = 400
 
 
@@ -68,7 +69,8 @@ class _Answer:
         return None
 
     def evidence(self) -> dict[str, Any]:
-        shown = {k: v for k, v in self.headers.items() if k in ("content-type", "mcp-session-id", "allow")}
+        kept = ("content-type", "mcp-session-id", "allow", "www-authenticate")
+        shown = {k: v for k, v in self.headers.items() if k in kept}
         body: Any = self.messages if self.messages else self.text[:_BODY_CHARS]
         return {"status": self.status, "headers": shown, "body": body}
 
@@ -246,6 +248,42 @@ async def _dns_rebinding(h: _Http, legacy: bool) -> None:
             f"its own Origin {h.origin} is refused too (HTTP {answer.status})",
             [sent, answer.evidence()],
         )
+
+
+async def _auth(h: _Http, legacy: bool) -> None:
+    """Given a token, the probe sends the opening request without it and with another: a partner
+    that asks for one serves neither (401, with a Bearer challenge)."""
+    if not h.run.endpoint.token:
+        h.run.part("http-auth", None, "no token given (--token-file, $PGM_EXPLORE_PARTNER_TOKEN): none to withhold")
+        return
+    attempts: tuple[tuple[str, dict[str, str]], ...] = (
+        ("without the token", {}),
+        ("with another token", {"Authorization": f"Bearer {_WRONG_TOKEN}"}),
+    )
+    # A client that does not send the token (the probe's own does), on a wire of its own that
+    # jsonrpc-responses does not judge: a 401's body is an HTTP answer, not a JSON-RPC message.
+    async with httpx2.AsyncClient(timeout=h.client.timeout) as bare:
+        refused = _Http(h.run, bare, Wire("HTTP requests of the probe without the token"))
+        try:
+            for said, headers in attempts:
+                await _unauthorized(refused, said, headers, legacy)
+        finally:
+            await refused.close()
+
+
+async def _unauthorized(h: _Http, said: str, headers: Mapping[str, str], legacy: bool) -> None:
+    """One opening request ``said`` (without the token, or with another): 401 and a Bearer challenge."""
+    sent, answer = await h.opening(headers, legacy)
+    evidence = [sent, answer.evidence()]
+    challenge = answer.headers.get("www-authenticate", "")
+    if answer.status == 401 and challenge.lower().startswith("bearer"):
+        h.run.part("http-auth", True, f"{said}: 401, WWW-Authenticate: Bearer", evidence)
+    elif answer.status == 401:
+        h.run.part("http-auth", False, f"{said}: 401 without a WWW-Authenticate: Bearer challenge", evidence)
+    elif _ok(answer.status):
+        h.run.part("http-auth", False, f"a request {said} was served", evidence)
+    else:
+        h.run.part("http-auth", False, f"{said}: HTTP {answer.status}, not 401 Unauthorized", evidence)
 
 
 async def _media_types(h: _Http, legacy: bool) -> None:
@@ -453,6 +491,7 @@ async def http_checks(run: _Run) -> None:
         h = _Http(run, client, wire)
         try:
             await guard(run, "dns-rebinding", _dns_rebinding(h, legacy))
+            await guard(run, "http-auth", _auth(h, legacy))
             await guard(run, "http-media-types", _media_types(h, legacy))
             session = await h.open_session() if legacy else None
             await guard(run, "batch-rejected", _jsonrpc_faults(h, session, modern))

@@ -65,6 +65,7 @@ _SETTLED = (
     "http-protocol-version",
     "http-get",
     "dns-rebinding",
+    "http-auth",
 )
 
 # -- the whole probe -------------------------------------------------------------------------------

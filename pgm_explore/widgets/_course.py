@@ -535,9 +535,7 @@ class Course(widgets.VBox):
         self._views: dict[str, ExerciseView] = {}
         self.view = self.exercise(self.exercises[0].id)
         self._relabelling = False
-        self.picker.observe(
-            self._area.guard(lambda change: self._relabelling or self._pick(int(change["new"]))), names="value"
-        )
+        self.picker.observe(self._area.guard(self._picked), names="value")
         self.holder = widgets.VBox([self.view])
         self.children = [self.summary, self.picker, self._area.box, self.holder]
         self.add_class("pgmx-course")
@@ -556,9 +554,10 @@ class Course(widgets.VBox):
         if isinstance(which, int):
             exercise = self.exercises[which - 1]
         else:
-            exercise = next((e for e in self.exercises if e.id == which), None)
-            if exercise is None:
+            found = next((e for e in self.exercises if e.id == which), None)
+            if found is None:
                 raise KeyError(f"no exercise {which!r} in this course")
+            exercise = found
         if exercise.id not in self._views:
             view = ExerciseView(exercise, self.progress, draft_dir=self._draft_dir, work_folder=self._work_folder)
             for part in (view.verdict, view.fixed):
@@ -569,6 +568,10 @@ class Course(widgets.VBox):
     def message(self, which: int | str) -> dict[str, Any]:
         """The broken message of an exercise (a copy)."""
         return self.exercise(which).exercise.message
+
+    def _picked(self, change: dict[str, Any]) -> None:
+        if not self._relabelling:
+            self._pick(int(change["new"]))
 
     def _pick(self, index: int) -> None:
         """Show another exercise; the one left is closed (its composer too: its draft keeps the edits)."""

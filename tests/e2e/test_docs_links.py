@@ -47,14 +47,24 @@ def _title(target: str, *, rendered: bool = True) -> str:
 
 
 def _heading(target: str, anchor: str) -> str:
-    """The heading an anchor names, as the document writes it (GitHub's slugs: lower case, dashes)."""
+    """The heading an anchor names, as the document writes it: GitHub's slug of its words (lower
+    case, dashes), or the ``<a id>`` it holds (``spec-notes.md#d2``)."""
     text = (ROOT / "notebooks" / target).resolve().read_text(encoding="utf-8")
     for line in text.splitlines():
         if line.startswith("#"):
-            words = line.lstrip("#").strip()
-            if re.sub(r"[^a-z0-9 -]", "", words.lower().replace("`", "")).replace(" ", "-") == anchor:
+            words = re.sub(r"<[^>]+>", "", line.lstrip("#")).strip()
+            slug = re.sub(r"[^a-z0-9 -]", "", words.lower().replace("`", "")).replace(" ", "-")
+            if slug == anchor or f'<a id="{anchor}">' in line:
                 return words.replace("`", "")
     raise AssertionError(f"{target} has no heading #{anchor}")
+
+
+def _headed(anchor: str) -> str:
+    """A selector of the heading an anchor names: by Lab's id of its words (in their case: GitHub's
+    anchors are lower case), by its own id, or as the heading that holds an ``<a id>``."""
+    levels = ", ".join(f"h{n}" for n in range(1, 7))
+    named = f'[id="{anchor}"], [data-jupyter-id="{anchor}"]'  # (Lab writes an id as data-jupyter-id)
+    return f'[data-jupyter-id="{anchor}" i]:is({levels}), [id="{anchor}"]:is({levels}), :is({levels}):has({named})'
 
 
 def _unfold(link: Locator) -> None:
@@ -98,8 +108,8 @@ def test_lab_opens_each_docs_link(
         current = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
         expect(current).to_contain_text(name)
         expect(viewer.locator("h1").first).to_have_text(re.compile(re.escape(_title(target))))
-        if anchor:  # Lab names headings by their words, in their case (GitHub's anchors are lower case)
-            expect(viewer.locator(f'[data-jupyter-id="{anchor}" i]')).to_contain_text(_heading(target, anchor))
+        if anchor:  # the anchor names a heading of the document, as Lab renders it
+            expect(viewer.locator(_headed(anchor)).first).to_contain_text(_heading(target, anchor))
         shot(f"{name} opened")
         current.locator(".lm-TabBar-tabCloseIcon").click()  # one document open at a time
         expect(viewer).to_have_count(0)
@@ -126,5 +136,5 @@ def test_voila_serves_each_docs_link(path: Path, page: Page, voila_server: Serve
         expect(document.locator("h1").first).to_have_text(re.compile(re.escape(_title(target))))
         assert f"# {_title(target, rendered=False)}" not in document.locator("body").inner_text()
         if anchor:  # the anchor names a heading of the page, as on GitHub
-            expect(document.locator(f'[id="{anchor}"]')).to_contain_text(_heading(target, anchor))
+            expect(document.locator(_headed(anchor)).first).to_contain_text(_heading(target, anchor))
         document.close()
