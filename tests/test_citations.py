@@ -92,18 +92,33 @@ def dangling(text: str, *, page: bool) -> list[str]:
         names = notes_anchors(match.group(0))
         # "NOTES.md" names a file that does not ship; on a page, "NOTES" alone must be a link to docs/notes.md.
         bare = not names and (page or text[match.end() : match.end() + 3] == ".md")
-        linked = text[max(0, match.start() - 1)] == "[" and "](notes.md" in text[match.end() : match.end() + 80]
+        target = _link_target(text, match)
+        linked = target is not None and target.partition("#")[0] == "notes.md"
         if (bare and not linked) or any(name not in notes for name in names):
             broken.append(match.group(0).strip())
+        elif names and target is not None and target not in {f"notes.md#{name}" for name in names}:
+            broken.append(f"[{match.group(0).strip()}]({target})")  # the link leads elsewhere than the text says
     for match in _DECISIONS.finditer(text):
         first, last, md = match.groups()
         if not first:
             if md or page:
                 broken.append(match.group(0))
             continue
-        if any(name.lower() not in decisions for name in _expand(first, last)):
+        named = [name.lower() for name in _expand(first, last)]
+        target = _link_target(text, match)
+        if any(name not in decisions for name in named) or (
+            target is not None and target.rpartition("#")[2] not in named
+        ):
             broken.append(match.group(0))
     return broken
+
+
+def _link_target(text: str, match: re.Match[str]) -> str | None:
+    """Where a Markdown link leads whose text is the citation ``match`` (None: it is not a link's text)."""
+    if text[max(0, match.start() - 1)] != "[":
+        return None
+    link = re.match(r"[^\]\[]*\]\(([^)\s]+)\)", text[match.end() :])
+    return link.group(1) if link else None
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -158,6 +173,9 @@ def test_on_a_page_the_notes_are_named_with_a_section_or_linked() -> None:
     assert dangling("the team's notes (NOTES) say", page=True) != []
     assert dangling("the team's [NOTES](notes.md) say, and NOTES §3.1", page=True) == []
     assert dangling("a D16 citation: DECISIONS D16 and DECISIONS D13–D18", page=True) == []
+    assert dangling("[NOTES 6.3 C3](notes.md#6-3-c3), [DECISIONS D16](spec-notes.md#d16)", page=True) == []
+    assert dangling("[NOTES 6.3 C3](notes.md#6-3-c2)", page=True) != []
+    assert dangling("[DECISIONS D16](#d15)", page=True) != []
 
 
 def test_the_sources_hold_citations_to_check() -> None:
