@@ -1,4 +1,4 @@
-"""Corpus checking speed: ``pgm-explore check --corpus`` on local workers, small files, a Dask cluster.
+"""Corpus checking speed: ``pgm-explore check --corpus`` on 1 and 2 workers, on small files and joined ones.
 
 Generates two corpora under a temporary directory (deleted afterwards) from the valid scenarios of
 ``data/transcripts/``, as ``bench_check.py`` does (episodes with their ids made unique, several at once,
@@ -9,16 +9,15 @@ their messages interleaved; every file's episodes numbered apart, so no two tran
   small files each (**joined**).
 
 Then it measures, in one run, the command in this process (``main(["check", "--corpus", "--format",
-"json", ...])``, standard output to ``os.devnull``). The local workers are a ``distributed.LocalCluster``
-of 1 or 2 processes as ``--workers`` starts one, started before the clock runs and given as
-``--scheduler`` (the work alone is timed; starting two workers takes seconds on a busy machine, shown
-beside as ``--workers 2`` end to end):
+"json", ...])``, standard output to ``os.devnull``). The workers are local clusters started by this
+script before the clock runs (a ``distributed.LocalCluster`` of 1 or 2 processes, as ``--workers``
+starts one) and given to the command as ``--scheduler ADDRESS``: the ``--scheduler`` run on an existing
+cluster, timing the work alone. Starting two workers takes seconds on a busy machine: ``--workers 2``
+end to end, start-up included, is shown beside.
 
-1. big on 1 local worker process and on 2: goal **>= 1.8x**;
-2. small against joined, both on 2 local workers: goal **<= 2x** (the cost of a file: opening it, a
-   checker of its own, its share of a round trip to a worker); and both in this process;
-3. big on an existing cluster (``--scheduler``: a ``dask scheduler`` and a ``dask worker --nworkers 2``
-   started by this script from the command line), beside 1.
+1. big on 1 worker process and on 2: goal **>= 1.8x**;
+2. small against joined, both on 2 workers: goal **<= 2x** (the cost of a file: opening it, a
+   checker of its own, its share of a round trip to a worker); and both in this process.
 
 Each figure is the best of ``--repeat`` runs (default 1: the big corpus takes long), taken round by
 round. ``--scale 0.1`` makes the corpora smaller (20 big files, 1,000 small ones). The machine's other
@@ -33,9 +32,6 @@ import argparse
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -87,39 +83,6 @@ def check(*argv: str) -> float:
     return seconds
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def cluster(workers: int, cwd: Path) -> Iterator[str]:
-    """A Dask scheduler and ``workers`` worker processes started with the ``dask`` command line."""
-    from distributed import Client
-
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    dask = os.path.join(os.path.dirname(sys.executable), "dask")
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd}
-    procs = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
-    ]
-    try:
-        procs.append(
-            subprocess.Popen(
-                [dask, "worker", address, "--nworkers", str(workers), "--nthreads", "1", "--no-dashboard"], **quiet
-            )
-        )
-        with Client(address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
-        yield address
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-            proc.wait(30)
-
-
 @contextlib.contextmanager
 def local(workers: int) -> Iterator[str]:
     """A LocalCluster of ``workers`` processes as ``--workers`` starts one, started before the
@@ -127,7 +90,12 @@ def local(workers: int) -> Iterator[str]:
     from distributed import LocalCluster
 
     with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # (as pgm_explore._engine starts its own)
+        silence_logs=50,
     ) as running:
         yield running.scheduler_address
 
@@ -155,19 +123,14 @@ def main_(argv: list[str] | None = None) -> int:
             f"({small_bytes / 2**20:,.1f} MiB), joined {JOINED_FILES} files"
         )
         print(f"cores: {os.cpu_count()}, load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-        os.chdir(root)  # (the workers of the cluster read the same relative paths)
+        os.chdir(root)  # (the workers read the same relative paths)
         runs: dict[str, list[float]] = {}
-        with local(1) as one, local(2) as two, cluster(2, root) as address:
+        with local(1) as one, local(2) as two:
             for _ in range(args.repeat):
-                best(runs, "big, 1 local worker", lambda: check("--scheduler", one, "big"))
-                best(runs, "big, 2 local workers", lambda: check("--scheduler", two, "big"))
-                best(
-                    runs,
-                    "big, --scheduler (dask command line, 2 workers)",
-                    lambda: check("--scheduler", address, "big"),
-                )
-                best(runs, "small files, 2 local workers", lambda: check("--scheduler", two, "small"))
-                best(runs, "joined files, 2 local workers", lambda: check("--scheduler", two, "joined"))
+                best(runs, "big, 1 worker (--scheduler)", lambda: check("--scheduler", one, "big"))
+                best(runs, "big, 2 workers (--scheduler)", lambda: check("--scheduler", two, "big"))
+                best(runs, "small files, 2 workers", lambda: check("--scheduler", two, "small"))
+                best(runs, "joined files, 2 workers", lambda: check("--scheduler", two, "joined"))
                 best(runs, "small files, this process", lambda: check("--workers", "0", "small"))
                 best(runs, "joined files, this process", lambda: check("--workers", "0", "joined"))
                 best(runs, "big, --workers 2 (start-up included)", lambda: check("--workers", "2", "big"))
@@ -178,16 +141,14 @@ def main_(argv: list[str] | None = None) -> int:
             messages = (big_files * BIG_MESSAGES) if name.startswith("big") else (small_files * SMALL_MESSAGES)
             print(f"{name:<{width}}  {min(seconds):7.1f} s  {messages / min(seconds):9,.0f} messages/s{spread}")
         t = {name: min(seconds) for name, seconds in runs.items()}
-        workers = t["big, 1 local worker"] / t["big, 2 local workers"]
-        small = t["small files, 2 local workers"] / t["joined files, 2 local workers"]
+        workers = t["big, 1 worker (--scheduler)"] / t["big, 2 workers (--scheduler)"]
+        small = t["small files, 2 workers"] / t["joined files, 2 workers"]
         small_here = t["small files, this process"] / t["joined files, this process"]
-        scheduler = t["big, 1 local worker"] / t["big, --scheduler (dask command line, 2 workers)"]
-        started = t["big, 1 local worker"] / t["big, --workers 2 (start-up included)"]
+        started = t["big, 1 worker (--scheduler)"] / t["big, --workers 2 (start-up included)"]
         print()
         print(f"2 local workers vs 1:                         {workers:.2f}x  (goal >= {GOAL_WORKERS}x)")
         print(f"small files vs joined, 2 local workers:       {small:.2f}x  (goal <= {GOAL_SMALL}x)")
         print(f"small files vs joined, this process:          {small_here:.2f}x")
-        print(f"--scheduler (2 workers) vs 1 local worker:    {scheduler:.2f}x")
         print(f"--workers 2 with its start-up vs 1 worker:    {started:.2f}x")
     finally:
         os.chdir(Path(__file__).resolve().parent)

@@ -193,8 +193,13 @@ def cluster(corpus: Path) -> Iterator[str]:
     address = f"tcp://127.0.0.1:{port}"
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": corpus}
+    # (--dashboard-address: the scheduler's HTTP server for health, on the loopback and a free port)
+    listen = ["--host", "127.0.0.1", "--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+        subprocess.Popen(
+            [dask, "scheduler", *listen],
+            **quiet,
+        )
     ]
     try:
         procs.append(
