@@ -169,7 +169,9 @@ class Corpus:
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
         ):
-            for batch in work.map(_tabulate_batch, [_Job(what, b) for b in batches(self.files)]):
+            # Batches save round trips to workers; here, one file at a time keeps the bar exact.
+            cut = [(name,) for name in self.files] if work.in_process else batches(self.files)
+            for batch in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
                 for done in batch:
                     if done.frame is None:
                         raise UnreadablePath(done.path, done.problem or "it could not be read")

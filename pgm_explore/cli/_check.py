@@ -462,12 +462,14 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return EXIT_USAGE
     palette = palette_for(args.color, out)
     tally = CorpusTally()
-    jobs = [FileCheck(batch, args.format, palette) for batch in batches(files)]
     try:
         work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
+    # Batches save round trips to workers; here, one file at a time keeps the bar exact.
+    cut = [(name,) for name in files] if work.in_process else batches(files)
+    jobs = [FileCheck(batch, args.format, palette) for batch in cut]
     with work, progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
         for batch in work.map(check_files, jobs):
