@@ -111,7 +111,7 @@ def test_the_view_says_right_and_wrong_and_folds_the_answer(tmp_path: Path) -> N
     view.field.value, view.rule.value = "$.Feasibility.Steps[1].PAStatus", "type"
     assert not view.check().right
     assert "Not right yet" in view.verdict.value and "the field is right" in view.verdict.value
-    assert "the rule is not <code>type</code>" in view.verdict.value
+    assert "the rule is not <code>type</code> (A value of the wrong JSON type)." in view.verdict.value
     assert not (tmp_path / PROGRESS_FILE).exists()
     view.rule.value = "no-such-rule"
     view.check()
@@ -180,3 +180,10 @@ def test_progress_that_cannot_be_written_stays_on_the_page(tmp_path: Path) -> No
     view.open_composer().remove(("Kind",))
     assert "could not be written" in view.status.value and "1 of 2 exercises done" in course.summary.value
     assert course.errors == [] and blocked.read_text(encoding="utf-8").startswith("a file")
+
+
+def test_the_shortened_objects_read_as_objects_not_as_strings() -> None:
+    # "QueryTime": "{…}" would read as a string: a mistake of its own to a learner looking for one.
+    view = ExerciseView(exercises("find-the-mistake")[0], Progress(False), draft_dir=False)
+    intro = view.children[0].value
+    assert "&quot;QueryTime&quot;: {…}," in intro and "&quot;{…}&quot;" not in intro

@@ -72,6 +72,7 @@ async def test_connect_compose_send_and_read_both_messages_and_the_log(tmp_path:
 @pytest.mark.anyio
 async def test_what_cannot_work_is_a_sentence_never_a_traceback(tmp_path: Path) -> None:
     inspector = PartnerInspector(work_folder=tmp_path)
+    assert "Pick a partner and click Connect" in inspector.status.value  # what to do first
     inspector.partner.value = "a command…"
     assert inspector.target.layout.display == ""
     inspector.target.value = f"{sys.executable} -c 'import sys; sys.exit(5)'"
@@ -85,6 +86,14 @@ async def test_what_cannot_work_is_a_sentence_never_a_traceback(tmp_path: Path) 
     inspector.arguments.value = '{"action_context": 7}'
     await _click(inspector, inspector.send_button)
     assert "no Response" in inspector.status.value and "partner-refused" in inspector.findings.value
+    # A partner's long error (a tool error's JSON) is cut short in the status line: in full below.
+    inspector.arguments.value = "{}"
+    assert inspector.request is not None
+    inspector.request.load({"Header": "PGM-KDA-V1.0", "Mode": "RQ"})
+    await _click(inspector, inspector.send_button)
+    status = inspector.status.value
+    assert "no Response: Error executing tool bkn_dac" in status and "in full under This exchange" in status
+    assert len(status) < 400 and "QueryID is missing" in inspector.findings.value
     assert inspector.errors == []
 
 

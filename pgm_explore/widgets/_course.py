@@ -44,6 +44,8 @@ COURSE_FORMAT = "pgm-explore-course/1"
 PROGRESS_FORMAT = "pgm-explore-course-progress/1"
 PROGRESS_FILE = "course-progress.json"
 MODE_WORDS = {"RQ": "a Request", "RS": "a Response"}
+_SHORTENED = "{…}"
+"""What stands for a bulky object (a time, the Data Exchange Metadata) in the part of a message shown."""
 
 
 @dataclass(frozen=True)
@@ -292,7 +294,13 @@ def _shown_part(exercise: Exercise) -> dict[str, Any]:
         shown = {key: message[key] for key in ("Header", "Mode") if key in message}
         return shown | {part: message[part]}
     bulky = {spec.time_field, "DataXMData"}
-    return {key: "{…}" if key in bulky else value for key, value in message.items()}
+    return {key: _SHORTENED if key in bulky else value for key, value in message.items()}
+
+
+def _shown_text(exercise: Exercise) -> str:
+    """The part to look at as JSON, a shortened object written ``{…}``: in quotes it would read as a
+    string, a mistake of its own to a learner looking for one."""
+    return json.dumps(_shown_part(exercise), indent=2, ensure_ascii=False).replace(f'"{_SHORTENED}"', _SHORTENED)
 
 
 def _finding_html(finding: Finding | None) -> str:
@@ -338,7 +346,7 @@ class ExerciseView(widgets.VBox):
             f"<h4>Exercise {exercise.number}{of} · {esc(exercise.title)}</h4><p>{esc(exercise.story)}</p>"
             f"<p><b>{esc(spec.name)}</b> ({mode}), the part to look at:</p>"
             "<pre style='font-size:12px;line-height:1.35;margin:4px 0'>"
-            f"{esc(json.dumps(_shown_part(exercise), indent=2, ensure_ascii=False))}</pre>"
+            f"{esc(_shown_text(exercise))}</pre>"
             f"<details class='pgmx-course-hint'><summary>Hint</summary>{esc(exercise.hint)}</details>",
             _dom_classes=("pgmx-course-intro",),
         )
@@ -451,7 +459,7 @@ class ExerciseView(widgets.VBox):
             if result.rule_right:
                 parts.append("the rule is right")
             elif known is not None:
-                parts.append(f"the rule is not <code>{esc(known.code)}</code> ({esc(known.summary)})")
+                parts.append(f"the rule is not <code>{esc(known.code)}</code> ({esc(known.summary.rstrip('.'))})")
             else:
                 parts.append(f"<code>{esc(rule.strip())}</code> is not a rule code (pick one from the list)")
             self.verdict.value = (

@@ -35,6 +35,7 @@ from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
 from pgm_explore.widgets._filebar import download_html
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText, OrderedTextarea
 
 __all__ = ["PartnerInspector"]
 
@@ -59,6 +60,16 @@ def _schema_html(tool: ToolInfo) -> str:
             text = json.dumps(schema, indent=1, ensure_ascii=False)
             parts.append(f"<details><summary>{label}</summary><pre>{esc(text)}</pre></details>")
     return "".join(parts)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """The start of a partner's text, on one line, for the status line.
+
+    >>> _short("Error executing tool bkn_dac: " + "x" * 200)[-12:], _short("closed   by peer")
+    ('xxxxxxxxxxx…', 'closed by peer')
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _call_html(call: Call, checked: Any) -> str:
@@ -113,7 +124,9 @@ class PartnerInspector(widgets.VBox):
             value=partner if partner in choices else choices[0],
             _dom_classes=("pgmx-inspector-partner",),
         )
-        self.target = widgets.Text(
+        # Ordered boxes and buttons: a click acts on what was typed before it (widgets._ordered),
+        # so that Save under a busy kernel does not take a name typed only in part.
+        self.target = OrderedText(
             placeholder="", layout={"width": "420px", "display": "none"}, _dom_classes=("pgmx-inspector-target",)
         )
         # A partner served beyond loopback asks for a bearer token: typed here, never read from the
@@ -125,13 +138,14 @@ class PartnerInspector(widgets.VBox):
             style={"description_width": "initial"},
             _dom_classes=("pgmx-inspector-token",),
         )
-        self.connect_button = widgets.Button(
+        self.connect_button = OrderedButton(
             description="Connect", button_style="primary", _dom_classes=("pgmx-inspector-connect",)
         )
         self.status = widgets.HTML(_dom_classes=("pgmx-inspector-status",))
+        self._say("Pick a partner and click Connect: its tools are listed below.")
         self.tool = widgets.Dropdown(description="Tool", options=[], _dom_classes=("pgmx-inspector-tool",))
         self.schema = widgets.HTML(_dom_classes=("pgmx-inspector-schema",))
-        self.arguments = widgets.Textarea(
+        self.arguments = OrderedTextarea(
             value="{}",
             description="Other arguments",
             placeholder='{"name": value, ...}',
@@ -140,7 +154,7 @@ class PartnerInspector(widgets.VBox):
             _dom_classes=("pgmx-inspector-arguments",),
         )
         self.new_button = widgets.Button(description="New Request", _dom_classes=("pgmx-inspector-new",))
-        self.send_button = widgets.Button(
+        self.send_button = OrderedButton(
             description="Send", button_style="success", disabled=True, _dom_classes=("pgmx-inspector-send",)
         )
         self.request_box = widgets.VBox(_dom_classes=("pgmx-inspector-request",))
@@ -151,10 +165,10 @@ class PartnerInspector(widgets.VBox):
             placeholder="The JSON-RPC messages: → sent to the partner, ← received from it (· what the kernel logged)",
             _dom_classes=("pgmx-inspector-log",),
         )
-        self.save_name = widgets.Text(
+        self.save_name = OrderedText(
             description="Save as", placeholder="a name", _dom_classes=("pgmx-inspector-save-name",)
         )
-        self.save_button = widgets.Button(description="Save", _dom_classes=("pgmx-inspector-save",))
+        self.save_button = OrderedButton(description="Save", _dom_classes=("pgmx-inspector-save",))
         self.downloads = widgets.HTML(_dom_classes=("pgmx-inspector-download",))
         self.request: MessageComposer | None = None
         self.response: MessageComposer | None = None
@@ -335,8 +349,11 @@ class PartnerInspector(widgets.VBox):
         self._show_response(call)
         self.findings.value = _call_html(call, self.inspector.checked())
         outcome = call.response.get("Outcome") if call.response is not None else None
-        said = f"answered, Outcome {outcome}" if call.response is not None else f"no Response: {call.reply.error}"
-        self._say(f"{self.tool.value}: {said}.", bad=call.response is None)
+        if call.response is not None:
+            said = f"answered, Outcome {outcome}."
+        else:  # one line: the partner's whole error (a tool error's JSON, say) is under This exchange
+            said = f"no Response: {_short(call.reply.error or 'nothing came back')} (in full under This exchange)."
+        self._say(f"{self.tool.value}: {said}", bad=call.response is None)
 
     def _show_response(self, call: Call) -> None:
         document = call.response
