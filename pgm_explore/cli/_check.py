@@ -455,7 +455,11 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         for problem in problems:
             err.write(f"{PROG} check: {clean(str(problem))}\n")
         return EXIT_USAGE
-    files = corpus_files(args.paths)
+    try:
+        files = corpus_files(args.paths)
+    except UnreadablePath as exc:  # a folder that cannot be listed: which files it holds is unknown
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
     palette = palette_for(args.color, out)
     tally = CorpusTally()
     jobs = [FileCheck(batch, args.format, palette) for batch in batches(files)]

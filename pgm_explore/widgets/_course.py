@@ -358,6 +358,23 @@ class ExerciseView(widgets.VBox):
             layout={"width": "320px"},
             _dom_classes=("pgmx-course-rule",),
         )
+        # The suggestions of a Combobox are the browser's datalist, which shows only once something
+        # is typed, or on a double click: a list to open and pick from beside each box, whose pick
+        # goes into the box (what Check reads), as if typed.
+        self.field_pick = widgets.Dropdown(
+            options=[("or pick a field…", ""), *((path, path) for path in field_choices(exercise))],
+            value="",
+            layout={"width": "260px"},
+            _dom_classes=("pgmx-course-field-pick",),
+        )
+        self.rule_pick = widgets.Dropdown(
+            options=[("or pick a rule…", ""), *((f"{code} · {RULES[code].summary}", code) for code in rule_choices())],
+            value="",
+            layout={"width": "360px"},
+            _dom_classes=("pgmx-course-rule-pick",),
+        )
+        for box, pick in ((self.field, self.field_pick), (self.rule, self.rule_pick)):
+            pick.observe(self._area.guard(lambda change, box=box, pick=pick: self._picked(box, pick)), names="value")
         self.check_button = OrderedButton(
             description="Check", button_style="primary", _dom_classes=("pgmx-course-check",)
         )
@@ -380,7 +397,8 @@ class ExerciseView(widgets.VBox):
         self.composer_box = widgets.VBox(_dom_classes=("pgmx-course-composer",))
         self.children = [
             intro,
-            widgets.HBox([self.field, self.rule, self.check_button], layout={"flex_flow": "row wrap"}),
+            widgets.HBox([self.field, self.field_pick], layout={"flex_flow": "row wrap"}),
+            widgets.HBox([self.rule, self.rule_pick, self.check_button], layout={"flex_flow": "row wrap"}),
             self.verdict,
             widgets.HBox([self.answer_button, self.fix_button]),
             self.answer,
@@ -400,6 +418,13 @@ class ExerciseView(widgets.VBox):
         # The text of an executed notebook (ipywidgets keeps its first 110 characters).
         e = self.exercise
         return f"<ExerciseView: Exercise {e.number} of {len(exercises(e.course))} · {e.title}>"
+
+    @staticmethod
+    def _picked(box: widgets.Combobox, pick: widgets.Dropdown) -> None:
+        """A pick from the list goes into the box; the list goes back to its prompt, ready again."""
+        if pick.value:
+            box.value = str(pick.value)
+            pick.value = ""
 
     def check(self) -> Check:
         """Check the answer in the two boxes and say right or wrong."""
