@@ -140,22 +140,28 @@ MIXES = ("scenarios", "short", "long", "open")
 def generate(path: Path, count: int, mix: str = "scenarios") -> None:
     """``count`` messages of ``mix``: episodes running at once, their messages taken in turn."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    cycle = itertools.cycle(templates(mix))
-    numbers = itertools.count()
     at_once = OPEN_AT_ONCE if mix == "open" else CONCURRENT
+    with path.open("wb") as out:
+        out.writelines(interleaved(templates(mix), count, at_once))
+
+
+def interleaved(scenarios: list[Template], count: int, at_once: int = CONCURRENT, first: int = 0) -> Iterator[bytes]:
+    """``count`` lines of ``at_once`` episodes running at once (numbered from ``first``, so
+    that the ids of several transcripts differ), their messages taken in turn."""
+    cycle = itertools.cycle(scenarios)
+    numbers = itertools.count(first)
     running: list[Iterator[bytes]] = [next(cycle).episode(next(numbers)) for _ in range(at_once)]
     written = 0
-    with path.open("wb") as out:
-        while written < count:
-            for slot, episode in enumerate(running):
-                line = next(episode, None)
-                if line is None:  # this session ended: another one starts
-                    running[slot] = episode = next(cycle).episode(next(numbers))
-                    line = next(episode)
-                out.write(line)
-                written += 1
-                if written == count:
-                    break
+    while written < count:
+        for slot, episode in enumerate(running):
+            line = next(episode, None)
+            if line is None:  # this session ended: another one starts
+                running[slot] = episode = next(cycle).episode(next(numbers))
+                line = next(episode)
+            yield line
+            written += 1
+            if written == count:
+                return
 
 
 # --- measuring ---------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ BKN-DAC Response under 120).
 One edit is what a keystroke in the browser costs the kernel: a field's widget gets a new
 value, the composer rebuilds ``value`` from the form, validates it, moves the finding marks,
 updates the badge, the summary table and the JSON view, and keeps the draft's content for the
-writer (a background timer writes it at most about once a second: ``_drafts.DraftSchedule``; the
+writer (a background thread writes it at most about once a second: ``_drafts.DraftSchedule``; the
 Download link is made when clicked, not at an edit). Measured headless (no front end attached:
 the comm messages are built but not sent), with drafts on and off in the same run.
 

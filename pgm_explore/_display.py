@@ -20,6 +20,7 @@ STYLE = (
     ".pgmx-table{border-collapse:collapse;font-size:12px}"
     "table.pgmx-table.pgmx-table th,table.pgmx-table.pgmx-table td"
     "{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
+    "table.pgmx-table.pgmx-table td.pgmx-nowrap{white-space:nowrap}"
     ".pgmx-badge{display:inline-block;padding:1px 8px;border-radius:8px;color:#fff;font-weight:600}"
     ".pgmx-ok{background:#2e7d32}.pgmx-bad{background:#c62828}.pgmx-warn{background:#ef6c00}"
     "</style>"
@@ -45,9 +46,19 @@ def badge(text: str, kind: str) -> str:
     return f'<span class="pgmx-badge pgmx-{kind}">{esc(text)}</span>'
 
 
-def table(columns: list[str], rows: list[list[Any]]) -> str:
+def table(columns: list[str], rows: list[list[Any]], *, nowrap: Container[str] = ()) -> str:
+    """An HTML table of escaped cells; the cells of the ``nowrap`` columns are kept on one line
+    (an ISO time such as 2026-11-16T10:50:00.420Z would otherwise break at its hyphens).
+
+    >>> table(["time_utc", "n"], [["2026-11-16T10:50:00Z", 1]], nowrap={"time_utc"}).count("pgmx-nowrap")
+    1
+    """
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
+    opens = ['<td class="pgmx-nowrap">' if c in nowrap else "<td>" for c in columns]
+    body = "".join(
+        "<tr>" + "".join(f"{opens[i] if i < len(opens) else '<td>'}{esc(v)}</td>" for i, v in enumerate(row)) + "</tr>"
+        for row in rows
+    )
     return f'<table class="pgmx-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 

@@ -155,6 +155,14 @@ def reference_http(name: str, token: str | None = None) -> Callable[[int], list[
     return lambda port: [*serve, "--port", str(port), *(["--token", token] if token else [])]
 
 
+def guarded_reference_http(name: str, token: str) -> Callable[[int], list[str]]:
+    """The reference partner ``name`` served beyond loopback (``--host 0.0.0.0``), as a person starts
+    it in a container: it asks for the bearer ``token`` and keeps the Host/Origin checks for the
+    name clients here use (127.0.0.1:PORT)."""
+    beyond = ["--host", "0.0.0.0"]
+    return lambda port: [*reference_http(name, token)(port), *beyond, "--allow-host", f"127.0.0.1:{port}"]
+
+
 @contextmanager
 def http_raw_partner(role: str, faults: tuple[str, ...], *options: str, token: str | None = None) -> Iterator[str]:
     """The raw partner serving Streamable HTTP (with ``options``, e.g. ``--log FILE``), asking for

@@ -170,8 +170,11 @@ def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture
 @pytest.mark.slow
 @pytest.mark.parametrize("form", ["json", "text"])
 def test_two_local_worker_processes_give_the_same_bytes(
-    corpus: Path, capsys: pytest.CaptureFixture[str], form: str
+    corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
 ) -> None:
+    from pgm_explore.dialogue import _corpus
+
+    monkeypatch.setattr(_corpus, "BATCH_FILES", 2)  # three batches for the two workers, not one
     here = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "0", *GIVEN)
     there = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "2", *GIVEN)
     assert there == here and here[0] == 1 and here[1]
@@ -190,8 +193,13 @@ def cluster(corpus: Path) -> Iterator[str]:
     address = f"tcp://127.0.0.1:{port}"
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": corpus}
+    # (--dashboard-address: the scheduler's HTTP server for health, on the loopback and a free port)
+    listen = ["--host", "127.0.0.1", "--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [
-        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+        subprocess.Popen(
+            [dask, "scheduler", *listen],
+            **quiet,
+        )
     ]
     try:
         procs.append(
@@ -292,7 +300,7 @@ def test_pa_status_over_many_sessions(corpus: Path) -> None:
 
 
 def test_lazy_tables_are_dask_dataframes_with_a_partition_per_transcript(corpus: Path) -> None:
-    import dask.dataframe as dd
+    dd = pytest.importorskip("dask.dataframe", reason="dask's dataframes need pyarrow")
 
     c = Corpus(*GIVEN, workers=0)
     lazy = c.messages(lazy=True)

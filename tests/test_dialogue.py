@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from conftest import minimal_message
 
 from pgm_explore.dialogue import Transcript, TranscriptChecker
@@ -197,6 +198,7 @@ def test_an_empty_action_context_is_in_force_but_rules_nothing_out() -> None:
 
 def test_the_checker_and_domain_access_keep_commitments_alike() -> None:
     # The reference partner answers; the checker, reading the exchange, finds nothing to say.
+    pytest.importorskip("mcp", reason="the reference partners need the mcp extra")
     from pgm_explore.mcp import DomainAccess
 
     partner = DomainAccess()

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import pytest
+
+
+def _needs(extra_package: str, module: str) -> object:
+    """``module``, skipped with the reason when the package its extra brings is not installed."""
+    missing = importlib.util.find_spec(extra_package) is None
+    return pytest.param(module, marks=pytest.mark.skipif(missing, reason=f"{extra_package} is not installed"))
+
 
 PUBLIC_MODULES = [
     "pgm_explore",
@@ -16,8 +24,8 @@ PUBLIC_MODULES = [
     "pgm_explore.dialogue.documents",
     "pgm_explore.io",
     "pgm_explore.analysis",
-    "pgm_explore.widgets",
-    "pgm_explore.mcp",
+    _needs("ipywidgets", "pgm_explore.widgets"),
+    _needs("mcp", "pgm_explore.mcp"),
 ]
 
 

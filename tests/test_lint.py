@@ -71,3 +71,39 @@ def test_every_browser_test_is_marked_e2e() -> None:
         if not re.search(r"^pytestmark = .*pytest\.mark\.e2e", path.read_text(encoding="utf-8"), re.M)
     ]
     assert unmarked == []
+
+
+# What a test module may import at its top only after `pytest.importorskip` of the extra's package.
+_EXTRA_MODULES = {
+    "ipywidgets": "ipywidgets",
+    "pgm_explore.widgets": "ipywidgets",
+    "mcp": "mcp",
+    "pgm_explore.mcp": "mcp",
+}
+
+
+def test_a_test_module_skips_when_the_extra_it_imports_is_missing() -> None:
+    # Without the extra, a module-level import is a collection error that stops the whole run.
+    unguarded = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        skipped: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            call = node.value if isinstance(node, ast.Expr | ast.Assign) else None
+            if isinstance(call, ast.Call) and _called(call) == "importorskip" and call.args:
+                argument = call.args[0]
+                if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                    skipped.add(argument.value.split(".")[0])
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            for name in names:
+                needs = next(
+                    (m for prefix, m in _EXTRA_MODULES.items() if name == prefix or name.startswith(prefix + ".")), None
+                )
+                if needs is not None and needs not in skipped:
+                    unguarded.append(f"{path.name}: {name}")
+    assert unguarded == []

@@ -185,3 +185,44 @@ async def test_a_request_is_recorded_only_once_sent_and_a_started_client_reopens
         assert len(bk.transcript) == 6 and bk.findings[-1][0] == 5
     finally:
         await bk.stop()
+
+
+@pytest.mark.anyio
+async def test_what_a_reference_partner_logs_goes_to_the_log_not_to_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    # The SDK's handler (logging.basicConfig, set up when a server is built) writes "Tool ... failed"
+    # to stderr for every refused Request: in Jupyter, a red block under the inspector.
+    inspector = Inspector("Domain Access")
+    await inspector.connect()
+    capfd.readouterr()
+    refused = await inspector.call("bkn_dac", {"message": {"Header": "PGM-KDA-V1.0", "Mode": "RQ"}})
+    await inspector.close()
+    assert refused.response is None and [f.rule for f in refused.findings] == ["partner-refused"]
+    assert "Tool 'bkn_dac' failed" not in capfd.readouterr().err
+    lines = inspector.log_lines()
+    logged = [index for index, line in enumerate(lines) if line.startswith("· ") and "Tool 'bkn_dac' failed" in line]
+    assert logged, lines
+    # In its place: after the call that was refused.
+    called = next(i for i, line in enumerate(lines) if '"method": "tools/call"' in line)
+    assert logged[0] > called
+    assert any("Tool 'bkn_dac' failed" in entry["line"] for entry in inspector.log_document()["logged"])
+
+
+@pytest.mark.slow
+def test_a_refused_request_in_a_kernel_prints_nothing_into_the_cell() -> None:
+    """In a Jupyter kernel (nbclient), as notebook 07's inspector runs: no stderr in the cell."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    cells = [
+        "from pgm_explore.mcp.inspector import Inspector\ninspector = Inspector('Domain Access')\n"
+        "await inspector.connect()",
+        "refused = await inspector.call('bkn_dac', {'message': {'Header': 'PGM-KDA-V1.0', 'Mode': 'RQ'}})\n"
+        "print([f.rule for f in refused.findings])\nprint('logged:', sum(line.startswith('· ') for line in inspector.log_lines()))",
+        "await inspector.close()",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3").execute()
+    outputs = [o for cell in notebook.cells for o in cell.outputs]
+    assert [o.get("text") for o in outputs if o.get("name") == "stderr"] == []
+    shown = "".join(o.get("text", "") for o in outputs)
+    assert "['partner-refused']" in shown and re.search(r"logged: [1-9]", shown), shown

@@ -21,25 +21,16 @@ import anyio
 
 from pgm_explore.mcp import BasicKnowledge
 from pgm_explore.mcp.connect import TOKEN_ENV, Endpoint, TokenRequired
-from tests.test_mcp_sessions import _free_port, _wait_for_port
+from tests import probing
 
 TOKEN = "tok-9f2c1e7a5b-partner"
 
 
 @pytest.fixture(scope="module")
 def partner() -> Iterator[str]:
-    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``, as a person starts it in a
-    container, keeping the Host/Origin checks for the name clients use (127.0.0.1:PORT)."""
-    port = _free_port()
-    command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--host", "0.0.0.0"]
-    command += ["--port", str(port), "--token", TOKEN, "--allow-host", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``; its URL."""
+    with probing.http_server(probing.guarded_reference_http("domain-access", TOKEN)) as url:
+        yield url
 
 
 def cli(*argv: str, token: str | None = None, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -123,7 +123,8 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
     },
     "05_analyse_transcripts.ipynb": {
         "market = load(": ("Agora market", "13 messages"),
-        "analysis.exchanges(market)": ("latency", "feasibility"),
+        "analysis.messages(market)[": ("time_utc", "2026-11-16T10:50:00.420Z"),
+        "analysis.exchanges(market)": ("latency_ms", "700.0", "feasibility"),
         "feasibility = analysis.feasibility(market)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
         "predict(steps, context)": ("WalletLimit: 50", "over the WalletLimit 50"),
         "long_feasibility = analysis.feasibility(long)": ("LocOOR", "PredictedPAStatus on every one: True"),
@@ -176,7 +177,11 @@ EXPECTED: dict[str, dict[str, str | tuple[str, ...]]] = {
         'answer = MessageComposer.from_document(response, draft_name="07-dac-response")': "MessageComposer",
         "analysis.feasibility(builder.transcript)": ("InsValue", "PredictedPAStatus", "partially_feasible"),
         "stance = await bk.ask_pal(": ("BKN-PAL answered", "shopping assistant", "en-GB"),
-        "transcript = Transcript.from_documents(bk.transcript": ("11 messages, 0 errors, 0 warnings", "feasibility"),
+        "transcript = Transcript.from_documents(bk.transcript": (
+            "11 messages, 0 errors, 0 warnings",
+            "feasibility",
+            "latency_ms",
+        ),
         "analysis.pa_status_counts(transcript)": ("InsValue", "InsRights", "QualNS"),
         "analysis.commitments(transcript)": ("retained", "status-released"),
         "await bk.stop()": "client closed: True",
@@ -295,6 +300,10 @@ def test_notebook_runs_and_shows_what_it_promises(path: Path, tmp_path: Path, mo
                 shown = output.get("data", {}).get("text/html", "")
                 untidy = [mark for mark in ("&lt;NA&gt;", ">NaN<", ">None<") if mark in shown]
                 assert not untidy, f"{path.name}: {cell.source[:60]!r} shows {untidy} where a value is absent"
+                # Readable numbers: a table a person reads gives durations in ms and times in UTC, not
+                # the exact seconds (latency, time) kept for computing.
+                raw = [mark for mark in ("<th>latency</th>", "<th>time</th>") if mark in shown]
+                assert not raw, f"{path.name}: {cell.source[:60]!r} shows {raw}: show latency_ms and time_utc"
     for fragment, expected in EXPECTED.get(path.name, {}).items():
         cells = [c for c in notebook.cells if c.cell_type == "code" and fragment in c.source]
         assert len(cells) == 1, f"{path.name}: {len(cells)} code cells contain {fragment!r}"

@@ -157,3 +157,24 @@ def test_table_corpus_shows_a_bar_too(logs: Path) -> None:
     assert BAR.search(shown) and b"transcripts" in shown, shown
     assert run(argv, terminal=False, fifo=logs / "a-slow.jsonl", data=data) == (status, out, b"")
     assert out.startswith(b"transcript,PAStatus,count\n")
+
+
+def test_a_corpus_shows_a_bar_in_a_notebook(logs: Path) -> None:
+    """In a Jupyter kernel, the Corpus's bar is a widget under the cell (tqdm.notebook), not text on stderr."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            f"from pgm_explore.analysis import Corpus\nCorpus({str(logs)!r}).summary()[['messages', 'errors']].sum().tolist()"
+        )
+    ]
+    data = (TRANSCRIPTS / "full-session.jsonl").read_bytes()
+    filler = _fill_later(logs / "a-slow.jsonl", data)
+    NotebookClient(notebook, timeout=180, kernel_name="python3").execute()
+    filler.join(30)
+    outputs = notebook.cells[0].outputs
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs), outputs
+    assert not [o for o in outputs if o.get("name") == "stderr"], outputs  # the bar is the widget, not text
+    assert outputs[-1]["data"]["text/plain"] == "[132, 0]"  # 22 + 5 + 105 messages, the corpus read whole

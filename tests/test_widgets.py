@@ -1159,3 +1159,26 @@ def test_open_file_leaves_only_lines_about_the_document_shown(tmp_path: Path) ->
     one(again, "pgmx-open-file").click()
     assert one(again, "pgmx-open-status").value.startswith("Opened")
     assert one(again, "pgmx-draft-notice").value == "" and one(again, "pgmx-status").value == ""
+
+
+def test_undo_and_redo_step_over_typing_mode_switches_and_open(_drafts_in_tmp: Path) -> None:
+    c = composer("BKN-PAL", "RQ", draft_name="undo")
+    undo, redo = one(c, "pgmx-undo"), one(c, "pgmx-redo")
+    assert undo.disabled and redo.disabled  # nothing done yet
+    for typed in ("W", "Wa", "War", "Warm"):  # keystrokes in one field: one step
+        c.set(("Question",), typed)
+    c.mode = "RS"
+    c.load(EXAMPLES / "bkn-dac" / "valid" / "rq-minimal.json")
+    assert c.type_name == "BKN-DAC" and not undo.disabled and redo.disabled
+    undo.click()  # the Open
+    assert c.type_name == "BKN-PAL" and c.value["Mode"] == "RS" and c.aside["RQ"]["Question"] == "Warm"
+    undo.click()  # the Mode switch
+    assert c.value["Mode"] == "RQ" and c.value["Question"] == "Warm"
+    undo.click()  # the typing, all of it
+    assert "Question" not in c.value and undo.disabled and not redo.disabled
+    redo.click()
+    assert c.value["Question"] == "Warm"
+    c.close()  # the draft keeps what is shown after the undo and redo
+    assert _drafts.read_draft(_drafts_in_tmp / "undo.json")["document"]["Question"] == "Warm"
+    c.set(("Question",), "Warm?")  # a new edit: what was undone is no longer ahead
+    assert redo.disabled and c.errors == []

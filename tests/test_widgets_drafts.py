@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("ipywidgets")
+
 from pgm_explore.widgets import MessageComposer, _drafts
 
 LONG = 600.0

@@ -20,7 +20,7 @@ from pgm_explore._engine import engine_for
 from pgm_explore._progress import progress
 from pgm_explore.analysis._tables import TABLES
 from pgm_explore.dialogue import Transcript, corpus_files
-from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, corpus_size
+from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
 from pgm_explore.io import UnreadablePath
 
 if TYPE_CHECKING:
@@ -45,10 +45,11 @@ _SHOWN = 20  # files listed by the notebook display
 
 class _Job(NamedTuple):
     what: str
-    path: str
+    paths: tuple[str, ...]  # a batch of transcripts, each tabulated on its own
 
 
 class _Done(NamedTuple):
+    path: str
     frame: pd.DataFrame | None
     problem: str | None  # why the file could not be read (an UnreadablePath's reason)
 
@@ -65,20 +66,26 @@ def _summary(transcript: Transcript) -> pd.DataFrame:
     )
 
 
-def _tabulate(job: _Job) -> _Done:
-    """One transcript's table, on whichever worker runs it (top-level, so workers find it by name)."""
+def _tabulate(what: str, path: str) -> _Done:
+    """One transcript's table."""
     try:
-        transcript = Transcript.load(job.path)
+        transcript = Transcript.load(path)
     except UnreadablePath as exc:
         # Returned, not raised: the reason reaches the client as it was written.
-        return _Done(None, exc.reason)
-    frame = _summary(transcript) if job.what == "summary" else TABLES[job.what](transcript)
-    return _Done(_with_transcript(frame, job.path), None)
+        return _Done(path, None, exc.reason)
+    frame = _summary(transcript) if what == "summary" else TABLES[what](transcript)
+    return _Done(path, _with_transcript(frame, path), None)
+
+
+def _tabulate_batch(job: _Job) -> list[_Done]:
+    """The table of each transcript of a batch, on whichever worker runs it (top-level, so
+    workers find it by name)."""
+    return [_tabulate(job.what, path) for path in job.paths]
 
 
 def _partition(path: str, what: str) -> pd.DataFrame:
     """A partition of a dask DataFrame: one transcript's table (raises if it cannot be read)."""
-    done = _tabulate(_Job(what, path))
+    done = _tabulate(what, path)
     if done.frame is None:
         raise UnreadablePath(path, done.problem or "it could not be read")
     return done.frame
@@ -162,11 +169,14 @@ class Corpus:
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
         ):
-            for job, done in zip(self.files, work.map(_tabulate, [_Job(what, f) for f in self.files]), strict=True):
-                if done.frame is None:
-                    raise UnreadablePath(job, done.problem or "it could not be read")
-                frames.append(done.frame)
-                bar.update(1)
+            # Batches save round trips to workers; here, one file at a time keeps the bar exact.
+            cut = [(name,) for name in self.files] if work.in_process else batches(self.files)
+            for batch in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
+                for done in batch:
+                    if done.frame is None:
+                        raise UnreadablePath(done.path, done.problem or "it could not be read")
+                    frames.append(done.frame)
+                bar.update(len(batch))
         return corpus_table(what, frames)
 
     def summary(self) -> pd.DataFrame:

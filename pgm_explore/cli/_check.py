@@ -46,6 +46,7 @@ __all__ = [
     "add_check",
     "check_block",
     "check_file",
+    "check_files",
     "check_transcript",
     "refuse",
     "run_corpus",
@@ -365,9 +366,10 @@ def check_block(findings: Sequence[TranscriptFinding], p: Palette) -> str:
 
 
 class FileCheck(NamedTuple):
-    """One transcript of a corpus to check, and how to write its findings."""
+    """Transcripts of a corpus to check (a batch, each file on its own), and how to write
+    their findings."""
 
-    path: str
+    paths: tuple[str, ...]
     form: str
     palette: Palette
 
@@ -384,19 +386,25 @@ class FileChecked(NamedTuple):
     status: int
 
 
-def check_file(job: FileCheck) -> FileChecked:
-    """``pgm-explore check JOB.PATH`` without its summary line, into buffers: the work of one
-    transcript of a corpus, on whichever worker runs it (top-level, so workers find it)."""
+def check_file(path: str, form: str, palette: Palette) -> FileChecked:
+    """``pgm-explore check PATH`` without its summary line, into buffers: the work of one
+    transcript of a corpus."""
     out, err = io.StringIO(), io.StringIO()
-    problems = unreadable([job.path])
+    problems = unreadable([path])
     if problems:
-        status = refuse("check", problems, [job.path], err)
+        status = refuse("check", problems, [path], err)
         return FileChecked("", err.getvalue(), 0, 0, 0, 0, status)
     # In the worker's own process: the corpus is spread over the workers file by file.
-    tally = check_transcript([job.path], job.form, job.palette, out, err)
+    tally = check_transcript([path], form, palette, out, err)
     return FileChecked(
         out.getvalue(), err.getvalue(), tally.messages, len(tally.dialogues), tally.errors, tally.warnings, tally.status
     )
+
+
+def check_files(job: FileCheck) -> list[FileChecked]:
+    """:func:`check_file` of each transcript of a batch, in order, on whichever worker runs
+    it (top-level, so workers find it by name)."""
+    return [check_file(path, job.form, job.palette) for path in job.paths]
 
 
 class CorpusTally(Severities):
@@ -440,33 +448,40 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     written in the corpus's order."""
     from pgm_explore._engine import EngineUnavailable, engine_for
     from pgm_explore.dialogue import corpus_files
-    from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM
+    from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches
 
     problems = [exc for exc in map(_missing, dict.fromkeys(args.paths)) if exc is not None]
     if problems:
         for problem in problems:
             err.write(f"{PROG} check: {clean(str(problem))}\n")
         return EXIT_USAGE
-    files = corpus_files(args.paths)
+    try:
+        files = corpus_files(args.paths)
+    except UnreadablePath as exc:  # a folder that cannot be listed: which files it holds is unknown
+        err.write(f"{PROG} check: {clean(str(exc))}\n")
+        return EXIT_USAGE
     palette = palette_for(args.color, out)
     tally = CorpusTally()
-    jobs = [FileCheck(path, args.format, palette) for path in files]
     try:
         work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
+    # Batches save round trips to workers; here, one file at a time keeps the bar exact.
+    cut = [(name,) for name in files] if work.in_process else batches(files)
+    jobs = [FileCheck(batch, args.format, palette) for batch in cut]
     with work, progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
-        for done in work.map(check_file, jobs):
-            if done.out:
-                write_text(to_out, done.out)
-                out.flush()
-            if done.err:
-                err.write(done.err)
-                err.flush()
-            tally.add(done)
-            bar.update(1)
+        for batch in work.map(check_files, jobs):
+            for done in batch:
+                if done.out:
+                    write_text(to_out, done.out)
+                    out.flush()
+                if done.err:
+                    err.write(done.err)
+                    err.flush()
+                tally.add(done)
+            bar.update(len(batch))
     if args.format == "text":
         colour = palette.red if tally.errors or tally.unread else palette.yellow if tally.warnings else palette.green
         write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")

@@ -30,7 +30,8 @@ partners:
 checks (docs/probe.md): both MCP handshakes and the MCP layer (JSON-RPC
   responses, unknown method, tool and resource, batch and version rejection,
   version negotiation, capabilities, the 2026-07-28 envelope; over HTTP: media
-  types, sessions, the MCP-Protocol-Version header, GET, Host and Origin), then
+  types, sessions, the MCP-Protocol-Version header, GET, Host and Origin, and,
+  given a token, that nothing is served without it), then
   PGM-AUA: the tool and its schemas, the PC Prompt resource (prc), structured
   results, conforming Responses, echoed identities, Outcome, commitments and
   feasibility (dac), bad Requests, two interleaved dialogues, cancellation.

@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 
 from pgm_explore.io import UnreadablePath
 
-__all__ = ["CORPUS_SUFFIXES", "LOCAL_WORKERS_FROM", "corpus_files", "corpus_size"]
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_FILES",
+    "CORPUS_SUFFIXES",
+    "LOCAL_WORKERS_FROM",
+    "batches",
+    "corpus_files",
+    "corpus_size",
+]
 
 LOCAL_WORKERS_FROM = 64 << 20
 """Bytes of a corpus from which it is checked on local worker processes when not told
@@ -21,6 +29,12 @@ otherwise: below, starting them (seconds on a busy machine) costs more than they
 
 CORPUS_SUFFIXES = (".jsonl", ".json")
 """The files a directory of a corpus stands for (as the shell's ``*.jsonl`` and ``*.json`` match)."""
+
+BATCH_BYTES = 1 << 20
+BATCH_FILES = 256
+"""Files of a corpus go to a worker in batches of about a MiB (at most 256 files), each
+transcript of a batch checked on its own: a round trip to a worker costs milliseconds,
+which thousands of small transcripts would otherwise pay one by one."""
 
 
 def corpus_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -74,3 +88,27 @@ def corpus_size(files: Sequence[str]) -> int:
         with contextlib.suppress(OSError):
             total += os.path.getsize(name)
     return total
+
+
+def batches(files: Sequence[str], max_bytes: int | None = None, max_files: int | None = None) -> list[tuple[str, ...]]:
+    """``files`` in order, cut into runs of about ``max_bytes`` (default :data:`BATCH_BYTES`;
+    a bigger file is a batch of its own) and at most ``max_files`` (:data:`BATCH_FILES`).
+
+    >>> batches(["a", "b", "c"], max_files=2)
+    [('a', 'b'), ('c',)]
+    """
+    max_bytes = max_bytes or BATCH_BYTES
+    max_files = max_files or BATCH_FILES
+    cut: list[tuple[str, ...]] = []
+    batch: list[str] = []
+    size = 0
+    for name in files:
+        with contextlib.suppress(OSError):  # (reading it will say why)
+            size += os.path.getsize(name)
+        batch.append(name)
+        if size >= max_bytes or len(batch) >= max_files:
+            cut.append(tuple(batch))
+            batch, size = [], 0
+    if batch:
+        cut.append(tuple(batch))
+    return cut

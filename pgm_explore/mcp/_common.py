@@ -319,19 +319,19 @@ class Partner:
         else:
             payload = self.payload(message, dialogue, **extra)
         dialogue.size = _bytes_of(dialog_id, dialogue)
-        why = self.limits.over(self.held(owner, dialog_id), dialogue.size - (known.size if known else 0), dialog_id)
+        over = self.limits.over(self.held(owner, dialog_id), dialogue.size - (known.size if known else 0), dialog_id)
         # The payload is measured first: a Response far over the limit is never built and checked.
-        fits = why is None and _json_bytes(payload) <= self.limits.response_bytes
+        fits = over is None and _json_bytes(payload) <= self.limits.response_bytes
         response = self._respond(message, dialogue, payload) if fits else None
         size = _json_bytes(response if response is not None else payload)
-        if why is None and size > self.limits.response_bytes:
-            why = (
+        if over is None and size > self.limits.response_bytes:
+            over = (
                 f"the Response would be at least {size} bytes of JSON, over the {self.limits.response_bytes} bytes a "
                 f"Response may have (the partner's limit MAX_RESPONSE_BYTES, docs/mcp.md); nothing of this "
                 "Request was kept. Open a new dialogue."
             )
-        if why is not None or response is None:
-            payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {why}")}
+        if over is not None or response is None:
+            payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {over}")}
             return self._respond(message, known or _Dialogue(identity, owner), payload), _nothing
 
         def commit() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
@@ -104,7 +104,7 @@ class GuardedHTTP:
             return
         await self._door(scope, receive, send)
 
-    async def _checked(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def _checked(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         method = scope.get("method")
         headers = {k.lower(): v for k, v in scope.get("headers", [])}
         if method == "GET" and b"last-event-id" in headers:

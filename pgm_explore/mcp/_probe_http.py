@@ -256,7 +256,10 @@ async def _auth(h: _Http, legacy: bool) -> None:
     if not h.run.endpoint.token:
         h.run.part("http-auth", None, "no token given (--token-file, $PGM_EXPLORE_PARTNER_TOKEN): none to withhold")
         return
-    attempts = (("without the token", {}), ("with another token", {"Authorization": f"Bearer {_WRONG_TOKEN}"}))
+    attempts: tuple[tuple[str, dict[str, str]], ...] = (
+        ("without the token", {}),
+        ("with another token", {"Authorization": f"Bearer {_WRONG_TOKEN}"}),
+    )
     # A client that does not send the token (the probe's own does), on a wire of its own that
     # jsonrpc-responses does not judge: a 401's body is an HTTP answer, not a JSON-RPC message.
     async with httpx2.AsyncClient(timeout=h.client.timeout) as bare:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from pydantic import ValidationError
 from pgm_explore.dialogue import Transcript, documents
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.mcp._held import Held
+from pgm_explore.mcp._probe_base import sdk_log
 from pgm_explore.mcp._wire import Wire
 from pgm_explore.mcp.connect import Endpoint, TokenRequired, ToolReply, call_tool, timed_out
 from pgm_explore.mcp.servers import (
@@ -188,6 +190,10 @@ class Inspector:
         self.calls: list[Call] = []
         self.wires: list[Wire] = []
         """One per connection, in order: the JSON-RPC messages of each."""
+        self.logged: list[tuple[int, str]] = []
+        """What the MCP SDK logged in this process while the inspector connected, called or closed
+        (a reference partner's "Tool 'bkn_dac' failed: ..."), each with the number of JSON-RPC
+        messages logged before it: shown in the log, never printed into a notebook cell as stderr."""
         self.session_id = f"sess-{uuid.uuid4().hex[:8]}"
         self._held: Held[Client] = Held()
 
@@ -207,9 +213,24 @@ class Inspector:
 
     # -- connecting ---------------------------------------------------------------------------------
 
+    @contextmanager
+    def _sdk_logged(self) -> Iterator[None]:
+        # The probe's capture (sdk_log): the SDK's handler writes to stderr, a red block in Jupyter.
+        lines: list[str] = []
+        try:
+            with sdk_log(lines):
+                yield
+        finally:
+            at = len(self.log)
+            self.logged.extend((at, line) for line in lines)
+
     async def connect(self) -> list[ToolInfo]:
         """(Re)connect and list the partner's tools; raises InspectorError with the reason."""
-        await self.close()
+        with self._sdk_logged():
+            return await self._connect()
+
+    async def _connect(self) -> list[ToolInfo]:
+        await self._close()
         wire = Wire(self.target, log_limit=LOG_LIMIT)
         self.wires.append(wire)
         try:
@@ -217,7 +238,7 @@ class Inspector:
             listed = await self._list(client)
         except Exception as exc:  # every way to fail becomes a plain sentence
             said = self._why(exc, wire)
-            await self.close()
+            await self._close()
             raise InspectorError(f"could not connect to {self.target}: {said}") from None
         self.tools = [ToolInfo.of(tool) for tool in listed]
         return self.tools
@@ -235,6 +256,10 @@ class Inspector:
 
     async def close(self) -> None:
         """Close the connection (a command's process ends); the log and transcript are kept."""
+        with self._sdk_logged():
+            await self._close()
+
+    async def _close(self) -> None:
         await self._held.close()
         for wire in self.wires:
             if wire.stderr is not None:
@@ -281,12 +306,13 @@ class Inspector:
         Never raises for what the partner does (findings instead); raises InspectorError when the
         partner cannot be reached at all.
         """
-        if not self.connected:
-            await self.connect()
-        reply = await self._call(tool, arguments)
-        if not reply.sent:  # the connection was gone before the call left: it is safe to send again
-            await self.connect()
+        with self._sdk_logged():
+            if not self.connected:
+                await self._connect()
             reply = await self._call(tool, arguments)
+            if not reply.sent:  # the connection was gone before the call left: it is safe to send again
+                await self._connect()
+                reply = await self._call(tool, arguments)
         done = Call(tool, dict(arguments), reply, findings=list(reply.findings))
         if self.wires and self.wires[-1].ended:
             ended = Finding.of("partner-error", (), self.wires[-1].exit_text(), "MCP binding of PGM-AUA, docs/mcp.md")
@@ -323,11 +349,15 @@ class Inspector:
     # -- the record ---------------------------------------------------------------------------------
 
     def log_lines(self) -> list[str]:
-        """The log as text, one message a line: ``→`` sent to the partner, ``←`` received from it."""
-        return [
+        """The log as text, one message a line: ``→`` sent to the partner, ``←`` received from it,
+        and ``·`` a line the SDK logged in this process (after the messages it followed)."""
+        lines = [
             f"{'→' if direction == 'sent' else '←'} {json.dumps(message, ensure_ascii=False)}"
             for direction, message in self.log
         ]
+        for shift, (at, line) in enumerate(self.logged):  # each after the messages it followed
+            lines.insert(at + shift, f"· {line}")
+        return lines
 
     def save(self, path: str | os.PathLike[str]) -> tuple[Path, Path]:
         """Write the transcript as JSON Lines at ``path`` (``pgm-explore check`` reads it) and the
@@ -346,4 +376,5 @@ class Inspector:
             "connections": [
                 [{"direction": direction, "message": message} for direction, message in wire.log] for wire in self.wires
             ],
+            "logged": [{"after": at, "line": line} for at, line in self.logged],
         }

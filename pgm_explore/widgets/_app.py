@@ -77,9 +77,11 @@ def _plural(count: int, word: str) -> str:
 
 def _frame_html(frame: Any, folder: str = "") -> str:
     """A DataFrame as the library's left-aligned table: a missing value is an empty cell (not NaN or
-    <NA>), and sources are named without the ``folder`` their file was read from."""
+    <NA>), sources are named without the ``folder`` their file was read from, and times in UTC
+    (``time_utc``) stay on one line."""
     rows = [[_cell(v, folder) for v in row] for row in frame.itertuples(index=False)]
-    return table([str(c) for c in frame.columns], rows)
+    columns = [str(c) for c in frame.columns]
+    return table(columns, rows, nowrap={c for c in columns if c.endswith("_utc")})
 
 
 def _cell(value: Any, folder: str) -> Any:

@@ -33,6 +33,7 @@ CSS = """<style>
 table.pgmx-table.pgmx-table th, table.pgmx-table.pgmx-table td {border: 1px solid #ccc; padding: 2px 6px;
   text-align: left; vertical-align: top}
 .pgmx-json textarea {font-family: monospace; font-size: 12px}
+.pgmx-long-text textarea {font-family: var(--jp-ui-font-family, sans-serif); font-size: 13px}
 .pgmx-raw input, .pgmx-raw textarea {font-family: monospace; background: #fff8e1}
 .pgmx-hidden {display: none !important}
 .jupyter-widgets.pgmx-w-label {min-width: 170px}

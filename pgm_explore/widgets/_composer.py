@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -45,6 +46,10 @@ from pgm_explore.widgets._form import ArrayField, Field, FormContext, ObjectFiel
 __all__ = ["MessageComposer", "read_document"]
 
 DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
+UNDO_PAUSE = 1.5
+"""Seconds of pause after which typing in the same field starts a new undo step."""
+UNDO_STEPS = 200
+"""Undo steps kept (the oldest go first)."""
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -132,6 +137,13 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         # Drafts are written off the keystroke path (see _drafts.DraftSchedule); a failed write is shown.
         self._schedule = DraftSchedule(self._area.record)
         self._last_field: tuple[str | int, ...] | None = None
+        # Undo and redo: the states shown before (document, values kept aside), newest last.
+        self._past: list[tuple[dict[str, Any], dict[str, dict[str, Any]]]] = []
+        self._future: list[tuple[dict[str, Any], dict[str, dict[str, Any]]]] = []
+        self._shown_state: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None
+        self._step_field: tuple[str | int, ...] | None = None
+        self._step_time = 0.0
+        self._replaying = False
         # draft_dir=False: no autosave (benchmarks, doctests, composers kept only in memory).
         self.autosave = draft_dir is not False
         self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
@@ -435,6 +447,69 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self._dirty = True
         self._commit()
 
+    # -- undo and redo ---------------------------------------------------------------------------
+
+    def _remember(self, doc: dict[str, Any]) -> None:
+        """Keep the state shown until now as an undo step. Keystrokes in one field, each within
+        ``UNDO_PAUSE`` seconds of the last, make one step; any other change (another field, the
+        Mode switch, Open, the JSON view, an assignment) is a step of its own."""
+        shown = self._shown_state
+        now = time.monotonic()
+        if shown is not None and shown[0] != doc and not self._replaying:
+            field = self._last_field if self._from_form else None
+            typing = field is not None and field != ("Mode",) and field == self._step_field
+            if not (typing and now - self._step_time < UNDO_PAUSE):
+                self._past.append(shown)
+                del self._past[:-UNDO_STEPS]
+            self._future.clear()
+            self._step_field, self._step_time = field, now
+        self._shown_state = (doc, copy.deepcopy(self._aside))
+
+    def undo(self) -> bool:
+        """Go back one step (edits of one field in a row are one step; a Mode switch, an Open,
+        a document typed in the JSON view are one each); False when there is none. The draft
+        keeps the state shown, and Redo brings the step back."""
+        if not self._past or self._shown_state is None:
+            return False
+        self._future.append(self._shown_state)
+        self._replay(self._past.pop())
+        return True
+
+    def redo(self) -> bool:
+        """Take the last undone step again; False when there is none."""
+        if not self._future or self._shown_state is None:
+            return False
+        self._past.append(self._shown_state)
+        self._replay(self._future.pop())
+        return True
+
+    def _replay(self, state: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> None:
+        doc, aside = state
+        self._aside = copy.deepcopy(aside)
+        self._step_field = None
+        self._dirty = True
+        self._replaying = True
+        self._keep_quiet += 1
+        try:
+            if doc == self.value:
+                self._update(doc)
+            else:
+                self.value = doc
+        finally:
+            self._keep_quiet -= 1
+            self._replaying = False
+        # The lines about the state left ("Opened …", "Saved …") are not about the one shown now.
+        self._status.value = ""
+        if self._files is None and self._opener._built:
+            self._opener.status.value = ""
+        self._show_history()
+
+    def _show_history(self) -> None:
+        if self._undo_button.disabled != (not self._past):
+            self._undo_button.disabled = not self._past
+        if self._redo_button.disabled != (not self._future):
+            self._redo_button.disabled = not self._future
+
     def clear_errors(self) -> None:
         self._area.clear()
 
@@ -482,6 +557,7 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         self._area.guard(self._update)(change["new"])
 
     def _update(self, doc: dict[str, Any]) -> None:
+        self._remember(doc)
         if not self._from_form and not self._keep_quiet:
             self._quiet = False  # a document from outside: every finding is news
         if not self._from_form:
@@ -490,3 +566,4 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
             self._auto = self._auto_flags(type_of(doc) or self._spec, doc)
             self._show_document(doc)
         self._refresh()
+        self._show_history()

@@ -79,6 +79,8 @@ class ComposerState:
     _save: widgets.Button
     _download: widgets.HTML
     _download_button: widgets.Button
+    _undo_button: widgets.Button
+    _redo_button: widgets.Button
     _validate: widgets.Button
     _status: widgets.HTML
     _opener: OpenPanel
@@ -111,6 +113,8 @@ class ComposerState:
     _show_expert_fields: Callable[[], None]
     _load_new: Callable[[Mapping[str, Any]], None]
     stamp_now: Callable[[], None]
+    undo: Callable[[], bool]
+    redo: Callable[[], bool]
     validate_now: Callable[[], Report]
     start_fresh: Callable[[], str | None]
     reply: Callable[[], MessageComposer]

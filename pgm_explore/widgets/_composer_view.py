@@ -91,7 +91,20 @@ class ComposerView(ComposerState):
             self._open_draft,
             self.start_fresh,
         )
-        tools: list[widgets.Widget] = [self._badge, self._consistency, self._validate]
+        self._undo_button = parts.button(
+            "↶ Undo", "pgmx-undo", "Go back one step: the edits of one field, a Mode switch, an Open"
+        )
+        self._chrome.click(self._undo_button, self.undo)
+        self._redo_button = parts.button("↷ Redo", "pgmx-redo", "Take the last undone step again")
+        self._chrome.click(self._redo_button, self.redo)
+        self._undo_button.disabled = self._redo_button.disabled = True
+        tools: list[widgets.Widget] = [
+            self._badge,
+            self._consistency,
+            self._undo_button,
+            self._redo_button,
+            self._validate,
+        ]
         if reply_button:
             tools.append(self._reply)
         if self._files is None:

@@ -358,6 +358,23 @@ class ExerciseView(widgets.VBox):
             layout={"width": "320px"},
             _dom_classes=("pgmx-course-rule",),
         )
+        # The suggestions of a Combobox are the browser's datalist, which shows only once something
+        # is typed, or on a double click: a list to open and pick from beside each box, whose pick
+        # goes into the box (what Check reads), as if typed.
+        self.field_pick = widgets.Dropdown(
+            options=[("or pick a field…", ""), *((path, path) for path in field_choices(exercise))],
+            value="",
+            layout={"width": "260px"},
+            _dom_classes=("pgmx-course-field-pick",),
+        )
+        self.rule_pick = widgets.Dropdown(
+            options=[("or pick a rule…", ""), *((f"{code} · {RULES[code].summary}", code) for code in rule_choices())],
+            value="",
+            layout={"width": "360px"},
+            _dom_classes=("pgmx-course-rule-pick",),
+        )
+        for box, pick in ((self.field, self.field_pick), (self.rule, self.rule_pick)):
+            pick.observe(self._area.guard(lambda change, box=box, pick=pick: self._picked(box, pick)), names="value")
         self.check_button = OrderedButton(
             description="Check", button_style="primary", _dom_classes=("pgmx-course-check",)
         )
@@ -380,7 +397,8 @@ class ExerciseView(widgets.VBox):
         self.composer_box = widgets.VBox(_dom_classes=("pgmx-course-composer",))
         self.children = [
             intro,
-            widgets.HBox([self.field, self.rule, self.check_button], layout={"flex_flow": "row wrap"}),
+            widgets.HBox([self.field, self.field_pick], layout={"flex_flow": "row wrap"}),
+            widgets.HBox([self.rule, self.rule_pick, self.check_button], layout={"flex_flow": "row wrap"}),
             self.verdict,
             widgets.HBox([self.answer_button, self.fix_button]),
             self.answer,
@@ -400,6 +418,13 @@ class ExerciseView(widgets.VBox):
         # The text of an executed notebook (ipywidgets keeps its first 110 characters).
         e = self.exercise
         return f"<ExerciseView: Exercise {e.number} of {len(exercises(e.course))} · {e.title}>"
+
+    @staticmethod
+    def _picked(box: widgets.Combobox, pick: widgets.Dropdown) -> None:
+        """A pick from the list goes into the box; the list goes back to its prompt, ready again."""
+        if pick.value:
+            box.value = str(pick.value)
+            pick.value = ""
 
     def check(self) -> Check:
         """Check the answer in the two boxes and say right or wrong."""
@@ -535,9 +560,7 @@ class Course(widgets.VBox):
         self._views: dict[str, ExerciseView] = {}
         self.view = self.exercise(self.exercises[0].id)
         self._relabelling = False
-        self.picker.observe(
-            self._area.guard(lambda change: self._relabelling or self._pick(int(change["new"]))), names="value"
-        )
+        self.picker.observe(self._area.guard(self._picked), names="value")
         self.holder = widgets.VBox([self.view])
         self.children = [self.summary, self.picker, self._area.box, self.holder]
         self.add_class("pgmx-course")
@@ -556,9 +579,10 @@ class Course(widgets.VBox):
         if isinstance(which, int):
             exercise = self.exercises[which - 1]
         else:
-            exercise = next((e for e in self.exercises if e.id == which), None)
-            if exercise is None:
+            found = next((e for e in self.exercises if e.id == which), None)
+            if found is None:
                 raise KeyError(f"no exercise {which!r} in this course")
+            exercise = found
         if exercise.id not in self._views:
             view = ExerciseView(exercise, self.progress, draft_dir=self._draft_dir, work_folder=self._work_folder)
             for part in (view.verdict, view.fixed):
@@ -569,6 +593,10 @@ class Course(widgets.VBox):
     def message(self, which: int | str) -> dict[str, Any]:
         """The broken message of an exercise (a copy)."""
         return self.exercise(which).exercise.message
+
+    def _picked(self, change: dict[str, Any]) -> None:
+        if not self._relabelling:
+            self._pick(int(change["new"]))
 
     def _pick(self, index: int) -> None:
         """Show another exercise; the one left is closed (its composer too: its draft keeps the edits)."""

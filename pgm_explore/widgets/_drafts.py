@@ -15,7 +15,7 @@ A draft that cannot be read is renamed ``<file>.damaged-<time>`` (kept, never de
 the composer starts without it; temporary files of interrupted writes are cleaned up.
 
 A composer writes its draft off the keystroke path (:class:`DraftSchedule`): an edit keeps the
-draft's content in memory, and a background timer writes the latest content at most about once a
+draft's content in memory, and a background thread writes the latest content at most about once a
 second; Save, leaving a field, closing the composer and the end of the process write at once. A
 kill -9 therefore loses at most the last second of typing.
 """
@@ -340,15 +340,60 @@ def claim_draft(path: Path, holder: Any) -> Any | None:
     return other
 
 
+class _Writer:
+    """The one background thread that writes the drafts of this process, each when it is due.
+
+    A keystroke only records a due time and wakes the thread (a condition's notify): starting a
+    thread per write cost the keystroke more than the write saved."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[DraftSchedule, float] = {}
+        self._thread: threading.Thread | None = None
+
+    def plan(self, schedule: DraftSchedule, at: float) -> None:
+        """Write ``schedule`` at ``at`` (``time.monotonic()``), or earlier if it is planned so."""
+        with self._cond:
+            planned = self._due.get(schedule)
+            if planned is None or at < planned:
+                self._due[schedule] = at
+                self._cond.notify()
+            if self._thread is None or not self._thread.is_alive():  # first use, or after a fork
+                self._thread = threading.Thread(target=self._run, name="pgm-explore drafts", daemon=True)
+                self._thread.start()
+
+    def cancel(self, schedule: DraftSchedule) -> None:
+        with self._cond:
+            self._due.pop(schedule, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    now = time.monotonic()
+                    ready = [schedule for schedule, at in self._due.items() if at <= now]
+                    if ready:
+                        for schedule in ready:
+                            del self._due[schedule]
+                        break
+                    self._cond.wait(min(self._due.values()) - now if self._due else None)
+            for schedule in ready:
+                schedule._timed()
+
+
+_WRITER = _Writer()
+
+
 class DraftSchedule:
     """When one draft is written: off the keystroke path, at most about once a second.
 
     :meth:`keep` takes the draft's content (a snapshot: its parts are not changed afterwards)
-    and returns at once; a daemon timer writes the latest content kept, ``WRITE_INTERVAL``
+    and returns at once; a background thread writes the latest content kept, ``WRITE_INTERVAL``
     seconds after the previous write at the latest (at once after a pause). :meth:`flush`
-    writes what is kept now (Save, leaving a field, closing); at the end of the process every
-    schedule is flushed (``atexit``: a kernel shut down or restarted from Jupyter exits so).
-    A write that fails goes to ``on_error`` (the composer shows it), never to the timer's thread.
+    writes what is kept now (Save, closing); :meth:`soon` has the thread write it now (leaving a
+    field); at the end of the process every schedule is flushed (``atexit``: a kernel shut down
+    or restarted from Jupyter exits so). A write that fails goes to ``on_error`` (the composer
+    shows it), never to the writer's thread.
     """
 
     def __init__(self, on_error: Callable[[BaseException], None], interval: float | None = None) -> None:
@@ -357,7 +402,6 @@ class DraftSchedule:
         self._lock = threading.Lock()  # held for moments only: a keystroke never waits for the disk
         self._writing = threading.Lock()  # one write at a time, so an older content never lands last
         self._kept: tuple[Path, dict[str, Any]] | None = None
-        self._timer: threading.Timer | None = None
         self._last = -self._interval
 
     @property
@@ -366,42 +410,29 @@ class DraftSchedule:
         return self._kept is not None
 
     def keep(self, path: Path, content: dict[str, Any], *, now: bool = False) -> None:
-        """Keep ``content`` as the draft at ``path``; written by the timer (at once if ``now``)."""
+        """Keep ``content`` as the draft at ``path``; written in the background (at once if ``now``)."""
         with self._lock:
             self._kept = (path, content)
-            _SCHEDULES.add(self)
-            if now:
-                self._start(0.0)
-            elif self._timer is None:
-                self._start(max(0.0, self._last + self._interval - time.monotonic()))
-
-    def _start(self, delay: float) -> None:
-        """(Re)start the timer (the lock is held)."""
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = threading.Timer(delay, self._timed)
-        self._timer.daemon = True
-        self._timer.start()
+        _SCHEDULES.add(self)
+        clock = time.monotonic()
+        _WRITER.plan(self, clock if now else max(clock, self._last + self._interval))
 
     def soon(self) -> None:
         """Write the content kept (if any) now, in the background."""
-        with self._lock:
-            if self._kept is not None:
-                self._start(0.0)
+        if self._kept is not None:
+            _WRITER.plan(self, time.monotonic())
 
     def _timed(self) -> None:
         try:
             self.flush()
-        except Exception as exc:  # shown by the composer; a timer thread has nobody to tell
+        except Exception as exc:  # shown by the composer; the writer's thread has nobody to tell
             self._on_error(exc)
 
     def flush(self) -> Path | None:
         """Write the content kept, if any, now; returns the file written."""
         with self._writing:
+            _WRITER.cancel(self)
             with self._lock:
-                if self._timer is not None:
-                    self._timer.cancel()
-                    self._timer = None
                 kept, self._kept = self._kept, None
                 if kept is None:
                     return None

@@ -89,7 +89,13 @@ class LeafField(Field):
                 _dom_classes=(*classes, "pgmx-number"),
             )
         if long_text(self.path, self.schema):
-            return make(OrderedTextarea, "textarea", value=shown, continuous_update=True, _dom_classes=classes)
+            return make(
+                OrderedTextarea,
+                "textarea",
+                value=shown,
+                continuous_update=True,
+                _dom_classes=(*classes, "pgmx-long-text"),
+            )
         return make(OrderedText, "text", value=shown, continuous_update=True, _dom_classes=classes)
 
     def _line_items(self) -> list[widgets.Widget]:

@@ -148,7 +148,7 @@ class PartnerInspector(widgets.VBox):
         self.findings = widgets.HTML(_dom_classes=("pgmx-inspector-findings",))
         self.raw_log = widgets.Textarea(
             layout={"width": "100%", "height": "220px"},
-            placeholder="The JSON-RPC messages: → sent to the partner, ← received from it",
+            placeholder="The JSON-RPC messages: → sent to the partner, ← received from it (· what the kernel logged)",
             _dom_classes=("pgmx-inspector-log",),
         )
         self.save_name = widgets.Text(

@@ -89,6 +89,13 @@ def test_app_composes_validates_and_reads_a_transcript(
     expect(tables).not_to_contain_text("NaN")
     # Numbers a person reads: the time in UTC beside the seconds, the latency in ms, no float noise.
     expect(tables).to_contain_text("2026-11-16T10:50:00.420Z")
+    # ... on one line: the browser would break an ISO time at its hyphens ("2026-11-" / "16T...").
+    when = tables.locator("td", has_text="2026-11-16T10:50:00.420Z").first
+    # One rectangle per line the text takes (a Range over the cell's text).
+    lines = when.evaluate(
+        "td => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; }"
+    )
+    assert lines == 1, f"the time in UTC is on {lines} lines"
     expect(tables.locator("th", has_text="latency_ms")).to_have_count(1)
     expect(tables).to_contain_text("700.0")
     expect(tables).not_to_contain_text("0.7000000")

@@ -129,3 +129,47 @@ def test_the_apps_course_tab_checks_the_learner_in_voila(
     expect(course.locator(".pgmx-course-picker select")).to_contain_text("How sure is Prompt Creation? ✔")
     done = _progress(app_work / ".pgm-explore-drafts")["confidence-as-percentage"]
     assert done.get("answered") and done.get("fixed")
+
+
+def _pick(select: Locator, starts: str) -> None:
+    """Pick the option of a list whose text starts so, as a person reads and picks it."""
+    labels = [text.strip() for text in select.locator("option").evaluate_all("os => os.map(o => o.textContent)")]
+    # ipywidgets writes a label's spaces as no-break spaces, which a reader does not tell apart.
+    select.select_option(label=next(label for label in labels if label.replace("\xa0", " ").startswith(starts)))
+
+
+def test_the_learner_picks_the_field_and_the_rule_from_the_lists(
+    page: Page, app_server: Server, shot: Callable[[str], Path]
+) -> None:
+    """A learner who knows no rule code opens the lists beside the boxes and picks: the pick shows in
+    the box (what Check reads), and the list is ready for another pick."""
+    app = open_app(page, app_server, "Course")
+    course = app.locator(".pgmx-course")
+    course.locator(".pgmx-course-picker select").select_option(
+        label="Find the mistake · 1 · A Request that says too much"
+    )
+    view = course.locator(".pgmx-course-exercise")
+    expect(view).to_contain_text("Exercise 1 of 8 · A Request that says too much", timeout=WIDGETS_MS)
+    field, rule = view.locator(".pgmx-course-field input"), view.locator(".pgmx-course-rule input")
+    field_pick, rule_pick = (
+        view.locator(".pgmx-course-field-pick select"),
+        view.locator(".pgmx-course-rule-pick select"),
+    )
+    # The rule list says what each code means.
+    expect(rule_pick.locator("option", has_text="mode-forbidden · A property of the other mode")).to_have_count(1)
+
+    field_pick.select_option(label="$.Outcome")
+    expect(field).to_have_value("$.Outcome", timeout=WIDGETS_MS)
+    _pick(rule_pick, "required · ")
+    expect(rule).to_have_value("required", timeout=WIDGETS_MS)
+    expect(rule_pick).to_have_value(re.compile(r"^or\spick\sa\srule"))  # back to its prompt, ready again
+    view.locator("button.pgmx-course-check").click()
+    verdict = view.locator(".pgmx-course-verdict")
+    expect(verdict).to_contain_text("Not right yet: the field is right; the rule is not required", timeout=WIDGETS_MS)
+
+    _pick(rule_pick, "mode-forbidden · ")
+    expect(rule).to_have_value("mode-forbidden", timeout=WIDGETS_MS)
+    view.locator("button.pgmx-course-check").click()
+    expect(verdict).to_contain_text("Right: mode-forbidden at $.Outcome", timeout=WIDGETS_MS)
+    expect(verdict).to_contain_text("The clause:")
+    shot("picked from the lists")

@@ -6,17 +6,15 @@ The token is never shown on the page."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.test_mcp_sessions import _free_port, _wait_for_port
+from tests import probing
 
-from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Server, type_into
+from .conftest import NO_PLAYWRIGHT, WIDGETS_MS, Server, open_app, type_into
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -30,27 +28,15 @@ TOKEN = "tok-e2e-5d1a9c-inspect"
 
 @pytest.fixture
 def guarded_partner() -> Iterator[str]:
-    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``, reached as 127.0.0.1:PORT."""
-    port = _free_port()
-    command = [sys.executable, "-m", "pgm_explore.mcp.serve", "domain-access", "--http", "--host", "0.0.0.0"]
-    command += ["--port", str(port), "--token", TOKEN, "--allow-host", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    """``serve domain-access --http --host 0.0.0.0 --token TOKEN``; its URL."""
+    with probing.http_server(probing.guarded_reference_http("domain-access", TOKEN)) as url:
+        yield url
 
 
 def test_the_inspect_tab_connects_to_a_partner_that_asks_for_a_token(
     page: Page, app_server: Server, guarded_partner: str, shot: Callable[[str], Path]
 ) -> None:
-    page.goto(app_server.at(), timeout=KERNEL_MS)
-    app = page.locator(".pgmx-app")
-    expect(app).to_be_visible(timeout=KERNEL_MS)
-    page.locator(".pgmx-app .lm-TabBar-tab", has_text="Inspect").click()
-    inspector = app.locator(".pgmx-inspector")
+    inspector = open_app(page, app_server, "Inspect").locator(".pgmx-inspector")
     expect(inspector).to_be_visible(timeout=WIDGETS_MS)
     token_box = inspector.locator(".pgmx-inspector-token input")
     expect(token_box).to_be_hidden()  # a reference partner of this page needs none

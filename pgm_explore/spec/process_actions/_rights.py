@@ -86,7 +86,7 @@ def signature_problems(statement: Statement) -> tuple[str, ...]:
     """Complements whose preposition the action's V2.2 request signature never uses.
 
     Nothing is reported for actions without a signature (License, Inform) or whose request
-    complements NOTES recorded only in part (UM-Send, Register).
+    complements NOTES 4.6 recorded only in part (UM-Send, Register).
 
     Only prepositions are compared: operand names are free in statements (an ID, a type, a name),
     and the V2.2 schemas mark no complement required (NOTES 7.5 item 7).

@@ -1,7 +1,7 @@
 """Per-action V2.2 signatures as data: the complements and error codes of each action's schema.
 
 Source: the MMM-TEC V2.2 per-action schemas as NOTES 4.6 records them (one line an action in
-``_SIGNATURE_TABLE``), with what NOTES could not record marked as such.
+``_SIGNATURE_TABLE``), with what NOTES 4.6 could not record marked as such.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ class Signature:
     header: str | None
     request: tuple[Slot, ...]
     request_complete: bool
-    """False where NOTES recorded the request complements only in part (UM-Send, Register)."""
+    """False where NOTES 4.6 recorded the request complements only in part (UM-Send, Register)."""
     response: tuple[Slot, ...] | None
-    """None where NOTES did not record the response complements."""
+    """None where NOTES 4.6 did not record the response complements."""
     errors: tuple[str, ...]
     """The ``Err`` codes as the per-action schema writes them (FaultyPA, MLocOOR...)."""
     errors_complete: bool
-    """False where NOTES recorded the ``Err`` list only in part (or not at all)."""
+    """False where NOTES 4.6 recorded the ``Err`` list only in part (or not at all)."""
 
     @property
     def statuses(self) -> frozenset[str]:
