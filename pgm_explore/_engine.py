@@ -175,7 +175,9 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
             timeout=timeout,
         )
         return _DaskEngine(Client(cluster, timeout=timeout), own_cluster=True)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, RuntimeError) as exc:
+        # (RuntimeError: distributed's "Nanny failed to start", as when a script without
+        # `if __name__ == "__main__":` is imported again by the spawned workers.)
         where = f"the Dask scheduler at {scheduler}" if scheduler else f"{workers} local worker processes"
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
 
@@ -188,7 +190,9 @@ def engine_for(
     process); else, unless ``PGM_EXPLORE_PARALLEL=0`` is in the environment or there is one
     core only, one local worker per core when the regular files among ``paths`` hold
     ``min_bytes`` or more together (below that, starting workers costs more than it wins),
-    and this process otherwise (standard input, pipes, small files).
+    and this process otherwise (standard input, pipes, small files) or when those workers
+    cannot start. Workers or a scheduler asked for that cannot start raise
+    :class:`EngineUnavailable`.
     """
     if scheduler is not None or workers is not None:
         return engine(workers, scheduler)
@@ -202,4 +206,10 @@ def engine_for(
             continue
         if stat.S_ISREG(info.st_mode):
             total += info.st_size
-    return engine(None) if total >= min_bytes else Engine()
+    if total < min_bytes:
+        return Engine()
+    try:
+        return engine(None)
+    except EngineUnavailable:
+        # Not asked for: the same work in this process, slower and otherwise the same.
+        return Engine()

@@ -274,3 +274,22 @@ def test_check_says_the_same_on_local_workers(
 def test_validate_in_this_process_when_told(transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(["validate", "--format", "json", "--workers", "0", str(transcript)], capsys)
     assert status == 1 and out.count("\n") == len(list(iter_documents(transcript)))
+
+
+@pytest.mark.slow
+def test_workers_that_cannot_start_are_a_plain_error(tmp_path: Path) -> None:
+    # A script without `if __name__ == "__main__":` is run again by every spawned worker, whose
+    # own start then fails: the script gets EngineUnavailable with a plain reason, never a hang.
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from pgm_explore._engine import engine_for\n"
+        f"with engine_for([{str(script)!r}], workers=2, min_bytes=1) as e:\n"
+        "    print('started', e.where)\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode != 0
+    assert "EngineUnavailable: could not start work on 2 local worker processes" in run.stderr
