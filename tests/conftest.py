@@ -91,6 +91,17 @@ KINDS = [("PC Prompt", None)] + [(t, m) for t in ("BKN-PRC", "BKN-DAC", "BKN-PAL
 
 
 @pytest.fixture
+def drafts_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Drafts and saved files go to a temporary folder, never to the home directory (the widget
+    tests make it theirs with an autouse fixture); the current folder is the temporary one."""
+    folder = tmp_path / "drafts"
+    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
+    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+@pytest.fixture
 def message() -> Callable[..., dict[str, Any]]:
     return minimal_message
 

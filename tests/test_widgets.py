@@ -38,13 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
-def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _drafts_in_tmp(drafts_folder: Path) -> Path:
     """Drafts and saved files go to a temporary folder, never to the home directory."""
-    folder = tmp_path / "drafts"
-    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
-    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
-    monkeypatch.chdir(tmp_path)
-    return folder
+    return drafts_folder
 
 
 def walk(widget: widgets.Widget) -> Iterator[widgets.Widget]:

@@ -27,12 +27,9 @@ TRANSCRIPTS = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 
 
 @pytest.fixture(autouse=True)
-def _drafts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "drafts"
-    monkeypatch.setenv("PGM_EXPLORE_DRAFTS", str(folder))
-    monkeypatch.setenv("PGM_EXPLORE_WORK", str(tmp_path / "work"))
-    monkeypatch.chdir(tmp_path)
-    return folder
+def _drafts_in_tmp(drafts_folder: Path) -> Path:
+    """Drafts and saved files go to a temporary folder, never to the home directory."""
+    return drafts_folder
 
 
 def builder(**kwargs: object) -> DialogueBuilder:

@@ -34,13 +34,12 @@ from typing import IO
 
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.io._partitions import iter_worked
-from pgm_explore.io._read import InputKind, Item, UnreadablePath
+from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
 from pgm_explore.io._read import iter_stream as _iter_stream
 from pgm_explore.io._read import report as _report
-from pgm_explore.io._read import report_fields as _report_fields
-from pgm_explore.validation import Report, ReportFields
+from pgm_explore.validation import Report
 
 __all__ = [
     "InputKind",
@@ -60,6 +59,7 @@ __all__ = [
 UnreadablePath.__module__ = __name__
 Item.__module__ = __name__
 iter_worked.__module__ = __name__
+report_fields.__module__ = __name__
 
 
 def input_kind(path: str) -> InputKind:
@@ -119,17 +119,6 @@ def report(item: Item, *, built: bool = False) -> Report:
     return _report(item, built=built)
 
 
-def report_fields(item: Item) -> ReportFields:
-    """:func:`report` on a read item, without its source: the tuple (type, mode, conforms,
-    findings) that bulk work makes of each message and sends between processes (equal
-    findings of several messages come as one tuple).
-
-    >>> report_fields(next(iter_stream(io.BytesIO(b'{"Header": "PGM-KPA-V1.0", "Mode": "RS"}'), "m.json")))[:3]
-    ('BKN-PAL', 'RS', False)
-    """
-    return _report_fields(item)
-
-
 _VALIDATE_BYTES = 128 * 1024 * 1024
 """The size of input from which ``validate`` (and :func:`iter_reports` with ``parallel``)
 starts local worker processes by itself: starting them takes a second or two, which
@@ -156,7 +145,7 @@ def iter_reports(
     """
     own = engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES) if engine is None and parallel else None
     try:
-        pairs = iter_worked(path, _report_fields, kind=kind, engine=engine or own, progress=progress)
+        pairs = iter_worked(path, report_fields, kind=kind, engine=engine or own, progress=progress)
     except BaseException:
         if own is not None:
             own.close()

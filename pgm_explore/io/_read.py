@@ -579,7 +579,12 @@ def report_fields(item: Item, *, built: bool = False) -> ReportFields:
     A document the reader made holds JSON values only; one built in Python (``built``) is
     looked through for what JSON cannot hold first, as ``validate()`` does
     (:func:`pgm_explore.validation.report_fields`). Equal findings of several messages come
-    as one tuple (see :func:`_shared`)."""
+    as one tuple (see :func:`_shared`).
+
+    >>> import io
+    >>> report_fields(next(iter_stream(io.BytesIO(b'{"Header": "PGM-KPA-V1.0", "Mode": "RS"}'), "m.json")))[:3]
+    ('BKN-PAL', 'RS', False)
+    """
     type_name, mode, conforms, findings = _fields(item, built)
     return type_name, mode, conforms, _shared(findings) if findings else findings
 

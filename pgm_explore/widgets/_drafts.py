@@ -404,11 +404,6 @@ class DraftSchedule:
         self._kept: tuple[Path, dict[str, Any]] | None = None
         self._last = -self._interval
 
-    @property
-    def pending(self) -> bool:
-        """Content is kept that is not written yet."""
-        return self._kept is not None
-
     def keep(self, path: Path, content: dict[str, Any], *, now: bool = False) -> None:
         """Keep ``content`` as the draft at ``path``; written in the background (at once if ``now``)."""
         with self._lock:
@@ -447,11 +442,10 @@ def flush_drafts() -> None:
     """Write every draft of this process that is kept but not written yet (reading drafts in the
     same process, and the end of the process, see the last edit)."""
     for schedule in list(_SCHEDULES):
-        if schedule.pending:
-            try:
-                schedule.flush()
-            except OSError as exc:
-                schedule._on_error(exc)
+        try:
+            schedule.flush()  # also waits for a write in progress: a reader then sees it whole
+        except OSError as exc:
+            schedule._on_error(exc)
 
 
 atexit.register(flush_drafts)

@@ -18,29 +18,23 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import KERNEL_MS, NO_PLAYWRIGHT, WIDGETS_MS, Composer, Notebook, code_cell, type_into, wait_for_idle
+from .conftest import (
+    NO_PLAYWRIGHT,
+    WIDGETS_MS,
+    Composer,
+    Notebook,
+    code_cell,
+    restart_kernel,
+    run_all,
+    type_into,
+    wait_for_idle,
+)
 
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 pytestmark = pytest.mark.e2e
 
 IMPORT = "from pgm_explore.widgets import MessageComposer"
 REQUEST = 'request = MessageComposer("BKN-DAC", "RQ", draft_name="e2e-feel")\nrequest'
-
-
-def _restart_and_run_all(notebook: Notebook) -> None:
-    page = notebook.page
-    page.locator(".lm-MenuBar-item", has_text="Run").click()
-    page.locator('li.lm-Menu-item[data-command="runmenu:restart-and-run-all"]').click()
-    dialog = page.locator(".jp-Dialog")
-    expect(dialog).to_contain_text("Restart")
-    dialog.locator(".jp-mod-accept").click()
-    expect(dialog).to_have_count(0)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt")]
-                 .every(p => /\\[\\d+\\]/.test(p.textContent))""",
-        timeout=KERNEL_MS,
-    )
-    wait_for_idle(page)
 
 
 def test_steps_numbered_reply_proposes_steps_and_comes_back_after_restart(
@@ -82,7 +76,8 @@ def test_steps_numbered_reply_proposes_steps_and_comes_back_after_restart(
     wait_for_idle(page)
     shot("reply with a status chosen")
 
-    _restart_and_run_all(notebook)
+    restart_kernel(page)  # Kernel > Restart Kernel, then Run All
+    run_all(page)
     request = Composer(notebook.panel.locator(".pgmx-composer").first)
     expect(request.root.locator(".pgmx-draft-notice").first).to_contain_text("Restored draft", timeout=WIDGETS_MS)
     reply = Composer(request.replies.first)
