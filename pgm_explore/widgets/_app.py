@@ -77,11 +77,15 @@ def _plural(count: int, word: str) -> str:
 
 def _frame_html(frame: Any, folder: str = "") -> str:
     """A DataFrame as the library's left-aligned table: a missing value is an empty cell (not NaN or
-    <NA>), sources are named without the ``folder`` their file was read from, and times in UTC
-    (``time_utc``) stay on one line."""
+    <NA>), sources are named without the ``folder`` their file was read from. A column of names
+    (identifiers, times in UTC, numbers, "PC Prompt": two words at most) stays on one line, which the
+    browser would break at the hyphens ("dlg-4c21-" / "01"); a column of sentences wraps, and a table
+    wider than the page scrolls sideways."""
     rows = [[_cell(v, folder) for v in row] for row in frame.itertuples(index=False)]
     columns = [str(c) for c in frame.columns]
-    return table(columns, rows, nowrap={c for c in columns if c.endswith("_utc")})
+    prose = {c for i, c in enumerate(columns) if any(len(str(row[i]).split()) > 2 for row in rows)}
+    kept = table(columns, rows, nowrap=set(columns) - prose)
+    return f'<div class="pgmx-app-table" style="overflow-x:auto;max-width:100%">{kept}</div>'
 
 
 def _cell(value: Any, folder: str) -> Any:

@@ -90,12 +90,14 @@ def test_app_composes_validates_and_reads_a_transcript(
     # Numbers a person reads: the time in UTC beside the seconds, the latency in ms, no float noise.
     expect(tables).to_contain_text("2026-11-16T10:50:00.420Z")
     # ... on one line: the browser would break an ISO time at its hyphens ("2026-11-" / "16T...").
-    when = tables.locator("td", has_text="2026-11-16T10:50:00.420Z").first
-    # One rectangle per line the text takes (a Range over the cell's text).
-    lines = when.evaluate(
-        "td => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; }"
-    )
-    assert lines == 1, f"the time in UTC is on {lines} lines"
+    # One rectangle per line the text takes (a Range over the cell's text); an identifier, too.
+    lines = "td => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length; }"
+    for text in ("2026-11-16T10:50:00.420Z", "dlg-4c21-01", "BKN-DAC"):
+        taken = tables.locator("td", has_text=text).first.evaluate(lines)
+        assert taken == 1, f"{text} is on {taken} lines"
+    # A table wider than the page scrolls sideways: its last column is not cut off for good.
+    wide = tables.locator(".pgmx-app-table").first
+    assert wide.evaluate("div => getComputedStyle(div).overflowX") == "auto"
     expect(tables.locator("th", has_text="latency_ms")).to_have_count(1)
     expect(tables).to_contain_text("700.0")
     expect(tables).not_to_contain_text("0.7000000")
