@@ -13,7 +13,8 @@ and prints messages per second and the ratios to the yardstick (target: the libr
 at least 0.5 of ``json.loads``), then the time ``import pgm_explore`` and
 ``import pgm_explore.cli`` take in a fresh interpreter (target 0.5 s).
 
-Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R]``.
+Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R] [--workers N]``
+(``--workers 2``: the command's passes on two local Dask workers, their start included).
 Each figure is the best of R passes (default 5); the passes of the three take turns
 (``json.loads``, library, command, ``json.loads``, ...), so that a burst of load from
 other work on the machine slows all three alike instead of one of them, and the ratios
@@ -40,6 +41,8 @@ from pgm_explore.cli import main
 from pgm_explore.io import iter_reports
 
 OUT = Path(__file__).resolve().parent / "out"
+WORKERS: list[str] = []
+"""``--workers N`` for the command's passes, when given (``--workers``)."""
 TARGET_RATIO = 0.5
 TARGET_IMPORT = 0.5
 
@@ -256,7 +259,7 @@ def library(path: Path) -> int:
 
 def command(path: Path) -> int:
     with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-        return main(["validate", "--format", "json", str(path)])
+        return main(["validate", "--format", "json", *WORKERS, str(path)])
 
 
 def import_time(module: str, runs: int = 7) -> float:
@@ -281,7 +284,12 @@ def main_(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=200_000, help="messages in the file (default 200000)")
     parser.add_argument("--repeat", type=int, default=5, help="passes per measurement; the best counts (default 5)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="the command's --workers (default: as the command decides)"
+    )
     args = parser.parse_args(argv)
+    if args.workers is not None:
+        WORKERS[:] = ["--workers", str(args.workers)]
     count = args.messages
 
     path = OUT / f"bench-{count}.jsonl"

@@ -72,9 +72,9 @@ where the work runs:
   transcript rules need the messages in order. A big JSON Lines file is therefore
   cut into partitions of whole lines (1 MiB each), worked on by Dask workers, and
   the rules run here over what comes back, in order. By default, transcripts of
-  64 MiB or more are worked on by one local worker process per core (starting
-  them takes a second or two), smaller ones, standard input and pipes in this
-  process. --workers N says how many local workers (0: this process only);
+  1 GiB or more are worked on by one local worker process per core (starting
+  them and their first work takes several seconds), smaller ones, standard input
+  and pipes in this process. --workers N says how many local workers (0: this process only);
   --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
   'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
   PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0. The findings

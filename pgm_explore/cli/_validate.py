@@ -56,9 +56,9 @@ inputs:
 where the work runs:
   A big JSON Lines file is cut into partitions of whole lines (1 MiB each), read,
   decoded and validated by Dask workers; the reports come back in order. By
-  default, inputs of 128 MiB or more are validated by one local worker process per
-  core (starting them takes a second or two), smaller ones, standard input and
-  pipes in this process. --workers N says how many local workers (0: this process
+  default, inputs of 1 GiB or more are validated by one local worker process per
+  core (starting them and their first work takes several seconds), smaller ones,
+  standard input and pipes in this process. --workers N says how many local workers (0: this process
   only); --scheduler ADDRESS sends the work to an existing Dask cluster
   (dask.distributed: 'dask scheduler' and 'dask worker'), whose workers must read
   the same PATHs. PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0.

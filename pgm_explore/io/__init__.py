@@ -119,10 +119,11 @@ def report(item: Item, *, built: bool = False) -> Report:
     return _report(item, built=built)
 
 
-_VALIDATE_BYTES = 128 * 1024 * 1024
+_VALIDATE_BYTES = 1024 * 1024 * 1024
 """The size of input from which ``validate`` (and :func:`iter_reports` with ``parallel``)
-starts local worker processes by itself: starting them takes a second or two, which
-validating alone wins back only over about this much."""
+starts local worker processes by itself: starting them and their first work takes several
+seconds, which validating wins back only over about this much (see ``CHECK_BYTES`` in
+``pgm_explore.dialogue``)."""
 
 
 def iter_reports(
