@@ -258,11 +258,11 @@ def check_paths(
     :data:`CHECK_BYTES` or more; the rules then run here, in order. The findings are the
     same wherever the work runs.
     """
-    paths = [os.fspath(path) for path in paths]
+    names = [os.fspath(path) for path in paths]
     if not parallel and workers is None and scheduler is None:
         workers = 0
-    with engine_for(paths, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES) as engine:
-        yield from check_facts(paths, engine)
+    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES) as engine:
+        yield from check_facts(names, engine)
 
 
 def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFinding]:

@@ -30,7 +30,7 @@ import io
 import os
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
-from typing import IO
+from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.io._partitions import iter_worked
@@ -154,7 +154,7 @@ def iter_reports(
     return _reports(pairs, own)
 
 
-def _reports(pairs: Iterator[tuple[str, tuple]], own: Engine | None) -> Iterator[Report]:  # type: ignore[type-arg]
+def _reports(pairs: Iterator[tuple[str, tuple[Any, ...]]], own: Engine | None) -> Iterator[Report]:
     try:
         for source, (type_name, mode, conforms, findings) in pairs:
             yield Report(type_name, mode, conforms, findings, source)

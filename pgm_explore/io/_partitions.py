@@ -159,7 +159,7 @@ class _Through(io.RawIOBase):
         self._position += len(data)
         return data
 
-    read = read1  # type: ignore[assignment]
+    read = read1
 
 
 def work_on_partition(work: Callable[[Item], T], partition: Partition) -> tuple[int, list[tuple[int, Any]]]:
