@@ -69,7 +69,12 @@ def test_steps_numbered_reply_proposes_steps_and_comes_back_after_restart(
     for step in range(3):
         expect(reply.input(f"Feasibility-Steps-{step}-Step")).to_have_value(str(step))
         expect(reply.finding(f"Feasibility-Steps-{step}-PAStatus")).to_contain_text("PAStatus is missing")
-    reply.field("Feasibility-Steps-1-PAStatus").locator(".pgmx-include input").check()
+    # A click, not Playwright's check(): once the field is in, the form shows its select instead
+    # of the tick box, so a check() waiting to see the box ticked can wait for nothing.
+    reply.field("Feasibility-Steps-1-PAStatus").locator(".pgmx-include input").click()
+    # The kernel answers the tick with the first PA Status; choosing before that answer arrives
+    # (a busy machine) would have the choice overwritten by it.
+    expect(reply.json_view).to_have_value(re.compile(r'"Step": 1,\s*"PAStatus": "Ack"'), timeout=WIDGETS_MS)
     status = reply.field("Feasibility-Steps-1-PAStatus").locator("select")
     status.select_option(index=1)  # Clash
     expect(reply.json_view).to_have_value(re.compile(r'"Step": 1,\s*"PAStatus": "Clash"'), timeout=WIDGETS_MS)
