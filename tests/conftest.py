@@ -142,7 +142,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     folder = Path(os.environ.get("PGM_EXPLORE_SCREENSHOTS", ""))
     if folder.name and folder.is_dir():
-        shots = sorted(folder.glob("*.png"))
+        shots = sorted(folder.rglob("*.png"))  # (a folder a worker under pytest-xdist)
         terminalreporter.write_sep("-", "e2e screenshots")
         terminalreporter.write_line(f"{len(shots)} screenshots and the server logs in {folder}")
 

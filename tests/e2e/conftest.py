@@ -98,9 +98,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if HERE in Path(item.path).resolve().parents:
             item.add_marker(pytest.mark.e2e)
-            # With pytest-xdist (`-n`, `--dist loadgroup`) every e2e test runs in one worker, which
-            # starts the servers and Chromium (package fixtures) once.
-            item.add_marker(pytest.mark.xdist_group("e2e"))
             if reason:
                 item.add_marker(pytest.mark.skip(reason=f"e2e: {reason}"))
 
@@ -395,10 +392,12 @@ def app_server(served_root: Path, app_work: Path, e2e_env: dict[str, str], scree
 @pytest.fixture(scope="package")
 def screenshots() -> Path:
     """Screenshots and server logs: $PGM_EXPLORE_SCREENSHOTS (tests/conftest.py names a new
-    temporary folder when it is not set, and prints where at the end), else a new temporary folder."""
+    temporary folder when it is not set, and prints where at the end), else a new temporary folder;
+    under pytest-xdist, a folder of each worker's in it (each worker starts servers of its own)."""
     configured = os.environ.get("PGM_EXPLORE_SCREENSHOTS")
     # Not under pytest's basetemp: pytest prunes old basetemps, and the shots should outlive the run.
     folder = Path(configured).resolve() if configured else Path(tempfile.mkdtemp(prefix="pgm-explore-e2e-"))
+    folder /= os.environ.get("PYTEST_XDIST_WORKER", "")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
