@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -123,3 +124,51 @@ def test_an_unreachable_scheduler_is_a_plain_error() -> None:
     port = _free_port()  # nothing listens there
     with pytest.raises(EngineUnavailable, match=f"the Dask scheduler at tcp://127.0.0.1:{port}"):
         engine(scheduler=f"tcp://127.0.0.1:{port}", timeout=2)
+
+
+def test_an_unreachable_scheduler_fails_fast() -> None:
+    # With the client's own minute to start (START_TIMEOUT), a refused connection is said at
+    # once rather than retried for that minute (the bound leaves a loaded machine plenty).
+    port = _free_port()
+    began = time.monotonic()
+    with pytest.raises(EngineUnavailable) as raised:
+        engine(scheduler=f"tcp://127.0.0.1:{port}")
+    assert time.monotonic() - began < 30
+    assert str(raised.value) == (
+        f"could not start work on the Dask scheduler at tcp://127.0.0.1:{port}: "
+        "nothing accepts connections there (is the scheduler running?)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("tcp://localhost", "not an address of the form tcp://HOST:PORT"),
+        ("tcp://no-such-host.invalid:8786", "the host name cannot be resolved"),
+    ],
+)
+def test_a_scheduler_address_that_cannot_be_one_is_a_plain_error(address: str, reason: str) -> None:
+    with pytest.raises(EngineUnavailable, match=f"^could not start work on the Dask scheduler at {address}: {reason}"):
+        engine(scheduler=address)
+
+
+def test_a_server_that_is_no_scheduler_is_a_plain_error() -> None:
+    # A web server at the address (such as the dashboard's port, 8787, given for the scheduler's):
+    # the client would read its answer as the length of a message and run out of memory.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        held: list[socket.socket] = []
+
+        def answer() -> None:
+            connection, _ = server.accept()
+            held.append(connection)
+            connection.recv(1024)
+            connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        with pytest.raises(EngineUnavailable, match=r"what answers there is not a Dask scheduler$"):
+            engine(scheduler=address)
+        thread.join(30)
+        for connection in held:
+            connection.close()
