@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from pgm_explore._progress import Progress, progress
+from pgm_explore.analysis import TABLE_CATALOG, Table
 from pgm_explore.cli._check import refuse, unreadable
 from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
@@ -22,23 +24,23 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMULA_START", "TABLE_NAMES", "add_table", "formulas_defused", "json_records"]
 
-# The names of pgm_explore.analysis.TABLES, in the order of docs/tables.md. Spelled out
-# here so that the parser (and --help) does not import pandas; a test keeps them equal.
-TABLE_NAMES = ("messages", "exchanges", "feasibility", "pastatus", "outcomes", "commitments", "findings")
+# From the catalog, which imports no pandas: the parser (and --help) stays light.
+TABLE_NAMES = tuple(table.name for table in TABLE_CATALOG)
 
 _CHUNK = 1 << 16  # characters per write of a table
 
-EPILOG = """\
-tables (docs/tables.md describes every column, its dtype and meaning):
-  messages       one row per message, in transcript order
-  exchanges      one row per Request, with its Response (latency, Outcome)
-  feasibility    one row per Process Action of a BKN-DAC feasibility Request: PAStatus,
-                 Reason, Overall, and the heuristic's PredictedPAStatus
-  pastatus       two columns, PAStatus and count: the ten PA Status codes, always ten rows
-  outcomes       one row per data type and Kind: how its Requests were answered
-  commitments    one row per BKN-DAC commitment event (submitted, released, retained, ...)
-  findings       one row per finding, as 'pgm-explore check' reports them
+_HELP_WIDTH = 90  # as the lines were wrapped by hand before: --help is a contract
 
+
+def _listed(table: Table) -> str:
+    """The table's lines under "tables:", its help wrapped beside its name."""
+    return textwrap.fill(table.help, _HELP_WIDTH, initial_indent=f"  {table.name:<15}", subsequent_indent=" " * 17)
+
+
+EPILOG = (
+    "tables (docs/tables.md describes every column, its dtype and meaning):\n"
+    + "".join(_listed(table) + "\n" for table in TABLE_CATALOG)
+    + """
 inputs:
   As for 'pgm-explore check': all PATHs form one transcript, read in order; - is
   standard input. The transcript is held in memory. Findings never change the exit
@@ -80,6 +82,7 @@ examples:
   pgm-explore table pastatus monday.jsonl tuesday.jsonl > pa-status.csv
   pgm-explore table pastatus --corpus logs/ > pa-status-per-session.csv
 """
+)
 
 
 def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
