@@ -15,14 +15,14 @@ from typing import IO, TYPE_CHECKING, Any
 from pgm_explore._progress import Progress, progress
 from pgm_explore.analysis import TABLE_CATALOG, Table
 from pgm_explore.cli._check import refuse, unreadable
-from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options
+from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
 from pgm_explore.io import Item, UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMULA_START", "TABLE_NAMES", "add_table", "formulas_defused", "json_records"]
+__all__ = ["FORMULA_START", "TABLE_NAMES", "COMMAND", "formulas_defused", "json_records"]
 
 # From the catalog, which imports no pandas: the parser (and --help) stays light.
 TABLE_NAMES = tuple(table.name for table in TABLE_CATALOG)
@@ -85,16 +85,8 @@ examples:
 )
 
 
-def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "table",
-        help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
-        description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
-        "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
-        epilog=EPILOG,
-        run=run_table,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore table``."""
     parser.add_argument("what", choices=TABLE_NAMES, metavar="WHAT", help=f"the table: {', '.join(TABLE_NAMES)}")
     parser.add_argument(
         "paths",
@@ -126,7 +118,7 @@ def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.corpus:
         frame = corpus_frame(args, err)
         if frame is None:
@@ -259,3 +251,14 @@ def json_records(frame: pd.DataFrame) -> str:
         encode(dict(zip(columns, map(plain, row), strict=True))) for row in frame.itertuples(index=False, name=None)
     ]
     return "[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n"
+
+
+COMMAND = Command(
+    "table",
+    help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
+    description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
+    "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)
