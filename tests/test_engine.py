@@ -106,10 +106,13 @@ def test_an_existing_cluster_started_from_the_command_line(tmp_path) -> None:
                 cwd=tmp_path,
             )
         )
+        from distributed import Client
+
+        # A scheduler must be running when the work starts (one not there yet is an error at
+        # once): a script that starts one waits for it, as this does.
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
         with engine(scheduler=address) as e:
-            deadline = time.monotonic() + 60
-            while not e.client.scheduler_info(n_workers=-1)["workers"] and time.monotonic() < deadline:
-                time.sleep(0.2)
             assert e.where == f"the Dask cluster at {address}"
             results = list(e.map(slow_square, range(10)))
         assert [n for n, _ in results] == list(range(10))
@@ -159,16 +162,21 @@ def test_a_server_that_is_no_scheduler_is_a_plain_error() -> None:
         held: list[socket.socket] = []
 
         def answer() -> None:
-            connection, _ = server.accept()
-            held.append(connection)
-            connection.recv(1024)
-            connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+            # Every connection (engine's first look, then the client's) is answered as a web server does.
+            while True:
+                try:
+                    connection, _ = server.accept()
+                except OSError:  # the server is closed: the test is over
+                    return
+                held.append(connection)
+                if connection.recv(1024):
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
 
-        thread = threading.Thread(target=answer, daemon=True)
-        thread.start()
+        threading.Thread(target=answer, daemon=True).start()
         address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
-        with pytest.raises(EngineUnavailable, match=r"what answers there is not a Dask scheduler$"):
-            engine(scheduler=address)
-        thread.join(30)
-        for connection in held:
-            connection.close()
+        try:
+            with pytest.raises(EngineUnavailable, match=r"what answers there is not a Dask scheduler$"):
+                engine(scheduler=address)
+        finally:
+            for connection in held:
+                connection.close()
