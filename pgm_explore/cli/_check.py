@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     Emit = Callable[[Sequence[TranscriptFinding]], None]
 
 __all__ = [
+    "COMMAND",
     "FileCheck",
     "FileChecked",
-    "COMMAND",
     "check_block",
     "check_file",
     "check_files",

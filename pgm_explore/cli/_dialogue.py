@@ -151,13 +151,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     endpoints = partners("dialogue", args.partner, err, args.token_file)
     if endpoints is None:
         return EXIT_USAGE
-    # Looked up where it has always been, on the package: a test replaces it there to make
-    # a partner refuse one step.
-    from pgm_explore import cli
     from pgm_explore.mcp.deliberate import deliberate
 
-    send = cli._send_step
-    steps = None if script is None else [(s.index, lambda bk, s=s: send(bk, s)) for s in script.steps]
+    steps = None if script is None else [(s.index, lambda bk, s=s: send_step(bk, s)) for s in script.steps]
     outcome = deliberate(
         transport=args.transport, partners=endpoints, steps=steps, dialog_id=script.dialog_id if script else None
     )
