@@ -34,7 +34,7 @@ from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.spec import HEADERS, data_type
 from pgm_explore.validation import validate
-from pgm_explore.validation.findings import Finding, RuleCode, shown
+from pgm_explore.validation.findings import RULES, Finding, RuleCode, shown
 
 __all__ = [
     "MAX_DIALOGUES",
@@ -276,7 +276,8 @@ class Partner:
         size = _size(message, extra)
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
-            raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
+            spec = RULES["request-too-large"].spec
+            raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": spec}])
         report = validate(message) if isinstance(message, dict) else None
         findings = [f.to_dict() for f in report.findings if f.conformance] if report is not None else []
         unusable = unusable_findings(self.type_name, message)
@@ -292,7 +293,7 @@ class Partner:
         if known is not None and message["QueryID"] in known.queries:
             # A second Response naming this QueryID would break D16; the first one stands.
             why = f"QueryID {message['QueryID']} was already answered; a second Response would name it again"
-            raise RequestRejected([_finding("query-reused", ("QueryID",), why, "DECISIONS D16")])
+            raise RequestRejected([_finding("query-reused", ("QueryID",), why)])
         identity = {key: message[key] for key in documents.SESSION if isinstance(message.get(key), str)}
         owner = owner or f"pgm:{identity.get('SessionID', '')}"
         opener = self.opened_by(dialog_id)
@@ -378,12 +379,13 @@ class Partner:
         return response
 
 
-_LIMITS = "limits of pgm-explore's reference partners, docs/mcp.md"
 _NAMED = "FR Correlation: a Response names its Request by its QueryID (RequestID), in its dialogue and turn"
 
 
-def _finding(rule: RuleCode, path: tuple[str, ...], message: str, spec: str) -> dict[str, Any]:
-    return Finding.of(rule, path, message, spec).to_dict()
+def _finding(
+    rule: RuleCode, path: tuple[str, ...], message: str, spec: str | None = None, data_type: str | None = None
+) -> dict[str, Any]:
+    return Finding.of(rule, path, message, spec, data_type=data_type).to_dict()
 
 
 def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
@@ -400,6 +402,7 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
     dt = data_type(type_name)
     if not isinstance(message, dict):
         why = f"The message is {shown(message)}, not a JSON object: a {type_name} Request is an object."
+        # No field to point at: the clause is the type's Syntax.
         return [_finding("unusable-request", (), why, f"{type_name} Syntax: the top level is a JSON object")]
     found = []
     header = message.get("Header", _ABSENT)
@@ -409,12 +412,12 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
         if other is not None:
             said += f", the Header of {other.name}"
         why = f"Header is {said}: a {type_name} Request has Header {dt.header}."
-        found.append(_finding("unusable-request", ("Header",), why, dt.clause(("Header",))))
+        found.append(_finding("unusable-request", ("Header",), why, data_type=type_name))
     mode = message.get("Mode", _ABSENT)
     if mode != "RQ":
         said = "missing" if mode is _ABSENT else shown(mode).removeprefix("the string ").strip('"')
         why = f"Mode is {said}: a Request must have Mode RQ."
-        found.append(_finding("unusable-request", ("Mode",), why, dt.clause(("Mode",))))
+        found.append(_finding("unusable-request", ("Mode",), why, data_type=type_name))
     if found:
         return found
     for key in ("QueryID", "DialogID"):
@@ -422,6 +425,7 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
         if not isinstance(value, str):
             said = "missing" if value is _ABSENT else f"{shown(value)}, not a string"
             why = f"{key} is {said}: no Response could name this Request."
+            # What names the Request: Functional Requirement Correlation rather than the field's row.
             found.append(_finding("unusable-request", (key,), why, _NAMED))
     turn = message.get("TurnIndex", _ABSENT)
     if type(turn) is not int or turn < 0:
@@ -437,7 +441,7 @@ def _identity_missing(type_name: str, identity: Mapping[str, str]) -> list[dict[
         f"{', '.join(missing)} missing (or not a string), and no earlier turn of the dialogue gives "
         f"{'it' if len(missing) == 1 else 'them'}: a Response could not carry the session identities."
     )
-    return [_finding("unusable-request", (missing[0],), why, data_type(type_name).clause((missing[0],)))]
+    return [_finding("unusable-request", (missing[0],), why, data_type=type_name)]
 
 
 def _nothing() -> None:
