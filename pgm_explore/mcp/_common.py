@@ -48,6 +48,7 @@ __all__ = [
     "LimitReached",
     "Limits",
     "Partner",
+    "PartnerDialogue",
     "RequestRejected",
     "data_folder",
     "load_json",
@@ -160,8 +161,15 @@ class Limits:
 
 
 @dataclass
-class _Dialogue:
+class PartnerDialogue:
+    """What a partner holds of one dialogue (one DialogID): what :meth:`Partner.payload` is given.
+
+    A partner's own state for the dialogue goes into :attr:`state`; ``payload`` is given a copy,
+    which becomes the dialogue's state only when the answer is committed (see :class:`Partner`).
+    """
+
     identity: dict[str, str]
+    """The session identities of the Request that opened it (``dialogue.documents.SESSION``)."""
     owner: str = ""
     """Who opened the dialogue: ``mcp:<session id>`` where the transport has one, else ``pgm:<SessionID>``."""
     queries: set[str] = field(default_factory=set)
@@ -171,6 +179,8 @@ class _Dialogue:
     size: int = 0
     """Bytes the dialogue holds (:func:`_bytes_of`), as of its last committed answer."""
 
+
+_Dialogue = PartnerDialogue  # its name before 0.2.0, kept for partners written against it
 
 Commit = Callable[[], None]
 
@@ -187,7 +197,7 @@ class Partner:
     type_name: str = ""
 
     def __init__(self) -> None:
-        self.dialogues: dict[str, _Dialogue] = {}
+        self.dialogues: dict[str, PartnerDialogue] = {}
         """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
         self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
         """The latest Responses sent, in order (tests check that each conforms)."""
@@ -250,7 +260,7 @@ class Partner:
         while self._seen and next(iter(self._seen.values())) <= stale:
             self.forget(next(iter(self._seen)))
 
-    def _keep(self, dialog_id: str, dialogue: _Dialogue) -> None:
+    def _keep(self, dialog_id: str, dialogue: PartnerDialogue) -> None:
         self.dialogues.pop(dialog_id, None)
         self.dialogues[dialog_id] = dialogue  # now the most recently used
         while len(self.dialogues) > MAX_DIALOGUES:
@@ -296,12 +306,12 @@ class Partner:
                 "Outcome": "not_answered",
                 "DescrMetadata": f"[dialog-foreign] $.DialogID: {why}.",
             }
-            return self._respond(message, _Dialogue(identity, owner), payload), _nothing
+            return self._respond(message, PartnerDialogue(identity, owner), payload), _nothing
         if known is None:
             if len(identity) < len(documents.SESSION):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
                 raise RequestRejected(_identity_missing(self.type_name, identity))
-            dialogue = _Dialogue(identity, owner)
+            dialogue = PartnerDialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
         if len(dialogue.queries) >= MAX_TURNS:
@@ -333,7 +343,7 @@ class Partner:
             )
         if over is not None or response is None:
             payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {over}")}
-            return self._respond(message, known or _Dialogue(identity, owner), payload), _nothing
+            return self._respond(message, known or PartnerDialogue(identity, owner), payload), _nothing
 
         def commit() -> None:
             self._keep(dialog_id, dialogue)
@@ -355,12 +365,12 @@ class Partner:
     def check_extra(self, message: dict[str, Any], **extra: Any) -> None:
         """Refuse (RequestRejected) tool arguments beside the message that cannot be used (subclasses)."""
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict[str, Any]:
         """``Outcome`` and the type's own fields for a conforming Request (subclasses); may change
         ``dialogue.state``, a copy that becomes the dialogue's state when the answer is committed."""
         raise NotImplementedError
 
-    def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
+    def _respond(self, message: dict[str, Any], dialogue: PartnerDialogue, payload: dict[str, Any]) -> dict[str, Any]:
         # The identities the Request lacks as text are the dialogue's, so that the Response conforms.
         response = documents.response(message, payload, identity=dialogue.identity)
         report = validate(response)
@@ -441,7 +451,7 @@ def _nothing() -> None:
 _state_encoder = msgspec.json.Encoder(enc_hook=repr)  # msgspec: the ledger is a Struct; anything else by its repr
 
 
-def _bytes_of(dialog_id: str, dialogue: _Dialogue) -> int:
+def _bytes_of(dialog_id: str, dialogue: PartnerDialogue) -> int:
     """What a dialogue holds, in bytes: its texts as UTF-8, and _ITEM for each thing kept (in its
     state, each JSON string: a commitment is an ID, a Statement and a status)."""
     texts = [dialog_id, dialogue.owner, *dialogue.identity.values(), *dialogue.queries]
