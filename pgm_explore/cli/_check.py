@@ -14,7 +14,7 @@ from itertools import groupby
 from typing import IO, TYPE_CHECKING, NamedTuple
 
 from pgm_explore._progress import Progress, progress
-from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options, add_reading_options
+from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     Emit = Callable[[Sequence[TranscriptFinding]], None]
 
 __all__ = [
+    "COMMAND",
     "FileCheck",
     "FileChecked",
-    "add_check",
     "check_block",
     "check_file",
     "check_files",
@@ -138,18 +138,8 @@ examples:
 """
 
 
-def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "check",
-        help="check a transcript: every message, and the rules between messages",
-        description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
-        "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
-        "transcript rules check it against the messages before it: Requests paired with their\n"
-        "Responses, turns, identifiers, dialogues, commitments and feasibility.",
-        epilog=EPILOG,
-        run=run_check,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore check``."""
     add_reading_options(
         parser,
         "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order "
@@ -232,7 +222,7 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
     return EXIT_USAGE
 
 
-def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.corpus:
         return run_corpus(args, out, err)
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
@@ -499,3 +489,16 @@ def _missing(path: str) -> UnreadablePath | None:
     except UnreadablePath as exc:
         return exc
     return None  # pragma: no cover - created meanwhile
+
+
+COMMAND = Command(
+    "check",
+    help="check a transcript: every message, and the rules between messages",
+    description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
+    "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
+    "transcript rules check it against the messages before it: Requests paired with their\n"
+    "Responses, turns, identifiers, dialogues, commitments and feasibility.",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)
