@@ -6,6 +6,7 @@ or not rewritten after a change of the registry, and hold every finding's clause
 
 from __future__ import annotations
 
+import ast
 import runpy
 from dataclasses import replace
 from pathlib import Path
@@ -98,3 +99,38 @@ def test_a_finding_carries_its_rules_clause(
 def test_a_clause_that_names_the_type_cannot_be_made_without_one() -> None:
     with pytest.raises(ValueError, match="turn-gap"):
         Finding.of("turn-gap", ("TurnIndex",), "TurnIndex 3 follows 0.")
+
+
+def _made_in_the_package() -> list[tuple[str, ast.Call]]:
+    calls = []
+    for path in sorted((ROOT / "pgm_explore").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "of"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "Finding"
+            ):
+                calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))
+    return calls
+
+
+def test_every_finding_the_package_makes_can_have_its_rules_clause() -> None:
+    # A clause that names the type or the place needs the data type: seen here, not on the one path
+    # of a message that reaches the call. A clause written out at a call is not the rule's own.
+    calls = _made_in_the_package()
+    assert len(calls) > 50
+    for where, call in calls:
+        if not call.args or not isinstance(call.args[0], ast.Constant):
+            continue  # (a code passed on: the call that chose it is held to this)
+        code = call.args[0].value
+        assert code in RULES, where
+        given = call.args[3] if len(call.args) > 3 else next((k.value for k in call.keywords if k.arg == "spec"), None)
+        maybe_none = (
+            given is None or isinstance(given, ast.IfExp) or (isinstance(given, ast.Constant) and given.value is None)
+        )
+        if maybe_none and "{" in RULES[code].spec:
+            assert any(k.arg == "data_type" for k in call.keywords), f"{where}: {code} needs a data_type"
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            assert given.value != RULES[code].spec, f"{where}: the clause of {code} written out again"
