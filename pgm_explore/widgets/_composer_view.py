@@ -22,6 +22,7 @@ from pgm_explore.widgets._composer_state import ComposerState
 from pgm_explore.widgets._drafts import dump_json
 from pgm_explore.widgets._filebar import DraftBar, OpenPanel, Parts, count, download_html
 from pgm_explore.widgets._form import Field, JsonEditor
+from pgm_explore.widgets._keys import UndoKeys
 from pgm_explore.widgets._ordered import OrderedButton, OrderedText
 from pgm_explore.widgets._verdict import badge_html, consistency_html, shown_findings, summary_html
 from pgm_explore.widgets._workfolder import WorkFolderFiles
@@ -176,6 +177,12 @@ class ComposerView(ComposerState):
             self._json.error,
             self._revert,
             self._reply_area,
+            make(
+                UndoKeys,
+                _dom_classes=("pgmx-hidden",),
+                undo=self._area.guard(self.undo),
+                redo=self._area.guard(self.redo),
+            ),
         ]
 
     # -- refresh after a new document -------------------------------------------------------------
