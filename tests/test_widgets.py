@@ -1178,3 +1178,27 @@ def test_undo_and_redo_step_over_typing_mode_switches_and_open(_drafts_in_tmp: P
     assert _drafts.read_draft(_drafts_in_tmp / "undo.json")["document"]["Question"] == "Warm"
     c.set(("Question",), "Warm?")  # a new edit: what was undone is no longer ahead
     assert redo.disabled and c.errors == []
+
+
+def test_a_reply_is_a_step_that_undo_hides_and_redo_shows_with_its_draft(_drafts_in_tmp: Path) -> None:
+    request = composer("BKN-PAL", "RQ", draft_name="undo-reply")
+    request.set(("Question",), "Warm or formal?")
+    one(request, "pgmx-reply").click()
+    reply = request.last_reply
+    assert reply is not None and reply in request._reply_area.children
+    reply.set(("Stance",), {"Label": "warm"})
+    assert request.undo()  # the Reply: hidden, the request as it was
+    assert reply not in request._reply_area.children
+    assert request.value["Question"] == "Warm or formal?"
+    _drafts.flush_drafts()
+    kept = _drafts.read_draft(_drafts.find_draft("undo-reply-reply") or "")
+    assert kept["document"]["Stance"] == {"Label": "warm"}  # its draft is kept
+    assert request.redo()
+    assert reply in request._reply_area.children and reply.value["Stance"] == {"Label": "warm"}
+    assert request.undo() and request.undo()  # the Reply, then the typing
+    assert "Question" not in request.value
+    # Reply again after an undo: the Response written before comes back from its draft.
+    request.set(("Question",), "Warm or formal?")
+    one(request, "pgmx-reply").click()
+    assert request.last_reply is not None and request.last_reply.value["Stance"] == {"Label": "warm"}
+    assert not request.errors
