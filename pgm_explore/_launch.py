@@ -49,7 +49,7 @@ from typing import IO, Any
 
 from pgm_explore import _access as _access_rules
 
-__all__ = ["add_app", "add_lab", "app_command", "checkout_root", "lab_command"]
+__all__ = ["app_command", "checkout_root", "lab_command", "run_app", "run_lab"]
 
 FIRST_NOTEBOOK = "notebooks/01_tour_of_the_data_types.ipynb"
 APP_NOTEBOOK = Path(__file__).resolve().parent / "widgets" / "app.ipynb"
@@ -212,65 +212,6 @@ def markdown_page(text: str) -> str:
     found = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
     title = html.escape(html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))) if found else "document"
     return _PAGE.format(title=title, body=body)
-
-
-def add_lab(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "lab",
-        help="start JupyterLab on the repository and open the first notebook",
-        description="Start JupyterLab with the repository (the checkout this folder is in, else this "
-        "folder) as its root, so that the notebooks' links to docs/ and data/ work, and open notebook 01. "
-        "Works as root (as in a container) and as a user. Ctrl-C stops it.",
-    )
-    _server_options(parser, 8888)
-    parser.add_argument("--root", type=Path, default=None, help="serve this folder instead of the checkout")
-    parser.set_defaults(run=run_lab)
-
-
-def add_app(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "app",
-        help="serve the composer-and-check app page (Voilà: widgets, no code)",
-        description="Serve the explorer as an app page with Voilà: compose a message of any type and mode, "
-        "upload files to validate, load a transcript and see its tables and plots. No code is shown. "
-        "Save and Open act inside the work folder only. Ctrl-C stops it.",
-    )
-    _server_options(parser, 8866)
-    parser.add_argument(
-        "--work-folder",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the folder the page saves to and opens from, by name (default: this folder)",
-    )
-    parser.set_defaults(run=run_app)
-
-
-def _server_options(parser: argparse.ArgumentParser, port: int) -> None:
-    parser.add_argument(
-        "--port", type=int, default=None, help=f"the port to listen on (default: the first free one from {port})"
-    )
-    parser.add_argument(
-        "--ip",
-        default="127.0.0.1",
-        help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every address, for a "
-        "container or a class on the network)",
-    )
-    parser.add_argument(
-        "--token",
-        default=None,
-        help="the secret the address carries (default: $JUPYTER_TOKEN, else a new random one); never empty",
-    )
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also answer requests made to this name or address (a DNS alias, a proxy); the loopback names, "
-        "--ip and, with 0.0.0.0, this machine's own names and addresses are known (repeatable)",
-    )
-    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
-    parser.set_defaults(first_port=port)
 
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from pgm_explore import cli
-from pgm_explore.cli import main
+from pgm_explore.cli import load_script, main
 
 SCRIPT = ROOT / "data" / "dialogue-scripts" / "market.json"
 MARKET_STEPS: list[dict[str, Any]] = json.loads(SCRIPT.read_text(encoding="utf-8"))["steps"]
@@ -134,21 +134,19 @@ def test_a_script_whose_requests_do_not_conform_exits_1(tmp_path: Path, capsys: 
 def test_a_refused_request_exits_1_naming_the_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pgm_explore.mcp import PartnerError
-
-    send = cli._send_step
-
-    async def refuse_second(bk: Any, step: Any) -> None:
-        if step.index == 1:
-            raise PartnerError('refused {"rejected": true, "findings": []}')
-        await send(bk, step)
-
-    monkeypatch.setattr(cli, "_send_step", refuse_second)
+    # Someone else's Domain Access partner, which refuses every tool call (a fault it is started with).
+    monkeypatch.setenv("RAW_PARTNER_FAULTS", "refuse-all")
+    partner = "dac=" + shlex.join([sys.executable, str(ROOT / "tests" / "raw_partner.py"), "--role", "dac"])
     out = tmp_path / "refused.jsonl"
-    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out))
+    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out), "--partner", partner)
     assert status == 1
-    assert err.startswith("pgm-explore dialogue: step 1: the partner refused the Request: refused")
-    assert len(records(out)) == 3 and text == f"recorded 3 messages to {out}: 0 errors, 0 warnings\n"
+    assert err.endswith(
+        "pgm-explore dialogue: step 1: the partner refused the Request: refused: this partner refuses every call\n"
+    )
+    # The PC Prompt, step 0's Request and Response, and step 1's Request, which has no Response.
+    assert [m["Mode"] for m in records(out)[1:]] == ["RQ", "RS", "RQ"]
+    assert text.splitlines()[-1] == f"recorded 4 messages to {out}: 0 errors, 1 warning"
+    assert partner_processes() == []
 
 
 # --- script validation ---------------------------------------------------------------------------
@@ -196,7 +194,7 @@ def test_an_unreadable_script_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_the_example_script_is_valid() -> None:
-    script = cli._load_script(str(SCRIPT))
+    script = load_script(str(SCRIPT))
     assert script.dialog_id == "dlg-market-script" and len(script.steps) == len(MARKET_STEPS)
 
 

@@ -225,11 +225,11 @@ def _models() -> set[str]:
         return set(ipywidgets.Widget.widgets)
 
 
-def test_a_bkn_dac_response_composer_sends_fewer_than_120_widget_models() -> None:
+def test_a_bkn_dac_response_composer_sends_at_most_120_widget_models() -> None:
     before = _models()
     c = MessageComposer("BKN-DAC", "RS", draft_dir=False)
     made = len(_models() - before)
-    assert made < 120, made
+    assert made <= 120, made  # 119, and one for the undo keys (_keys.UndoKeys)
     # The other mode's properties and the closed expert view have no widgets yet.
     assert not c.field(("Question",)).built and not c.field(("QueryTime",)).built
     assert not c.field(("Answer",)).built or c.field(("Answer",)).children() == []

@@ -54,6 +54,7 @@ from pgm_explore.widgets._drafts import (
 )
 from pgm_explore.widgets._filebar import Parts, parse_document
 from pgm_explore.widgets._form import Field, FormContext
+from pgm_explore.widgets._keys import UndoKeys
 
 __all__ = ["MessageComposer", "read_document"]
 
@@ -201,6 +202,8 @@ class MessageComposer(widgets.VBox):
             self._json.editor.error,
             self._json.revert,
             self._reply_area,
+            # Ctrl/Cmd-Z and Shift-Ctrl/Cmd-Z: the Undo and Redo buttons from the keyboard (_keys).
+            chrome.make(UndoKeys, _dom_classes=("pgmx-hidden",), undo=guard(self.undo), redo=guard(self.redo)),
         ]
         self.add_class("pgmx-composer")
 

@@ -236,6 +236,10 @@ def label_html(label: str, required_mark: bool, description: str, schema: Schema
     return "".join(parts)
 
 
+JSON_TEXT = "pgmx-json-text"
+"""The class of every JsonEditor's box: Ctrl-Z there is the browser's own undo of the typing (_keys)."""
+
+
 class JsonEditor:
     """A text box holding JSON: typed text that does not parse stays, with its error shown,
     and the last valid value is kept (``value``); nothing typed is ever thrown away."""
@@ -253,6 +257,7 @@ class JsonEditor:
         self.ctx = ctx
         self.value: Any = MISSING
         self.pending: str | None = None
+        classes = (*classes, JSON_TEXT)
         # Applied on blur (continuous_update=False): half-typed JSON never parses, and an
         # error flashing at every keystroke would only be noise.
         if multiline:
