@@ -111,7 +111,7 @@ def _browser_key(composer: MessageComposer, key: str, message: object = None) ->
 
 def test_an_undo_key_waits_for_the_values_typed_before_it() -> None:
     composer = MessageComposer("PC Prompt", draft_dir=False)
-    prompt = composer._ctx.fields[("Prompt",)].editor
+    prompt = composer._form.ctx.fields[("Prompt",)].editor
     prompt.set_state({"value": "Meet at noo"})
     _browser_key(composer, "undo")
     assert composer.value["Prompt"] == "Meet at noo"  # not yet: the browser may hold a keystroke back

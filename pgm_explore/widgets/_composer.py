@@ -562,6 +562,8 @@ class MessageComposer(widgets.VBox):
         self.value = change["new"]
 
     def _json_typed(self, change: dict[str, Any]) -> None:
+        if change["new"] is self.value:
+            return  # the document the composer gave the view, not one typed
         self._drafts.edited = True
         self.value = change["new"]  # a whole document typed: every finding is about what was typed
 
