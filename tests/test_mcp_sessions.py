@@ -20,7 +20,7 @@ import anyio
 import httpx
 from mcp import Client
 
-from pgm_explore.mcp import DomainAccess, PromptCreation, _common, domain_access_server
+from pgm_explore.mcp import DomainAccess, Limits, PromptCreation, _common, domain_access_server
 from pgm_explore.mcp.serve import main as serve_main
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 
@@ -73,23 +73,24 @@ def test_a_prompt_creation_dialogue_belongs_to_the_session_of_its_pc_prompt() ->
     assert "[dialog-foreign]" in partner.answer(stranger)["DescrMetadata"]
 
 
-def test_state_is_bounded_and_the_oldest_idle_dialogue_goes_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_common, "MAX_DIALOGUES", 3)
+def test_state_is_bounded_and_the_oldest_idle_dialogue_goes_first() -> None:
     partner = DomainAccess()
+    partner.limits = Limits(dialogues=3)
     for n in range(3):
         partner.answer(request(f"d-{n}", 0, Commitments=[{"CommitmentID": "cm", "Statement": f"{n}"}]))
     partner.answer(request("d-0", 1, Commitments=[{"CommitmentID": "cm2", "Statement": "again"}]))  # d-0 used now
     partner.answer(request("d-3", 0, Commitments=[{"CommitmentID": "cm", "Statement": "3"}]))
     assert list(partner.dialogues) == ["d-2", "d-0", "d-3"]  # d-1 was idle longest
     prompts = PromptCreation()
+    prompts.limits = Limits(dialogues=3)
     for n in range(5):
         prompts.pc_prompt(f"p-{n}")
     assert list(prompts.prompts) == ["p-2", "p-3", "p-4"] and list(prompts.owners) == ["p-2", "p-3", "p-4"]
 
 
-def test_a_dialogue_has_a_bounded_number_of_turns(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_common, "MAX_TURNS", 2)
+def test_a_dialogue_has_a_bounded_number_of_turns() -> None:
     partner = DomainAccess()
+    partner.limits = Limits(turns=2)
     for turn in range(2):
         partner.answer(request("d-t", turn, Commitments=[{"CommitmentID": f"cm-{turn}", "Statement": "x"}]))
     third = partner.answer(request("d-t", 2, Commitments=[{"CommitmentID": "cm-2", "Statement": "x"}]))
