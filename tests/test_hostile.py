@@ -881,7 +881,8 @@ def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
 def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     import pandas as pd
 
-    from pgm_explore.cli import _FORMULA_START, _formulas_defused
+    from pgm_explore.cli._table import FORMULA_START as _FORMULA_START
+    from pgm_explore.cli._table import formulas_defused as _formulas_defused
 
     frame = pd.DataFrame({"text": pd.Series(texts, dtype="string"), "number": range(-len(texts), 0)})
     defused = _formulas_defused(frame)

@@ -36,25 +36,14 @@ from collections.abc import Sequence
 from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
 from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
-
-# isort: split
-# Where they were when the command was one module: tests and tools reach for them here, and
-# the dialogue command looks its step sender up here (a test replaces it to make a partner refuse).
-from pgm_explore.cli._dialogue import send_step as _send_step  # noqa: F401
-from pgm_explore.cli._script import ScriptError  # noqa: F401
-from pgm_explore.cli._script import load_script as _load_script  # noqa: F401
-from pgm_explore.cli._table import FORMULA_START as _FORMULA_START  # noqa: F401
-from pgm_explore.cli._table import TABLE_NAMES  # noqa: F401
-from pgm_explore.cli._table import formulas_defused as _formulas_defused  # noqa: F401
-from pgm_explore.cli._table import json_records as _json_records  # noqa: F401
-from pgm_explore.cli._validate import json_line as _json_line  # noqa: F401
+from pgm_explore.cli._script import ScriptError, load_script
 
 COMMANDS: tuple[Command, ...] = tuple(
     module.COMMAND for module in (_validate, _check, _table, _dialogue, _probe, _lab, _app)
 )
 """Every subcommand, in the order of ``pgm-explore --help`` and docs/cli.md: the one list of them."""
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "ScriptError", "build_parser", "load_script", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,6 +21,7 @@ from pgm_explore.cli._output import (
     EXIT_OK,
     EXIT_USAGE,
     PROG,
+    Severities,
     clean,
     count,
     palette_for,
@@ -151,13 +152,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     endpoints = partners("dialogue", args.partner, err, args.token_file)
     if endpoints is None:
         return EXIT_USAGE
-    # Looked up where it has always been, on the package: a test replaces it there to make
-    # a partner refuse one step.
-    from pgm_explore import cli
     from pgm_explore.mcp.deliberate import deliberate
 
-    send = cli._send_step
-    steps = None if script is None else [(s.index, lambda bk, s=s: send(bk, s)) for s in script.steps]
+    steps = None if script is None else [(s.index, lambda bk, s=s: send_step(bk, s)) for s in script.steps]
     outcome = deliberate(
         transport=args.transport, partners=endpoints, steps=steps, dialog_id=script.dialog_id if script else None
     )
@@ -212,14 +209,12 @@ def _report_recorded(args: argparse.Namespace, messages: int, out: IO[str]) -> i
     findings = list(check_paths([args.out]))
     for _key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
         write_text(out, check_block(list(block), palette) + "\n")
-    errors = sum(f.severity == "error" for f in findings)
-    warnings = len(findings) - errors
-    colour = palette.red if errors else palette.yellow if warnings else palette.green
-    summary = (
-        f"recorded {count(messages, 'message')} to {args.out}: {count(errors, 'error')}, {count(warnings, 'warning')}"
-    )
+    tally = Severities()
+    tally.add_findings(findings)
+    colour = palette.red if tally.errors else palette.yellow if tally.warnings else palette.green
+    summary = f"recorded {count(messages, 'message')} to {args.out}: {tally.summary()}"
     write_text(out, f"{colour}{clean(summary)}{palette.reset}\n")
-    return EXIT_NONCONFORMING if errors else EXIT_OK
+    return EXIT_NONCONFORMING if tally.errors else EXIT_OK
 
 
 COMMAND = Command(

@@ -20,8 +20,8 @@ __all__ = [
     "add_color_option",
     "add_corpus_options",
     "add_engine_options",
-    "add_progress_option",
     "add_partner_option",
+    "add_progress_option",
     "add_reading_options",
     "add_server_options",
 ]

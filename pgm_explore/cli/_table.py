@@ -22,7 +22,7 @@ from pgm_explore.io import Item, UnreadablePath, iter_documents
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMULA_START", "TABLE_NAMES", "COMMAND", "formulas_defused", "json_records"]
+__all__ = ["COMMAND", "FORMULA_START", "TABLE_NAMES", "formulas_defused", "json_records"]
 
 # From the catalog, which imports no pandas: the parser (and --help) stays light.
 TABLE_NAMES = tuple(table.name for table in TABLE_CATALOG)
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         try:
             with progress(input_size(args.paths), "B", stream=err, show=args.progress, what="table") as bar:
                 # Transcript.load(*args.paths), counting the bytes read for the bar.
-                transcript = Transcript._build(_counted(args.paths, bar))
+                transcript = Transcript.from_items(_counted(args.paths, bar))
         except UnreadablePath as exc:
             return refuse("table", [exc], args.paths, err)
         frame = analysis.TABLES[args.what](transcript)

@@ -194,7 +194,7 @@ class TranscriptChecker:
                             "unanswered",
                             ("QueryID",),
                             f"Request {query_id} has no Response by the end of the transcript.",
-                            f'{type_name} Functional Requirement "Correlation"',
+                            data_type=type_name,
                         ),
                     )
                 )

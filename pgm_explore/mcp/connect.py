@@ -55,8 +55,6 @@ __all__ = [
 ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 """``--partner`` role -> the data type its tool answers."""
 
-_BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
-
 TOKEN_ENV = "PGM_EXPLORE_PARTNER_TOKEN"
 """The variable a partner served beyond loopback reads its bearer token from, and the command line
 reads the token it sends to URL partners from (``--token-file FILE`` instead, when given)."""
@@ -251,7 +249,7 @@ def read_result(result: types.CallToolResult, path: tuple[str | int, ...] = ()) 
     text = _text_of(result)
     if result.is_error:
         shown = (text or "no text")[:500]
-        finding = Finding.of("partner-refused", path, f"the partner answered with a tool error: {shown}", _BINDING)
+        finding = Finding.of("partner-refused", path, f"the partner answered with a tool error: {shown}")
         return ToolReply(None, text=text, is_error=True, error=text, findings=[finding])
     if isinstance(result.structured_content, dict):
         return ToolReply(dict(result.structured_content), structured=True, text=text)
@@ -264,11 +262,10 @@ def read_result(result: types.CallToolResult, path: tuple[str | int, ...] = ()) 
             "partner-text-only",
             path,
             "the result has no structuredContent; the Response was read from its text",
-            _BINDING,
         )
         return ToolReply(parsed, text=text, findings=[finding])
     shown = "no content" if text is None else f"text {text[:80]!r}"
-    finding = Finding.of("partner-unreadable", path, f"the result holds no JSON object ({shown})", _BINDING)
+    finding = Finding.of("partner-unreadable", path, f"the result holds no JSON object ({shown})")
     return ToolReply(None, text=text, findings=[finding])
 
 
@@ -296,11 +293,11 @@ async def call_tool(
             said = f"the connection closed ({exc.message})"
         else:
             said = f"JSON-RPC error {exc.error.code}: {exc.error.message}"
-        finding = Finding.of("partner-error", path, said, _BINDING)
+        finding = Finding.of("partner-error", path, said)
         return ToolReply(None, error=said, findings=[finding], timed_out=timed_out(exc))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
         # The session could not write the request: the partner never saw it.
-        finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)
+        finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}")
         return ToolReply(None, error=str(exc) or type(exc).__name__, findings=[finding], sent=False)
     return read_result(result, path)
 
