@@ -19,8 +19,8 @@ Then it measures, in one run:
    standard output sent to ``os.devnull``,
 4. the library's path on one core: ``check_paths([path], parallel=False)``,
 
-and prints messages per second and the ratios to the yardstick (target: ``check`` at least 0.5
-of ``json.loads``). For a file this large, 2 and 3 use two cores: Dask worker processes read,
+and prints messages per second and the ratios to the yardstick (target, issue 20: ``check`` at least
+1.0 of ``json.loads`` on 2 cores). For a file this large, 2 and 3 use two cores: Dask worker processes read,
 parse and validate partitions of the file while the checking process applies the transcript
 rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone.
 
@@ -76,7 +76,7 @@ from pgm_explore.dialogue import check_paths
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).resolve().parent / "out"
 SCENARIOS = ROOT / "data" / "transcripts"
-TARGET_RATIO = 0.5
+TARGET_RATIO = 1.0  # issue 20: check at 1.0 of json.loads on 2 cores
 TARGET_RSS_MB = 300  # issue 20: 1M messages below 300 MB
 NOISY = 0.15  # json.loads passes further apart than this: the machine was busy while measuring
 CONCURRENT = 8  # episodes running at once: the open dialogues and Requests at any time
