@@ -358,19 +358,25 @@ def test_out_replaces_a_planted_link_instead_of_following_it(
 
 
 @needs_mcp
-def test_out_is_written_whole_or_not_at_all(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from pgm_explore import _files
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits (ulimit -f) are POSIX")
+def test_out_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    def small_files_only() -> None:  # as `ulimit -f 4` would: a write beyond 4 KiB fails (EFBIG)
+        import resource
+        import signal
 
-    def full(source: str, target: str) -> None:
-        raise OSError(28, "No space left on device")
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
-    monkeypatch.setattr(_files.os, "replace", full)
     out = tmp_path / "out.jsonl"
     out.write_text("old\n", encoding="utf-8")
-    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out))
-    assert (status, text) == (2, "")
-    assert err == f"pgm-explore dialogue: cannot write --out {out}: No space left on device\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "pgm_explore", "dialogue", "--demo", "--out", str(out)],
+        preexec_fn=small_files_only,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"pgm-explore dialogue: cannot write --out {out}: File too large\n"
     assert out.read_text(encoding="utf-8") == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary file left

@@ -27,7 +27,7 @@ class Table(NamedTuple):
     def anchor(self) -> str:
         """The section of docs/tables.md that describes every column (its heading is the name).
 
-        >>> CATALOG[0].anchor
+        >>> Table("messages", "messages", "one row per message, in transcript order").anchor
         'docs/tables.md#messages'
         """
         return f"docs/tables.md#{self.name}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import groupby
 from typing import IO, TYPE_CHECKING, NamedTuple
 
@@ -37,8 +37,6 @@ from pgm_explore.io import UnreadablePath, iter_documents
 if TYPE_CHECKING:
     from pgm_explore._engine import Engine
     from pgm_explore.dialogue import TranscriptFinding
-
-    Emit = Callable[[Sequence[TranscriptFinding]], None]
 
 __all__ = [
     "COMMAND",
@@ -171,8 +169,8 @@ class Tally(Severities):
             return EXIT_USAGE
         return EXIT_NONCONFORMING if self.errors else EXIT_OK
 
-    def summary(self) -> str:
-        """The last line of the text output.
+    def counted(self, findings: str) -> str:
+        """What the summary counts.
 
         >>> t = Tally(); t.messages, t.errors, t.warnings = 105, 0, 2
         >>> t.dialogues = {("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")}
@@ -182,13 +180,10 @@ class Tally(Severities):
         >>> t.summary()
         '1 message in 1 dialogue: 1 error, 0 warnings; stopped at a path that could not be read'
         """
-        text = (
-            f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: "
-            f"{count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
-        )
-        if self.stopped:
-            text += "; stopped at a path that could not be read"
-        return text
+        return f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: {findings}"
+
+    def problem(self) -> str | None:
+        return "stopped at a path that could not be read" if self.stopped else None
 
 
 def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
@@ -415,8 +410,8 @@ class CorpusTally(Severities):
             self.unread += 1
         self.status = max(self.status, done.status)
 
-    def summary(self) -> str:
-        """The last line of ``check --corpus`` in the text format.
+    def counted(self, findings: str) -> str:
+        """What the last line of ``check --corpus`` in the text format counts.
 
         >>> t = CorpusTally(); t.transcripts, t.messages, t.dialogues, t.warnings = 2, 105, 3, 2
         >>> t.summary()
@@ -424,13 +419,13 @@ class CorpusTally(Severities):
         >>> t.unread = 1; t.summary()
         '2 transcripts, 105 messages in 3 dialogues: 0 errors, 2 warnings; 1 transcript could not be read'
         """
-        text = (
+        return (
             f"{count(self.transcripts, 'transcript')}, {count(self.messages, 'message')} in "
-            f"{count(self.dialogues, 'dialogue')}: {count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+            f"{count(self.dialogues, 'dialogue')}: {findings}"
         )
-        if self.unread:
-            text += f"; {count(self.unread, 'transcript')} could not be read"
-        return text
+
+    def problem(self) -> str | None:
+        return f"{count(self.unread, 'transcript')} could not be read" if self.unread else None
 
 
 def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -21,6 +21,7 @@ from pgm_explore.cli._output import (
     EXIT_OK,
     EXIT_USAGE,
     PROG,
+    Severities,
     clean,
     count,
     palette_for,
@@ -208,14 +209,12 @@ def _report_recorded(args: argparse.Namespace, messages: int, out: IO[str]) -> i
     findings = list(check_paths([args.out]))
     for _key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
         write_text(out, check_block(list(block), palette) + "\n")
-    errors = sum(f.severity == "error" for f in findings)
-    warnings = len(findings) - errors
-    colour = palette.red if errors else palette.yellow if warnings else palette.green
-    summary = (
-        f"recorded {count(messages, 'message')} to {args.out}: {count(errors, 'error')}, {count(warnings, 'warning')}"
-    )
+    tally = Severities()
+    tally.add_findings(findings)
+    colour = palette.red if tally.errors else palette.yellow if tally.warnings else palette.green
+    summary = f"recorded {count(messages, 'message')} to {args.out}: {tally.summary()}"
     write_text(out, f"{colour}{clean(summary)}{palette.reset}\n")
-    return EXIT_NONCONFORMING if errors else EXIT_OK
+    return EXIT_NONCONFORMING if tally.errors else EXIT_OK
 
 
 COMMAND = Command(

@@ -126,8 +126,8 @@ class Tally(Severities):
             return EXIT_USAGE
         return EXIT_NONCONFORMING if self.nonconforming else EXIT_OK
 
-    def summary(self) -> str:
-        """The last line of the text output.
+    def counted(self, findings: str) -> str:
+        """What the last line of the text output counts.
 
         >>> t = Tally(); t.messages, t.nonconforming, t.errors, t.warnings = 12, 2, 3, 1
         >>> t.summary()
@@ -137,15 +137,15 @@ class Tally(Severities):
         '1 message: 0 conform, 1 does not conform (1 error, 0 warnings); 1 path could not be read'
         """
         conforming = self.messages - self.nonconforming
-        text = (
+        return (
             f"{count(self.messages, 'message')}: "
             f"{conforming} {'conforms' if conforming == 1 else 'conform'}, "
             f"{self.nonconforming} {'does not conform' if self.nonconforming == 1 else 'do not conform'} "
-            f"({count(self.errors, 'error')}, {count(self.warnings, 'warning')})"
+            f"({findings})"
         )
-        if self.unreadable:
-            text += f"; {count(self.unreadable, 'path')} could not be read"
-        return text
+
+    def problem(self) -> str | None:
+        return f"{count(self.unreadable, 'path')} could not be read" if self.unreadable else None
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:

@@ -14,7 +14,7 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
         'pgm_explore.mcp needs the MCP SDK: pip install "pgm-explore[mcp]"', name=_missing.name
     ) from _missing
 
-from pgm_explore.mcp._common import Partner, PartnerDialogue, RequestRejected
+from pgm_explore.mcp._common import Limits, Partner, PartnerDialogue, RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation
 from pgm_explore.mcp._schemas import request_schema, response_schema, tool_input_schema
 from pgm_explore.mcp.client import BasicKnowledge, PartnerError, Transport, run_demo, run_demo_sync
@@ -28,6 +28,7 @@ from pgm_explore.mcp.servers import (
 __all__ = [
     "BasicKnowledge",
     "DomainAccess",
+    "Limits",
     "PC_PROMPT_URI",
     "Partner",
     "PartnerDialogue",
@@ -49,6 +50,7 @@ __all__ = [
 # Public names are documented where they are imported from, not in private modules.
 for _name in (
     "DomainAccess",
+    "Limits",
     "Partner",
     "PartnerDialogue",
     "PersonalityAlignment",

@@ -122,12 +122,16 @@ and its slot in a dict or set, so that many tiny items are not free."""
 
 @dataclass(frozen=True)
 class Limits:
-    """The byte limits of one partner (defaults: the MAX_* constants of this module)."""
+    """The limits of one partner (defaults: the MAX_* constants of this module, docs/mcp.md)."""
 
     dialogue_bytes: int = MAX_DIALOGUE_BYTES
     session_bytes: int = MAX_SESSION_BYTES
     state_bytes: int = MAX_STATE_BYTES
     response_bytes: int = MAX_RESPONSE_BYTES
+    dialogues: int = MAX_DIALOGUES
+    """Dialogues kept (PC Prompts too); one more forgets the one idle longest."""
+    turns: int = MAX_TURNS
+    """Exchanges of one dialogue; a Request beyond them is answered ``not_answered``."""
 
     def over(self, held: tuple[int, int, int], growth: int, dialog_id: str) -> str | None:
         """Which limit a change of ``growth`` bytes breaks, in plain words, else None.
@@ -198,13 +202,13 @@ class Partner:
 
     def __init__(self) -> None:
         self.dialogues: dict[str, PartnerDialogue] = {}
-        """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
+        """DialogID -> its state, the dialogue used longest ago first (at most ``limits.dialogues``)."""
         self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
         """The latest Responses sent, in order (tests check that each conforms)."""
         self._response_sizes: deque[int] = deque()
         self._kept_bytes = 0
         self.limits = Limits()
-        """The byte limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
+        """The limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
         self.idle_timeout: float | None = None
         """Seconds after which the dialogues of a session without an MCP session (a PGM SessionID:
         stdio, in-process, the stateless protocol) that kept nothing since are forgotten; None: never.
@@ -248,7 +252,7 @@ class Partner:
             return
         self._seen[owner] = time.monotonic()
         self._seen.move_to_end(owner)
-        while len(self._seen) > 2 * MAX_DIALOGUES:  # more owners than dialogues: the idlest go
+        while len(self._seen) > 2 * self.limits.dialogues:  # more owners than dialogues: the idlest go
             self.forget(next(iter(self._seen)))
 
     def expire(self) -> None:
@@ -263,7 +267,7 @@ class Partner:
     def _keep(self, dialog_id: str, dialogue: PartnerDialogue) -> None:
         self.dialogues.pop(dialog_id, None)
         self.dialogues[dialog_id] = dialogue  # now the most recently used
-        while len(self.dialogues) > MAX_DIALOGUES:
+        while len(self.dialogues) > self.limits.dialogues:
             del self.dialogues[next(iter(self.dialogues))]
 
     def prepare(self, message: Any, owner: str | None = None, **extra: Any) -> tuple[dict[str, Any], Commit]:
@@ -314,8 +318,11 @@ class Partner:
             dialogue = PartnerDialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
-        if len(dialogue.queries) >= MAX_TURNS:
-            payload = {"Outcome": "not_answered", "DescrMetadata": f"Dialogue {dialog_id} has had {MAX_TURNS} turns."}
+        if len(dialogue.queries) >= self.limits.turns:
+            payload = {
+                "Outcome": "not_answered",
+                "DescrMetadata": f"Dialogue {dialog_id} has had {self.limits.turns} turns.",
+            }
             return self._respond(message, dialogue, payload), _nothing
         dialogue.queries.add(message["QueryID"])
         problems = [f"{f['path']}: {f['message']}" for f in findings]

@@ -16,7 +16,6 @@ from typing import Any
 
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import predict
-from pgm_explore.mcp import _common
 from pgm_explore.mcp._common import LimitReached, Partner, PartnerDialogue, RequestRejected, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata
@@ -73,7 +72,7 @@ class PromptCreation(Partner):
         """The PC Prompt opening ``dialog_id``: made on first use, the same document afterwards (D3).
 
         The dialogue belongs to ``owner`` (the MCP session that read it first), else to the PC Prompt's
-        SessionID; at most MAX_DIALOGUES are kept, the one read longest ago forgotten first.
+        SessionID; at most ``limits.dialogues`` are kept, the one read longest ago forgotten first.
         """
         self.expire()
         if dialog_id not in self.prompts:
@@ -90,7 +89,7 @@ class PromptCreation(Partner):
                 DataXMData=data_exchange_metadata("PC Prompt", None, prompt_id),
             )
             self.owners[dialog_id] = owner
-            while len(self.prompts) >= _common.MAX_DIALOGUES:
+            while len(self.prompts) >= self.limits.dialogues:
                 oldest = next(iter(self.prompts))
                 del self.prompts[oldest], self.owners[oldest]
             self.prompts[dialog_id] = document
