@@ -160,23 +160,29 @@ def test_serving_beyond_loopback_needs_a_token_and_says_so(
         ran.append({"transport_security": security, "token": token, "idle": idle, "limits": server.partner.limits})
 
     # serve.py runs HTTP itself (its guard sits in front of the SDK's app): stand in for the socket only.
-    monkeypatch.setattr("pgm_explore.mcp.serve._serve_http", serve_http)
     monkeypatch.delenv("PGM_EXPLORE_PARTNER_TOKEN", raising=False)
-    serve_main(["domain-access", "--http", "--host", "0.0.0.0"])
+    serve_main(["domain-access", "--http", "--host", "0.0.0.0"], serve_http=serve_http)
     warning = capsys.readouterr().err
     assert "Host and Origin header checks (DNS-rebinding protection) are OFF" in warning
     made = ran[-1]["token"]
     assert len(made) >= 32 and f"Authorization: Bearer TOKEN'): {made}" in warning and "401" in warning
     assert ran[-1]["transport_security"] is None
-    serve_main(["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"])
+    serve_main(
+        ["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"], serve_http=serve_http
+    )
     assert "OFF" not in capsys.readouterr().err and ran[-1]["token"] != made  # a new one each start
     security = ran[-1]["transport_security"]
     assert security.enable_dns_rebinding_protection and security.allowed_hosts == ["partner.example:8000"]
-    serve_main(["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"])
+    serve_main(
+        ["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"],
+        serve_http=serve_http,
+    )
     assert "Bearer token for this server" not in capsys.readouterr().err  # given, so not printed
     assert ran[-1]["token"] == "s3cret" and ran[-1]["idle"] == 5.0
     assert ran[-1]["transport_security"].allowed_hosts == ["192.0.2.7:8000"]  # the address given is a name
-    serve_main(["domain-access", "--http", "--max-state-bytes", "1000000"])  # loopback: the SDK's own checks
+    serve_main(
+        ["domain-access", "--http", "--max-state-bytes", "1000000"], serve_http=serve_http
+    )  # loopback: the SDK's own checks
     assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None and ran[-1]["token"] is None
     assert ran[-1]["limits"].state_bytes == 1_000_000 and ran[-1]["idle"] == 600.0
 

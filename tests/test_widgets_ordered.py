@@ -37,12 +37,12 @@ def _browser_echoes(box: _ordered.OrderedText) -> None:
 def test_a_browser_click_waits_for_the_values_typed_before_it(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     composer = MessageComposer("PC Prompt", draft_dir=False)
-    prompt = composer._ctx.fields[("Prompt",)].editor
-    composer._save_path.set_state({"value": "typed.json"})
+    prompt = composer._form.ctx.fields[("Prompt",)].editor
+    composer._toolbar.save_path.set_state({"value": "typed.json"})
     prompt.set_state({"value": "Meet at noo"})
-    _browser_click(composer._save)
+    _browser_click(composer._toolbar.save)
     assert not (tmp_path / "typed.json").exists()  # not yet: the browser may hold a keystroke back
-    _browser_echoes(composer._save_path)
+    _browser_echoes(composer._toolbar.save_path)
     assert not (tmp_path / "typed.json").exists()  # the prompt has not echoed yet
     prompt.set_state({"value": "Meet at noon", "_pgmx_echo": _ordered._ping.value})  # the held-back keystroke
     assert json.loads((tmp_path / "typed.json").read_text(encoding="utf-8"))["Prompt"] == "Meet at noon"
@@ -111,7 +111,7 @@ def _browser_key(composer: MessageComposer, key: str, message: object = None) ->
 
 def test_an_undo_key_waits_for_the_values_typed_before_it() -> None:
     composer = MessageComposer("PC Prompt", draft_dir=False)
-    prompt = composer._ctx.fields[("Prompt",)].editor
+    prompt = composer._form.ctx.fields[("Prompt",)].editor
     prompt.set_state({"value": "Meet at noo"})
     _browser_key(composer, "undo")
     assert composer.value["Prompt"] == "Meet at noo"  # not yet: the browser may hold a keystroke back
