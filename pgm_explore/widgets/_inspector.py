@@ -290,6 +290,10 @@ class PartnerInspector(widgets.VBox):
         self.token.value = ""
         self._show_token_state()
         self._say("Token forgotten: the next Connect sends none.")
+        if self.inspector is not None and self.inspector.endpoint.token:
+            # The open connection holds it too: closed, so that a Send reconnects without it.
+            self.inspector.endpoint = dataclasses.replace(self.inspector.endpoint, token=None)
+            self._launch(self.inspector.close)
 
     def _take_token(self, url: str) -> str | None:
         """The token to send to ``url``: one just typed (then kept, and the box emptied), else the one
