@@ -43,7 +43,11 @@ COMMANDS: tuple[Command, ...] = tuple(
 )
 """Every subcommand, in the order of ``pgm-explore --help`` and docs/cli.md: the one list of them."""
 
-__all__ = ["COMMANDS", "ScriptError", "build_parser", "load_script", "main"]
+__all__ = ["COMMANDS", "Command", "ScriptError", "build_parser", "load_script", "main"]
+
+# Public names are documented where they are imported from, not in private modules.
+for _public in (Command, ScriptError, load_script):
+    _public.__module__ = __name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

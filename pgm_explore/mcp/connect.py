@@ -10,7 +10,8 @@ every way the exchange can go wrong as a finding rather than an exception.
 
 A partner served beyond loopback asks for a bearer token (``python -m pgm_explore.mcp.serve ... --host
 0.0.0.0``): :attr:`Endpoint.token` is sent as ``Authorization: Bearer TOKEN`` on every HTTP request,
-through the SDK's own HTTP client (:func:`create_mcp_http_client`). It is never read from the
+through an ``httpx2.AsyncClient`` handed to the SDK's ``streamable_http_client`` (the SDK's documented way
+to add a header), with the SDK's own timeouts. It is never read from the
 environment here: a page that lets a visitor type a URL must not send the server's secret to it;
 the command line reads ``$PGM_EXPLORE_PARTNER_TOKEN`` (:data:`TOKEN_ENV`) for the URLs its user gave.
 A partner that answers 401 is :class:`TokenRequired`, with the fix in words.
@@ -27,15 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client, types
-from mcp.client._memory import InMemoryTransport
-from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from pgm_explore.errors import PgmExploreError
+from pgm_explore.mcp._sdk import InMemoryTransport, TransportStreams
 from pgm_explore.mcp._wire import Wire, stdio_transport, tapped
 from pgm_explore.validation.findings import Finding
 
@@ -51,6 +51,10 @@ __all__ = [
     "parse_partner",
     "timed_out",
 ]
+
+# The timeouts the SDK gives its own HTTP client (mcp 2.3.0, mcp.shared._httpx_utils): 30 s to connect,
+# write and wait for the pool, 300 s to read, because a partner may hold a response stream open.
+_HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
 
 ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 """``--partner`` role -> the data type its tool answers."""
@@ -81,7 +85,7 @@ class TokenRequired(PgmExploreError):
 
 @asynccontextmanager
 async def bearer_http(url: str, token: str | None) -> AsyncIterator[TransportStreams]:
-    """The SDK's streamable HTTP transport, on an HTTP client of the SDK's making that sends ``token``
+    """The SDK's streamable HTTP transport, on an HTTP client that sends ``token``
     (``Authorization: Bearer``) with every request; a connection the partner refused with 401 raises
     :class:`TokenRequired` instead of the SDK's "Server returned an error response"."""
     refused: list[int] = []
@@ -91,7 +95,7 @@ async def bearer_http(url: str, token: str | None) -> AsyncIterator[TransportStr
             refused.append(401)
 
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as http:
+    async with httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT) as http:
         http.event_hooks["response"].append(note)
         try:
             async with streamable_http_client(url, http_client=http) as streams:

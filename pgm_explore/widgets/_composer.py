@@ -183,7 +183,7 @@ class MessageComposer(widgets.VBox):
         toolbar = chrome.make(
             widgets.HBox,
             {"align_items": "center", "flex_flow": "row wrap"},
-            children=self._toolbar.widgets(self._verdict, self._drafts.bar.toggle, reply_button),
+            children=self._toolbar.row(self._verdict, self._drafts.bar.toggle, reply_button),
         )
         self.children = [
             style_widget(chrome.make),

@@ -227,7 +227,7 @@ class Toolbar(HasTraits):
         self.download = parts.html("pgmx-download")
         self.status_line = parts.html("pgmx-status")
 
-    def widgets(self, verdict: VerdictView, drafts_toggle: widgets.Button, reply: bool) -> list[widgets.Widget]:
+    def row(self, verdict: VerdictView, drafts_toggle: widgets.Button, reply: bool) -> list[widgets.Widget]:
         """The toolbar's row: the verdict first, then the buttons, the status last."""
         tools: list[widgets.Widget] = [verdict.badge, verdict.consistency, self.undo, self.redo, self.validate]
         if reply:

@@ -4,7 +4,9 @@
 // Ctrl or Cmd (metaKey, macOS) with Z: undo; with Shift as well: redo; Ctrl-Y: redo (Windows' habit).
 // The key, not the key's position, as the browser's own undo reads it (Z sits elsewhere on AZERTY).
 function action(event) {
-  if (event.altKey || event.isComposing || !(event.ctrlKey || event.metaKey)) return null;
+  if (event.altKey || event.isComposing || !(event.ctrlKey || event.metaKey) || typeof event.key !== "string") {
+    return null;
+  }
   const key = event.key.toLowerCase();
   if (key === "z") return event.shiftKey ? "redo" : "undo";
   if (key === "y" && event.ctrlKey && !event.shiftKey) return "redo";

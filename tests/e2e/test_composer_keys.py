@@ -89,6 +89,13 @@ def test_ctrl_z_and_shift_ctrl_z_in_the_form(
     expect(badge).to_have_text("conforms")
     shot("redone")
 
+    # With the focus on a button of the composer (Undo, just clicked), the keys are the composer's too.
+    undo.click()
+    expect(turn).to_have_value("0", timeout=WIDGETS_MS)
+    page.keyboard.press("Shift+Control+z")
+    expect(turn).to_have_value("420", timeout=WIDGETS_MS)
+    expect(redo).to_be_disabled()
+
     # In a notebook cell the keys are the editor's: the cell's typing is undone, the composer untouched.
     cell = code_cell(notebook, "elsewhere = 1").locator(".cm-content")
     cell.click()
