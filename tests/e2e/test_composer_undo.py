@@ -68,14 +68,10 @@ def test_undo_hides_a_reply_and_redo_brings_it_back_as_it_was(
     notebook = open_code_in_lab(REPLY_CELLS)
     request = Composer(notebook.panel.locator(".pgmx-composer").first)
     expect(request.title).to_contain_text("BKN-PAL", timeout=WIDGETS_MS)
-    type_into(request.input("DialogID"), "dlg-7")
-    expect(request.json_view).to_have_value(re.compile(r'"DialogID": "dlg-7"'), timeout=WIDGETS_MS)
-    request.tool("reply").click()
-    expect(request.replies).to_have_count(1, timeout=WIDGETS_MS)
-    reply = Composer(request.replies.first)
+    request.type_and_see("DialogID", "dlg-7")
+    reply = request.reply()
     expect(reply.input("DialogID")).to_have_value("dlg-7", timeout=WIDGETS_MS)  # copied from the Request
-    type_into(reply.input("MInstance"), "mi-of-the-reply")
-    expect(reply.json_view).to_have_value(re.compile(r'"MInstance": "mi-of-the-reply"'), timeout=WIDGETS_MS)
+    reply.type_and_see("MInstance", "mi-of-the-reply")
     shot("replied and typed in the reply")
 
     request.tool("undo").click()  # the Reply
