@@ -52,6 +52,10 @@ PROBE_TIMEOUT = 5.0
 retries a refused connection until :data:`START_TIMEOUT`, so a mistyped address or a
 scheduler not started yet would keep the user waiting a minute for its error."""
 
+HANDSHAKE_TIMEOUT = 15.0
+"""Seconds to wait for what accepts the connection to say its first word (a Dask scheduler sends
+its handshake at once; a loaded machine may delay it a little)."""
+
 
 class EngineUnavailable(PgmExploreError):
     """The Dask cluster asked for cannot be reached, or local workers cannot start."""
@@ -166,7 +170,7 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
         raise EngineUnavailable(f"work on several processes needs dask.distributed ({exc})") from None
     try:
         if scheduler is not None:
-            _probe(scheduler, min(timeout, PROBE_TIMEOUT))
+            _probe(scheduler, min(timeout, PROBE_TIMEOUT), min(timeout, HANDSHAKE_TIMEOUT))
             try:
                 client = Client(scheduler, timeout=timeout)
             except MemoryError:
@@ -194,10 +198,12 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
 
 
-def _probe(address: str, timeout: float) -> None:
+def _probe(address: str, timeout: float, wait: float) -> None:
     """Raise :class:`OSError` with a plain reason when nothing accepts a TCP connection at the
-    scheduler ``address`` (``tcp://`` or ``tls://``, or no protocol): one attempt, not the
-    client's retries. Other protocols are left to the client."""
+    scheduler ``address`` (``tcp://`` or ``tls://``, or no protocol) within ``timeout``: one
+    attempt, not the client's retries. Over plain TCP, a Dask scheduler speaks first (its
+    handshake); a server that says nothing for ``wait`` seconds is no scheduler, and the client
+    would wait for it for ever. Other protocols are left to the client."""
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
@@ -208,7 +214,17 @@ def _probe(address: str, timeout: float) -> None:
     if protocol not in ("tcp", "tls"):
         return
     try:
-        socket.create_connection((host, port), timeout=timeout).close()
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            if protocol == "tcp":  # (over TLS the client speaks first)
+                connection.settimeout(wait)
+                try:
+                    said = connection.recv(1)
+                except TimeoutError:
+                    raise OSError(
+                        f"what answers there says nothing for {wait:g} s: it is not a Dask scheduler"
+                    ) from None
+                if not said:
+                    raise OSError("what answers there closes the connection: it is not a Dask scheduler")
     except ConnectionRefusedError:
         raise OSError("nothing accepts connections there (is the scheduler running?)") from None
     except TimeoutError:

@@ -155,28 +155,40 @@ def test_a_scheduler_address_that_cannot_be_one_is_a_plain_error(address: str, r
         engine(scheduler=address)
 
 
-def test_a_server_that_is_no_scheduler_is_a_plain_error() -> None:
-    # A web server at the address (such as the dashboard's port, 8787, given for the scheduler's):
-    # the client would read its answer as the length of a message and run out of memory.
+def _serve(server: socket.socket, held: list[socket.socket], greeting: bytes | None) -> None:
+    """Accept every connection; say ``greeting`` at once, or (None) answer what is said as a web server does."""
+    while True:
+        try:
+            connection, _ = server.accept()
+        except OSError:  # the server is closed: the test is over
+            return
+        held.append(connection)
+        if greeting is not None:
+            connection.sendall(greeting)
+        elif connection.recv(1024):
+            connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize(
+    ("greeting", "reason"),
+    [
+        # A web server (such as the dashboard's port, 8787, given for the scheduler's) says nothing
+        # until spoken to: the client would wait for its handshake for ever.
+        (None, "what answers there says nothing for 5 s: it is not a Dask scheduler"),
+        # A server that speaks first (SSH): the client would take its first bytes for the length of
+        # a message and run out of memory allocating it.
+        (b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", "what answers there is not a Dask scheduler"),
+    ],
+)
+def test_a_server_that_is_no_scheduler_is_a_plain_error(greeting: bytes | None, reason: str) -> None:
     with socket.create_server(("127.0.0.1", 0)) as server:
         held: list[socket.socket] = []
-
-        def answer() -> None:
-            # Every connection (engine's first look, then the client's) is answered as a web server does.
-            while True:
-                try:
-                    connection, _ = server.accept()
-                except OSError:  # the server is closed: the test is over
-                    return
-                held.append(connection)
-                if connection.recv(1024):
-                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
-
-        threading.Thread(target=answer, daemon=True).start()
+        threading.Thread(target=_serve, args=(server, held, greeting), daemon=True).start()
         address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
         try:
-            with pytest.raises(EngineUnavailable, match=r"what answers there is not a Dask scheduler$"):
-                engine(scheduler=address)
+            with pytest.raises(EngineUnavailable) as raised:
+                engine(scheduler=address, timeout=5)
         finally:
             for connection in held:
                 connection.close()
+    assert str(raised.value) == f"could not start work on the Dask scheduler at {address}: {reason}"
