@@ -70,7 +70,7 @@ def print_models() -> int:
             if spec.name == "BKN-DAC" and mode == "RS":
                 response = count
     count, full = models_made(lambda: MessageComposer.from_document(full_dac_response(), draft_dir=False))
-    opened, _ = models_made(lambda: setattr(full._expert_toggle, "value", True))
+    opened, _ = models_made(lambda: setattr(full._form.expert_toggle, "value", True))
     print(f"  full BKN-DAC Response: {count} models, {count + opened} with the expert view opened")
     print(
         f"target: a BKN-DAC Response composer under {TARGET_MODELS}: {'met' if response < TARGET_MODELS else 'NOT met'}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import stat
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +46,15 @@ R = TypeVar("R")
 START_TIMEOUT = 60.0
 """Seconds to wait for local workers to start or a scheduler to answer (a loaded machine
 took 10 s for two workers)."""
+
+PROBE_TIMEOUT = 5.0
+"""Seconds to wait for a scheduler's address to accept a connection at all. The Dask client
+retries a refused connection until :data:`START_TIMEOUT`, so a mistyped address or a
+scheduler not started yet would keep the user waiting a minute for its error."""
+
+HANDSHAKE_TIMEOUT = 15.0
+"""Seconds to wait for what accepts the connection to say its first word (a Dask scheduler sends
+its handshake at once; a loaded machine may delay it a little)."""
 
 
 class EngineUnavailable(PgmExploreError):
@@ -160,7 +170,13 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
         raise EngineUnavailable(f"work on several processes needs dask.distributed ({exc})") from None
     try:
         if scheduler is not None:
-            client = Client(scheduler, timeout=timeout)
+            _probe(scheduler, min(timeout, PROBE_TIMEOUT), min(timeout, HANDSHAKE_TIMEOUT))
+            try:
+                client = Client(scheduler, timeout=timeout)
+            except MemoryError:
+                # What answers is no Dask scheduler (a web server, a proxy): the client takes the
+                # first bytes of its answer for the length of a message and tries to allocate it.
+                raise OSError("what answers there is not a Dask scheduler") from None
             return _DaskEngine(client, own_cluster=False)
         cluster = LocalCluster(
             n_workers=workers or cores(),
@@ -180,6 +196,41 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
         # `if __name__ == "__main__":` is imported again by the spawned workers.)
         where = f"the Dask scheduler at {scheduler}" if scheduler else f"{workers} local worker processes"
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
+
+
+def _probe(address: str, timeout: float, wait: float) -> None:
+    """Raise :class:`OSError` with a plain reason when nothing accepts a TCP connection at the
+    scheduler ``address`` (``tcp://`` or ``tls://``, or no protocol) within ``timeout``: one
+    attempt, not the client's retries. Over plain TCP, a Dask scheduler speaks first (its
+    handshake); a server that says nothing for ``wait`` seconds is no scheduler, and the client
+    would wait for it for ever. Other protocols are left to the client."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise OSError(f"not an address of the form tcp://HOST:PORT ({exc})") from None
+    if protocol not in ("tcp", "tls"):
+        return
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            if protocol == "tcp":  # (over TLS the client speaks first)
+                connection.settimeout(wait)
+                try:
+                    said = connection.recv(1)
+                except TimeoutError:
+                    raise OSError(
+                        f"what answers there says nothing for {wait:g} s: it is not a Dask scheduler"
+                    ) from None
+                if not said:
+                    raise OSError("what answers there closes the connection: it is not a Dask scheduler")
+    except ConnectionRefusedError:
+        raise OSError("nothing accepts connections there (is the scheduler running?)") from None
+    except TimeoutError:
+        raise OSError(f"no answer within {timeout:g} s") from None
+    except socket.gaierror as exc:
+        raise OSError(f"the host name cannot be resolved ({exc.strerror})") from None
 
 
 def engine_for(

@@ -45,11 +45,11 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO
 
 from pgm_explore import _access as _access_rules
 
-__all__ = ["add_app", "add_lab", "app_command", "checkout_root", "lab_command"]
+__all__ = ["app_command", "checkout_root", "lab_command", "run_app", "run_lab"]
 
 FIRST_NOTEBOOK = "notebooks/01_tour_of_the_data_types.ipynb"
 APP_NOTEBOOK = Path(__file__).resolve().parent / "widgets" / "app.ipynb"
@@ -159,118 +159,6 @@ def server_prefix(server: str) -> list[str]:
 def voila_prefix() -> list[str]:
     """The start of a command line running Voilà as ``pgm-explore app`` runs it."""
     return server_prefix("voila")
-
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{font: 15px/1.55 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 60em;
-  margin: 2em auto; padding: 0 1.5em; color: #1f2328}}
-h1, h2 {{border-bottom: 1px solid #d1d9e0; padding-bottom: .3em}}
-code, pre {{font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa}}
-code {{padding: .1em .3em; border-radius: 4px}}
-pre {{padding: 1em; overflow: auto; border-radius: 6px}}
-pre code {{padding: 0}}
-table {{border-collapse: collapse; margin: 1em 0}}
-th, td {{border: 1px solid #d1d9e0; padding: 4px 10px; text-align: left; vertical-align: top}}
-blockquote {{margin: 0; padding: 0 1em; color: #59636e; border-left: 4px solid #d1d9e0}}
-</style></head>
-<body class="pgmx-doc">
-{body}
-</body></html>
-"""
-
-
-def _anchor(heading_html: str) -> str:
-    """GitHub's anchor of a heading: its text in lower case, punctuation dropped, spaces as dashes.
-
-    >>> _anchor("The <code>overall-mismatch</code> rule: why?")
-    'the-overall-mismatch-rule-why'
-    """
-    text = html.unescape(re.sub(r"<[^>]+>", "", heading_html)).strip().lower()
-    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
-
-
-def markdown_page(text: str) -> str:
-    """A Markdown document as a whole HTML page (GitHub-flavoured tables, anchored headings).
-
-    >>> page = markdown_page("# Rules\\n\\nSee [notes](spec-notes.md#d13).\\n\\n| a |\\n|---|\\n| 1 |")
-    >>> '<h1 id="rules">Rules</h1>' in page, '<a href="spec-notes.md#d13">' in page, "<td>1</td>" in page
-    (True, True, True)
-    >>> "<title>Rules</title>" in page
-    True
-    """
-    import mistune  # Voilà's nbconvert brings it; only the docs pages need it
-
-    class Renderer(mistune.HTMLRenderer):
-        def heading(self, text: str, level: int, **attrs: Any) -> str:
-            return f'<h{level} id="{_anchor(text)}">{text}</h{level}>\n'
-
-    # The documents are the repository's own: their inline HTML is kept, as GitHub keeps it.
-    render = mistune.create_markdown(renderer=Renderer(escape=False), plugins=["table", "strikethrough", "url"])
-    body = str(render(text))
-    found = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
-    title = html.escape(html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))) if found else "document"
-    return _PAGE.format(title=title, body=body)
-
-
-def add_lab(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "lab",
-        help="start JupyterLab on the repository and open the first notebook",
-        description="Start JupyterLab with the repository (the checkout this folder is in, else this "
-        "folder) as its root, so that the notebooks' links to docs/ and data/ work, and open notebook 01. "
-        "Works as root (as in a container) and as a user. Ctrl-C stops it.",
-    )
-    _server_options(parser, 8888)
-    parser.add_argument("--root", type=Path, default=None, help="serve this folder instead of the checkout")
-    parser.set_defaults(run=run_lab)
-
-
-def add_app(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "app",
-        help="serve the composer-and-check app page (Voilà: widgets, no code)",
-        description="Serve the explorer as an app page with Voilà: compose a message of any type and mode, "
-        "upload files to validate, load a transcript and see its tables and plots. No code is shown. "
-        "Save and Open act inside the work folder only. Ctrl-C stops it.",
-    )
-    _server_options(parser, 8866)
-    parser.add_argument(
-        "--work-folder",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the folder the page saves to and opens from, by name (default: this folder)",
-    )
-    parser.set_defaults(run=run_app)
-
-
-def _server_options(parser: argparse.ArgumentParser, port: int) -> None:
-    parser.add_argument(
-        "--port", type=int, default=None, help=f"the port to listen on (default: the first free one from {port})"
-    )
-    parser.add_argument(
-        "--ip",
-        default="127.0.0.1",
-        help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every address, for a "
-        "container or a class on the network)",
-    )
-    parser.add_argument(
-        "--token",
-        default=None,
-        help="the secret the address carries (default: $JUPYTER_TOKEN, else a new random one); never empty",
-    )
-    parser.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also answer requests made to this name or address (a DNS alias, a proxy); the loopback names, "
-        "--ip and, with 0.0.0.0, this machine's own names and addresses are known (repeatable)",
-    )
-    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
-    parser.set_defaults(first_port=port)
 
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})")

@@ -20,7 +20,7 @@ why and for which names):
   JupyterLab keeps that (other tools connect to it with the token), Voilà's page does not.
 
 Voilà also serves ``/voila/files/<path>.md`` as the document rendered
-(:func:`pgm_explore._launch.markdown_page`) rather than its text, and the files it serves
+(:func:`markdown_page`) rather than its text, and the files it serves
 beside the notebook only to a person who has the token.
 
 This module imports Jupyter and Voilà: only the server process imports it.
@@ -28,6 +28,7 @@ This module imports Jupyter and Voilà: only the server process imports it.
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from functools import cache
@@ -40,11 +41,63 @@ from jupyter_server.utils import url_path_join
 from traitlets import List, Unicode, default
 
 from pgm_explore._access import host_allowed
-from pgm_explore._launch import markdown_page
 
 __all__ = ["MarkdownHandler", "check_host", "guard_hosts", "run_lab", "run_voila", "voila_class"]
 
 _log = logging.getLogger("pgm_explore.servers")
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{font: 15px/1.55 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 60em;
+  margin: 2em auto; padding: 0 1.5em; color: #1f2328}}
+h1, h2 {{border-bottom: 1px solid #d1d9e0; padding-bottom: .3em}}
+code, pre {{font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa}}
+code {{padding: .1em .3em; border-radius: 4px}}
+pre {{padding: 1em; overflow: auto; border-radius: 6px}}
+pre code {{padding: 0}}
+table {{border-collapse: collapse; margin: 1em 0}}
+th, td {{border: 1px solid #d1d9e0; padding: 4px 10px; text-align: left; vertical-align: top}}
+blockquote {{margin: 0; padding: 0 1em; color: #59636e; border-left: 4px solid #d1d9e0}}
+</style></head>
+<body class="pgmx-doc">
+{body}
+</body></html>
+"""
+
+
+def _anchor(heading_html: str) -> str:
+    """GitHub's anchor of a heading: its text in lower case, punctuation dropped, spaces as dashes.
+
+    >>> _anchor("The <code>overall-mismatch</code> rule: why?")
+    'the-overall-mismatch-rule-why'
+    """
+    text = html.unescape(re.sub(r"<[^>]+>", "", heading_html)).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def markdown_page(text: str) -> str:
+    """A Markdown document as a whole HTML page (GitHub-flavoured tables, anchored headings).
+
+    >>> page = markdown_page("# Rules\\n\\nSee [notes](spec-notes.md#d13).\\n\\n| a |\\n|---|\\n| 1 |")
+    >>> '<h1 id="rules">Rules</h1>' in page, '<a href="spec-notes.md#d13">' in page, "<td>1</td>" in page
+    (True, True, True)
+    >>> "<title>Rules</title>" in page
+    True
+    """
+    import mistune  # Voilà's nbconvert brings it; only the docs pages need it
+
+    class Renderer(mistune.HTMLRenderer):
+        def heading(self, text: str, level: int, **attrs: Any) -> str:
+            return f'<h{level} id="{_anchor(text)}">{text}</h{level}>\n'
+
+    # The documents are the repository's own: their inline HTML is kept, as GitHub keeps it.
+    render = mistune.create_markdown(renderer=Renderer(escape=False), plugins=["table", "strikethrough", "url"])
+    body = str(render(text))
+    found = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
+    title = html.escape(html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))) if found else "document"
+    return _PAGE.format(title=title, body=body)
 
 
 def check_host(handler: tornado.web.RequestHandler) -> bool:

@@ -17,22 +17,21 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
 from pgm_explore.dialogue.commitments import CommitmentLedger
-from pgm_explore.mcp import DomainAccess, PersonalityAlignment
-from pgm_explore.mcp._common import RequestRejected, _Dialogue
+from pgm_explore.mcp import DomainAccess, PartnerDialogue, PersonalityAlignment, RequestRejected
 from pgm_explore.mcp.servers import _PartnerServer, _server, prompt_creation_server
 
 
 class WrongEcho(DomainAccess):
     """Answers with its own SessionID, not the Request's."""
 
-    def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
+    def _respond(self, message: dict[str, Any], dialogue: PartnerDialogue, payload: dict[str, Any]) -> dict[str, Any]:
         return {**super()._respond(message, dialogue, payload), "SessionID": "faulty-session"}
 
 
 class MissingOutcome(PersonalityAlignment):
     """Leaves Outcome out of every answered Response."""
 
-    def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
+    def _respond(self, message: dict[str, Any], dialogue: PartnerDialogue, payload: dict[str, Any]) -> dict[str, Any]:
         response = super()._respond(message, dialogue, payload)
         if response.get("Outcome") != "not_answered":
             del response["Outcome"]
@@ -42,7 +41,7 @@ class MissingOutcome(PersonalityAlignment):
 class ForgetsCommitments(DomainAccess):
     """Reports the commitments of each Request, and forgets them before the next turn."""
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict:
         dialogue.state.pop("commitments", None)
         return super().payload(message, dialogue, **extra)
 
@@ -52,7 +51,7 @@ class MixesDialogues(DomainAccess):
 
     shared: CommitmentLedger
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict:
         shared = self.__dict__.setdefault("shared", CommitmentLedger())
         dialogue.state["commitments"] = shared
         return super().payload(message, dialogue, **extra)

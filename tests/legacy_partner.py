@@ -12,8 +12,7 @@ import json
 import sys
 from typing import Any
 
-from pgm_explore.mcp import DomainAccess, RequestRejected
-from pgm_explore.mcp._schemas import response_schema, tool_input_schema
+from pgm_explore.mcp import DomainAccess, RequestRejected, response_schema, tool_input_schema
 
 PARTNER = DomainAccess()
 TOOL = {

@@ -3,10 +3,12 @@ statuses), the text for people, standard input and closed pipes; in process and 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +17,9 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, KINDS, example_files, minimal_message
 
-from pgm_explore import cli
 from pgm_explore.cli import main
-from pgm_explore.io import _read as _sources
-from pgm_explore.validation import Finding, Report, validate
+from pgm_explore.io import validate_file
+from pgm_explore.validation import validate
 
 # The minimal conforming BKN-PAL Request of conftest, with a DataType, as the CLI examples use.
 PAL_RQ: dict[str, Any] = minimal_message("BKN-PAL", "RQ") | {"QueryID": "q-1"}
@@ -93,17 +94,22 @@ def test_json_lines_have_exact_keys_in_order_and_match_the_report(
 
 
 @pytest.mark.parametrize(
-    "rep",
-    [
-        Report("BKN-PAL", "RQ", True, (), "a.jsonl:3"),
-        Report("PC Prompt", None, True, (), 'we"ird\\name\n.json#0'),
-        Report(None, None, False, (), "ünïcode-\ud800.json"),
-        Report("BKN-DAC", "RS", True, (Finding.of("empty-value", ("Answer", "Text"), "m", "s"),), "x"),
-    ],
+    "name",
+    ["a.jsonl", 'we"ird\\name\n.jsonl', "ünïcode.jsonl", os.fsdecode(b"\xff-not-utf8.jsonl")],
+    ids=["plain", "quote-backslash-newline", "unicode", "lone-surrogate"],
 )
-def test_fast_json_line_equals_encoding_the_dict(rep: Report) -> None:
-    assert cli._json_line(rep) == json.dumps(rep.to_dict(), separators=(",", ":"))
-    assert json.loads(cli._json_line(rep)) == rep.to_dict()
+def test_the_fast_json_lines_equal_encoding_the_reports(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The name becomes every report's source: quotes, backslashes, a newline, non-ASCII, and bytes
+    # that are not UTF-8 (a lone surrogate in Python's str) must come out as json.dumps writes them.
+    path = tmp_path / name
+    path.write_text(line(PAL_RQ) + line(PAL_RQ | {"Question": ""}) + line(BAD_PAL_RS), encoding="utf-8")
+    status, out, _ = run(capsys, "validate", "--format", "json", str(path))
+    assert status == 1
+    reports = validate_file(path)
+    assert [r.findings != () for r in reports] == [False, True, True]
+    assert out.splitlines() == [json.dumps(r.to_dict(), separators=(",", ":")) for r in reports]
 
 
 def test_json_output_is_ascii(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,28 +182,22 @@ def test_warnings_do_not_change_the_status(tmp_path: Path, capsys: pytest.Captur
     assert [(f["severity"], f["rule"]) for f in objects(out)[0]["findings"]] == [("warning", "empty-value")]
 
 
-@pytest.mark.parametrize("what", ["missing", "directory", "permission"])
+@pytest.mark.parametrize("what", ["missing", "directory", "socket"])
 def test_exit_2_for_an_unreadable_path_and_the_others_still_run(
-    what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = write(tmp_path / "bad.json", json.dumps(BAD_PAL_RS))
     good = write(tmp_path / "good.json", json.dumps(PAL_RQ))
     target = tmp_path / "target.json"
-    if what == "directory":
-        target.mkdir()
-    elif what == "permission":
-        target.write_text("{}")
-
-        def refuse(path: str, mode: str = "r") -> Any:
-            if path == str(target):
-                raise PermissionError(13, "Permission denied", path)
-            return open(path, mode)
-
-        monkeypatch.setattr(_sources, "open", refuse, raising=False)
-    status, out, err = run(capsys, "validate", "--format", "json", bad, str(target), good)
+    with contextlib.closing(socket.socket(socket.AF_UNIX)) as listener:
+        if what == "directory":
+            target.mkdir()
+        elif what == "socket":  # there and readable by its mode, but no file opens it (even for root)
+            listener.bind(str(target))
+        status, out, err = run(capsys, "validate", "--format", "json", bad, str(target), good)
     assert status == 2  # 2 wins over the 1 that bad.json alone would give
     assert [o["source"] for o in objects(out)] == [bad, good]
-    reason = {"missing": "no such file", "directory": "it is a directory", "permission": "permission denied"}[what]
+    reason = {"missing": "no such file", "directory": "it is a directory", "socket": "No such device or address"}[what]
     assert err.startswith(f"pgm-explore validate: cannot read {target}: {reason}")
     assert "Traceback" not in err
 
@@ -377,7 +377,7 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         first = process.stdout.readline()
         process.stdout.close()  # like `| head -1`
         err = process.stderr.read()
-        assert process.wait(timeout=60) == cli.EXIT_BROKEN_PIPE
+        assert process.wait(timeout=60) == 141  # 128 + SIGPIPE, as its --help says
     assert json.loads(first)["source"] == f"{path}:1"
     assert err == b"", err.decode(errors="replace")
 

@@ -4,12 +4,14 @@ text for people; in process and as a command."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
 import json
 import os
 import re
 import select
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -22,7 +24,6 @@ from conftest import ROOT, minimal_message
 from pgm_explore import cli
 from pgm_explore.cli import main
 from pgm_explore.dialogue import Transcript, check_paths
-from pgm_explore.io import _read as _sources
 from pgm_explore.validation import RULES
 
 TRANSCRIPTS = ROOT / "data" / "transcripts"
@@ -226,26 +227,20 @@ def test_every_unreadable_path_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     assert len(err.splitlines()) == 3
 
 
-def test_a_path_that_fails_later_stops_the_check_there(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_path_that_fails_later_stops_the_check_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "target.jsonl"
-    target.write_text(MARKET.read_text())
     unanswered = TRANSCRIPTS / "defective" / "unanswered-request.jsonl"
-
-    def refuse(path: str, mode: str = "r") -> Any:
-        if path == str(target):
-            raise PermissionError(13, "Permission denied", path)
-        return open(path, mode)
-
-    monkeypatch.setattr(_sources, "open", refuse, raising=False)  # passes the look before reading, fails after
-    status, out, err = run(capsys, "check", str(unanswered), str(target))
+    # A socket passes the look before reading (it is there, not a folder, readable by its mode)
+    # and fails when it is opened, for root too.
+    with contextlib.closing(socket.socket(socket.AF_UNIX)) as listener:
+        listener.bind(str(target))
+        status, out, err = run(capsys, "check", str(unanswered), str(target))
     assert status == 2
     # Only the end of the transcript shows a Request unanswered: the end was never read.
     assert out.splitlines() == [
         "6 messages in 3 dialogues: 0 errors, 0 warnings; stopped at a path that could not be read"
     ]
-    assert err == f"pgm-explore check: cannot read {target}: permission denied; checking stopped there\n"
+    assert err == f"pgm-explore check: cannot read {target}: No such device or address; checking stopped there\n"
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every file")
@@ -286,7 +281,7 @@ def test_check_streams_and_never_loads_the_transcript(
         raise AssertionError("check must not hold the transcript in memory")
 
     monkeypatch.setattr(Transcript, "load", refuse)
-    monkeypatch.setattr(Transcript, "_build", refuse)
+    monkeypatch.setattr(Transcript, "from_items", refuse)
     assert run(capsys, "check", str(TRANSCRIPTS / "long-deliberation.jsonl"))[0] == 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from pgm_explore import cli
-from pgm_explore.cli import main
+from pgm_explore.cli import load_script, main
 
 SCRIPT = ROOT / "data" / "dialogue-scripts" / "market.json"
 MARKET_STEPS: list[dict[str, Any]] = json.loads(SCRIPT.read_text(encoding="utf-8"))["steps"]
@@ -134,21 +134,19 @@ def test_a_script_whose_requests_do_not_conform_exits_1(tmp_path: Path, capsys: 
 def test_a_refused_request_exits_1_naming_the_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pgm_explore.mcp import PartnerError
-
-    send = cli._send_step
-
-    async def refuse_second(bk: Any, step: Any) -> None:
-        if step.index == 1:
-            raise PartnerError('refused {"rejected": true, "findings": []}')
-        await send(bk, step)
-
-    monkeypatch.setattr(cli, "_send_step", refuse_second)
+    # Someone else's Domain Access partner, which refuses every tool call (a fault it is started with).
+    monkeypatch.setenv("RAW_PARTNER_FAULTS", "refuse-all")
+    partner = "dac=" + shlex.join([sys.executable, str(ROOT / "tests" / "raw_partner.py"), "--role", "dac"])
     out = tmp_path / "refused.jsonl"
-    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out))
+    status, text, err = run(capsys, "dialogue", "--script", str(SCRIPT), "--out", str(out), "--partner", partner)
     assert status == 1
-    assert err.startswith("pgm-explore dialogue: step 1: the partner refused the Request: refused")
-    assert len(records(out)) == 3 and text == f"recorded 3 messages to {out}: 0 errors, 0 warnings\n"
+    assert err.endswith(
+        "pgm-explore dialogue: step 1: the partner refused the Request: refused: this partner refuses every call\n"
+    )
+    # The PC Prompt, step 0's Request and Response, and step 1's Request, which has no Response.
+    assert [m["Mode"] for m in records(out)[1:]] == ["RQ", "RS", "RQ"]
+    assert text.splitlines()[-1] == f"recorded 4 messages to {out}: 0 errors, 1 warning"
+    assert partner_processes() == []
 
 
 # --- script validation ---------------------------------------------------------------------------
@@ -196,7 +194,7 @@ def test_an_unreadable_script_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_the_example_script_is_valid() -> None:
-    script = cli._load_script(str(SCRIPT))
+    script = load_script(str(SCRIPT))
     assert script.dialog_id == "dlg-market-script" and len(script.steps) == len(MARKET_STEPS)
 
 
@@ -360,19 +358,25 @@ def test_out_replaces_a_planted_link_instead_of_following_it(
 
 
 @needs_mcp
-def test_out_is_written_whole_or_not_at_all(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from pgm_explore import _files
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits (ulimit -f) are POSIX")
+def test_out_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    def small_files_only() -> None:  # as `ulimit -f 4` would: a write beyond 4 KiB fails (EFBIG)
+        import resource
+        import signal
 
-    def full(source: str, target: str) -> None:
-        raise OSError(28, "No space left on device")
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 
-    monkeypatch.setattr(_files.os, "replace", full)
     out = tmp_path / "out.jsonl"
     out.write_text("old\n", encoding="utf-8")
-    status, text, err = run(capsys, "dialogue", "--demo", "--out", str(out))
-    assert (status, text) == (2, "")
-    assert err == f"pgm-explore dialogue: cannot write --out {out}: No space left on device\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "pgm_explore", "dialogue", "--demo", "--out", str(out)],
+        preexec_fn=small_files_only,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"pgm-explore dialogue: cannot write --out {out}: File too large\n"
     assert out.read_text(encoding="utf-8") == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary file left

@@ -6,17 +6,20 @@ The expected texts in tests/data/cli-help/ were written by the command as it was
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-from pgm_explore.cli import main
+from pgm_explore.cli import COMMANDS, main
 
 EXPECTED = Path(__file__).parent / "data" / "cli-help"
-COMMANDS = ("validate", "check", "table", "dialogue", "probe", "lab", "app")
+# Written out: a command that disappeared from COMMANDS would take its help test with it.
+NAMES = ("validate", "check", "table", "dialogue", "probe", "lab", "app")
 
 
-@pytest.mark.parametrize("command", ("pgm-explore", *COMMANDS))
+@pytest.mark.parametrize("command", ("pgm-explore", *NAMES))
 def test_help_text_is_unchanged(
     command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -27,8 +30,25 @@ def test_help_text_is_unchanged(
 
 
 def test_every_command_has_its_expected_help() -> None:
-    from pgm_explore.cli import build_parser
+    assert tuple(command.name for command in COMMANDS) == NAMES
+    assert sorted(path.stem for path in EXPECTED.glob("*.txt")) == sorted(("pgm-explore", *NAMES))
 
-    parser = build_parser()
-    subparsers = next(a for a in parser._actions if a.dest == "command")  # argparse lists subcommands nowhere public
-    assert sorted(subparsers.choices) == sorted(COMMANDS)
+
+def test_the_commands_are_listed_once_for_the_parser_the_help_and_the_documents(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--help"]) == 0
+    listed = " ".join(capsys.readouterr().out.split("COMMAND ...", 1)[1].split())
+    for command in COMMANDS:
+        assert f"{command.name} {command.help}" in listed  # its line in `pgm-explore --help`
+        assert main([command.name, "--help"]) == 0
+        assert " ".join(command.description.split()) in " ".join(capsys.readouterr().out.split())
+    # docs/cli.md: a section per command, in the same order, opening with its help line.
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## `([a-z-]+)`\n\n(.+)$", text, re.MULTILINE)
+    assert sections == [(command.name, command.help) for command in COMMANDS]
+    # README's map of the code names every command of the package, in the same order.
+    (row,) = [
+        line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "`pgm_explore/cli/`" in line
+    ]
+    assert re.findall(r"`([a-z]+)`", row.split("COMMANDS`", 1)[1]) == list(NAMES)

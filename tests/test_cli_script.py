@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pgm_explore.cli import ScriptError, _load_script
+from pgm_explore.cli import ScriptError, load_script
 
 CASES: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "dialogue-script-cases.json").read_text(encoding="utf-8")
@@ -28,10 +28,10 @@ def test_a_script_reads_as_it_always_has(name: str, tmp_path: Path) -> None:
     path.write_text(json.dumps(case["script"]), encoding="utf-8")
     if case["message"] is not None:
         with pytest.raises(ScriptError) as caught:
-            _load_script(str(path))
+            load_script(str(path))
         assert str(caught.value) == case["message"]
     else:
-        script = _load_script(str(path))
+        script = load_script(str(path))
         assert script.dialog_id == case["dialog_id"]
         assert [dataclasses.asdict(step) for step in script.steps] == case["steps"]
 
@@ -45,12 +45,17 @@ def test_the_schema_is_a_draft_2020_12_schema_that_programs_can_use() -> None:
     from importlib.resources import files
 
     from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
 
-    from pgm_explore.cli._script import SCHEMA, _registry
+    from pgm_explore.spec import schema_resources
 
-    schema = json.loads(files("pgm_explore.cli").joinpath(SCHEMA).read_text(encoding="utf-8"))
+    # As a program would: the file the package ships, and the spec's schemas it refers to.
+    schema = json.loads(files("pgm_explore.cli").joinpath("dialogue-script.schema.json").read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema, registry=_registry())
+    registry = Registry().with_resources(
+        (uri, Resource.from_contents(contents)) for uri, contents in schema_resources().items()
+    )
+    validator = Draft202012Validator(schema, registry=registry)
     example = json.loads((Path(__file__).parents[1] / "data" / "dialogue-scripts" / "market.json").read_text())
     assert validator.is_valid(example)
     assert not validator.is_valid({"steps": [{"partner": "dac", "kind": "purchase"}]})

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 
 from pgm_explore import analysis
-from pgm_explore.cli import TABLE_NAMES, build_parser, main
+from pgm_explore.cli import build_parser, main
 from pgm_explore.dialogue import Transcript
 from pgm_explore.spec.process_actions import PA_STATUS_CODES
 
@@ -29,6 +29,7 @@ VALID = [p for p in FILES if p.parent == TRANSCRIPTS]
 MARKET = TRANSCRIPTS / "market-wallet-limit.jsonl"
 LONG = TRANSCRIPTS / "long-deliberation.jsonl"
 UNANSWERED = TRANSCRIPTS / "defective" / "unanswered-request.jsonl"
+TABLE_NAMES = tuple(table.name for table in analysis.TABLE_CATALOG)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -70,10 +71,22 @@ def plain(value: Any) -> Any:
 # --- the names and columns ----------------------------------------------------------------------
 
 
-def test_the_names_are_those_of_the_library_in_the_documented_order() -> None:
-    assert set(TABLE_NAMES) == set(analysis.TABLES)
-    names = re.findall(r"^\| `(\w+)` \| `\w+\(t\)` \|", (ROOT / "docs" / "tables.md").read_text(), re.MULTILINE)
-    assert tuple(names) == TABLE_NAMES
+def test_each_table_is_declared_once_for_the_library_the_command_and_the_document(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert tuple(analysis.TABLES) == TABLE_NAMES
+    for table in analysis.TABLE_CATALOG:
+        assert analysis.TABLES[table.name] is getattr(analysis, table.function)
+        assert table.anchor == f"docs/tables.md#{table.name}"
+    text = (ROOT / "docs" / "tables.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| \[`(\w+)`\]\(#(\w+)\) \| `(\w+)\(t\)` \| (.+) \|$", text, re.MULTILINE)
+    assert listed == [(t.name, t.name, t.function, t.help) for t in analysis.TABLE_CATALOG]
+    assert tuple(documented_columns()) == TABLE_NAMES  # a section per table, in the same order
+    _, out, _ = run(capsys, "table", "--help")
+    shown = " ".join(out.split())
+    for table in analysis.TABLE_CATALOG:
+        assert f"{table.name} {table.help}" in shown
+    assert run(capsys, "table", "nosuchtable", str(MARKET))[0] == 2
 
 
 @pytest.mark.parametrize("what", TABLE_NAMES)

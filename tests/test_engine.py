@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -105,10 +106,13 @@ def test_an_existing_cluster_started_from_the_command_line(tmp_path) -> None:
                 cwd=tmp_path,
             )
         )
+        from distributed import Client
+
+        # A scheduler must be running when the work starts (one not there yet is an error at
+        # once): a script that starts one waits for it, as this does.
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
         with engine(scheduler=address) as e:
-            deadline = time.monotonic() + 60
-            while not e.client.scheduler_info(n_workers=-1)["workers"] and time.monotonic() < deadline:
-                time.sleep(0.2)
             assert e.where == f"the Dask cluster at {address}"
             results = list(e.map(slow_square, range(10)))
         assert [n for n, _ in results] == list(range(10))
@@ -123,3 +127,68 @@ def test_an_unreachable_scheduler_is_a_plain_error() -> None:
     port = _free_port()  # nothing listens there
     with pytest.raises(EngineUnavailable, match=f"the Dask scheduler at tcp://127.0.0.1:{port}"):
         engine(scheduler=f"tcp://127.0.0.1:{port}", timeout=2)
+
+
+def test_an_unreachable_scheduler_fails_fast() -> None:
+    # With the client's own minute to start (START_TIMEOUT), a refused connection is said at
+    # once rather than retried for that minute (the bound leaves a loaded machine plenty).
+    port = _free_port()
+    began = time.monotonic()
+    with pytest.raises(EngineUnavailable) as raised:
+        engine(scheduler=f"tcp://127.0.0.1:{port}")
+    assert time.monotonic() - began < 30
+    assert str(raised.value) == (
+        f"could not start work on the Dask scheduler at tcp://127.0.0.1:{port}: "
+        "nothing accepts connections there (is the scheduler running?)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("tcp://localhost", "not an address of the form tcp://HOST:PORT"),
+        ("tcp://no-such-host.invalid:8786", "the host name cannot be resolved"),
+    ],
+)
+def test_a_scheduler_address_that_cannot_be_one_is_a_plain_error(address: str, reason: str) -> None:
+    with pytest.raises(EngineUnavailable, match=f"^could not start work on the Dask scheduler at {address}: {reason}"):
+        engine(scheduler=address)
+
+
+def _serve(server: socket.socket, held: list[socket.socket], greeting: bytes | None) -> None:
+    """Accept every connection; say ``greeting`` at once, or (None) answer what is said as a web server does."""
+    while True:
+        try:
+            connection, _ = server.accept()
+        except OSError:  # the server is closed: the test is over
+            return
+        held.append(connection)
+        if greeting is not None:
+            connection.sendall(greeting)
+        elif connection.recv(1024):
+            connection.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize(
+    ("greeting", "reason"),
+    [
+        # A web server (such as the dashboard's port, 8787, given for the scheduler's) says nothing
+        # until spoken to: the client would wait for its handshake for ever.
+        (None, "what answers there says nothing for 5 s: it is not a Dask scheduler"),
+        # A server that speaks first (SSH): the client would take its first bytes for the length of
+        # a message and run out of memory allocating it.
+        (b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", "what answers there is not a Dask scheduler"),
+    ],
+)
+def test_a_server_that_is_no_scheduler_is_a_plain_error(greeting: bytes | None, reason: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        held: list[socket.socket] = []
+        threading.Thread(target=_serve, args=(server, held, greeting), daemon=True).start()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        try:
+            with pytest.raises(EngineUnavailable) as raised:
+                engine(scheduler=address, timeout=5)
+        finally:
+            for connection in held:
+                connection.close()
+    assert str(raised.value) == f"could not start work on the Dask scheduler at {address}: {reason}"

@@ -24,6 +24,7 @@ PUBLIC_MODULES = [
     "pgm_explore.dialogue.documents",
     "pgm_explore.io",
     "pgm_explore.analysis",
+    "pgm_explore.cli",
     _needs("ipywidgets", "pgm_explore.widgets"),
     _needs("mcp", "pgm_explore.mcp"),
 ]

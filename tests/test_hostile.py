@@ -22,7 +22,8 @@ from conftest import EXAMPLES, example_files, minimal_message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pgm_explore.cli import TABLE_NAMES, main
+from pgm_explore import analysis
+from pgm_explore.cli import main
 from pgm_explore.io import _read as _sources
 from pgm_explore.io._read import Item, iter_documents, iter_stream, report
 from pgm_explore.validation import validate
@@ -662,7 +663,7 @@ def _big_transcript(folder: Path, numbers: dict[str, Any]) -> Path:
 
 @pytest.mark.slow
 @settings(max_examples=20, deadline=None)
-@given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(TABLE_NAMES)))
+@given(st.dictionaries(st.sampled_from(_UNBOUNDED), _BIG, min_size=1), st.sampled_from(sorted(analysis.TABLES)))
 def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any], shown: str) -> None:
     # StartTime >= ~10**309 raised OverflowError in Simple Time's seconds; TurnIndex or Step >= 2**63
     # crashed `table messages|exchanges|feasibility` (Int64 columns). Every stage must give a finding
@@ -673,7 +674,6 @@ def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any]
     import pandas as pd
 
     from pgm_explore.analysis import TABLES
-    from pgm_explore.cli import _json_records
     from pgm_explore.dialogue import Transcript, check_paths
 
     with tempfile.TemporaryDirectory() as folder:
@@ -681,12 +681,11 @@ def test_numbers_of_any_size_never_crash_check_or_tables(numbers: dict[str, Any]
         list(check_paths([path], parallel=False))
         transcript = Transcript.load(path)
         for table in TABLES.values():
-            frame = table(transcript)
-            frame.to_csv()
-            _json_records(frame)
+            table(transcript).to_csv()
         output, errors = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(errors):
             assert main(["table", shown, str(path)]) == 0, errors.getvalue()
+            assert main(["table", shown, "--format", "json", str(path)]) == 0, errors.getvalue()
             assert main(["check", str(path)]) in (0, 1), errors.getvalue()
         for key, name, column in (("TurnIndex", "messages", "turn"), ("Step", "feasibility", "Step")):
             if isinstance(numbers.get(key), int):
@@ -882,7 +881,8 @@ def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:
 def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     import pandas as pd
 
-    from pgm_explore.cli import _FORMULA_START, _formulas_defused
+    from pgm_explore.cli._table import FORMULA_START as _FORMULA_START
+    from pgm_explore.cli._table import formulas_defused as _formulas_defused
 
     frame = pd.DataFrame({"text": pd.Series(texts, dtype="string"), "number": range(-len(texts), 0)})
     defused = _formulas_defused(frame)

@@ -260,13 +260,6 @@ def test_lab_answers_only_its_names_and_its_own_origin_on_every_address(start) -
     assert peer.upgrade(port, f"{channels}?token={token}", foreign, origin=f"http://{foreign}") == 403
 
 
-def test_missing_server_package_is_a_clear_message(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    real = _launch.importlib.util.find_spec
-    monkeypatch.setattr(_launch.importlib.util, "find_spec", lambda name: None if name == "voila" else real(name))
-    assert main(["app", "--no-browser"]) == 2
-    assert 'pip install -e ".[notebook,mcp,app]"' in capsys.readouterr().err
-
-
 def test_help_lists_lab_and_app(capsys) -> None:
     assert main(["--help"]) == 0
     shown = capsys.readouterr().out

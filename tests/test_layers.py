@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,15 @@ def test_layer_order(path: Path) -> None:
     for imported in _imports(path):
         target = _layer(imported)
         assert LAYERS.get(target, 99) <= LAYERS[own], f"{relative} ({own}) imports {imported} ({target})"
+
+
+def test_no_import_circle_among_the_widgets() -> None:
+    """The widgets' modules import each other one way only (also under TYPE_CHECKING), so that a
+    path through them (a keystroke's, say) can be followed by reading the imports."""
+    folder = PACKAGE / "widgets"
+    modules = {f"pgm_explore.widgets.{path.stem}": path for path in folder.glob("*.py") if path.stem != "__init__"}
+    graph = {name: {imported for imported in _imports(path) if imported in modules} for name, path in modules.items()}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as circle:
+        pytest.fail(f"an import circle among the widgets: {' -> '.join(circle.args[1])}")

@@ -123,3 +123,25 @@ def test_the_envelope_of_every_response_is_the_requests_echo(partner: type) -> N
     assert rs["QueryID"].startswith(HEADERS[type_name][4:7].lower() + "-") and rs["QueryID"] != rq["QueryID"]
     assert rs["QueryTime"]["SimpleTimeID"] == f"st-{rs['QueryID']}" and rs["DataXMData"]["DataID"] == rs["QueryID"]
     assert validate(rs).conforms
+
+
+def test_a_partner_of_ones_own_needs_public_names_only() -> None:
+    from pgm_explore.mcp import Partner, PartnerDialogue
+
+    class Counting(Partner):
+        """Another implementer's partner: how often it was asked in each dialogue."""
+
+        type_name = "BKN-PAL"
+
+        def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict[str, Any]:
+            dialogue.state["asked"] = dialogue.state.get("asked", 0) + 1
+            session = dialogue.identity["SessionID"]
+            return {"Outcome": "not_answered", "DescrMetadata": f"asked {dialogue.state['asked']} times in {session}"}
+
+    partner = Counting()
+    first = partner.answer(request("BKN-PAL", Question="a?"))
+    partner.prepare(request("BKN-PAL", turn=1, Question="b?"))  # never committed: changes nothing
+    second = partner.answer(request("BKN-PAL", turn=1, Question="b?"))
+    assert [first["DescrMetadata"], second["DescrMetadata"]] == ["asked 1 times in s-1", "asked 2 times in s-1"]
+    assert validate(first).conforms and validate(second).conforms
+    assert (second["RequestID"], second["TurnIndex"]) == ("q-d-1-1", 1)  # the envelope is the base's

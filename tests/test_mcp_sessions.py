@@ -20,7 +20,7 @@ import anyio
 import httpx
 from mcp import Client
 
-from pgm_explore.mcp import DomainAccess, PromptCreation, _common, domain_access_server
+from pgm_explore.mcp import DomainAccess, Limits, PromptCreation, _common, domain_access_server
 from pgm_explore.mcp.serve import main as serve_main
 from pgm_explore.models import data_exchange_metadata, simple_time_now
 
@@ -73,23 +73,24 @@ def test_a_prompt_creation_dialogue_belongs_to_the_session_of_its_pc_prompt() ->
     assert "[dialog-foreign]" in partner.answer(stranger)["DescrMetadata"]
 
 
-def test_state_is_bounded_and_the_oldest_idle_dialogue_goes_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_common, "MAX_DIALOGUES", 3)
+def test_state_is_bounded_and_the_oldest_idle_dialogue_goes_first() -> None:
     partner = DomainAccess()
+    partner.limits = Limits(dialogues=3)
     for n in range(3):
         partner.answer(request(f"d-{n}", 0, Commitments=[{"CommitmentID": "cm", "Statement": f"{n}"}]))
     partner.answer(request("d-0", 1, Commitments=[{"CommitmentID": "cm2", "Statement": "again"}]))  # d-0 used now
     partner.answer(request("d-3", 0, Commitments=[{"CommitmentID": "cm", "Statement": "3"}]))
     assert list(partner.dialogues) == ["d-2", "d-0", "d-3"]  # d-1 was idle longest
     prompts = PromptCreation()
+    prompts.limits = Limits(dialogues=3)
     for n in range(5):
         prompts.pc_prompt(f"p-{n}")
     assert list(prompts.prompts) == ["p-2", "p-3", "p-4"] and list(prompts.owners) == ["p-2", "p-3", "p-4"]
 
 
-def test_a_dialogue_has_a_bounded_number_of_turns(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_common, "MAX_TURNS", 2)
+def test_a_dialogue_has_a_bounded_number_of_turns() -> None:
     partner = DomainAccess()
+    partner.limits = Limits(turns=2)
     for turn in range(2):
         partner.answer(request("d-t", turn, Commitments=[{"CommitmentID": f"cm-{turn}", "Statement": "x"}]))
     third = partner.answer(request("d-t", 2, Commitments=[{"CommitmentID": "cm-2", "Statement": "x"}]))
@@ -159,23 +160,29 @@ def test_serving_beyond_loopback_needs_a_token_and_says_so(
         ran.append({"transport_security": security, "token": token, "idle": idle, "limits": server.partner.limits})
 
     # serve.py runs HTTP itself (its guard sits in front of the SDK's app): stand in for the socket only.
-    monkeypatch.setattr("pgm_explore.mcp.serve._serve_http", serve_http)
     monkeypatch.delenv("PGM_EXPLORE_PARTNER_TOKEN", raising=False)
-    serve_main(["domain-access", "--http", "--host", "0.0.0.0"])
+    serve_main(["domain-access", "--http", "--host", "0.0.0.0"], serve_http=serve_http)
     warning = capsys.readouterr().err
     assert "Host and Origin header checks (DNS-rebinding protection) are OFF" in warning
     made = ran[-1]["token"]
     assert len(made) >= 32 and f"Authorization: Bearer TOKEN'): {made}" in warning and "401" in warning
     assert ran[-1]["transport_security"] is None
-    serve_main(["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"])
+    serve_main(
+        ["domain-access", "--http", "--host", "0.0.0.0", "--allow-host", "partner.example:8000"], serve_http=serve_http
+    )
     assert "OFF" not in capsys.readouterr().err and ran[-1]["token"] != made  # a new one each start
     security = ran[-1]["transport_security"]
     assert security.enable_dns_rebinding_protection and security.allowed_hosts == ["partner.example:8000"]
-    serve_main(["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"])
+    serve_main(
+        ["domain-access", "--http", "--host", "192.0.2.7", "--token", "s3cret", "--idle-timeout", "5"],
+        serve_http=serve_http,
+    )
     assert "Bearer token for this server" not in capsys.readouterr().err  # given, so not printed
     assert ran[-1]["token"] == "s3cret" and ran[-1]["idle"] == 5.0
     assert ran[-1]["transport_security"].allowed_hosts == ["192.0.2.7:8000"]  # the address given is a name
-    serve_main(["domain-access", "--http", "--max-state-bytes", "1000000"])  # loopback: the SDK's own checks
+    serve_main(
+        ["domain-access", "--http", "--max-state-bytes", "1000000"], serve_http=serve_http
+    )  # loopback: the SDK's own checks
     assert capsys.readouterr().err == "" and ran[-1]["transport_security"] is None and ran[-1]["token"] is None
     assert ran[-1]["limits"].state_bytes == 1_000_000 and ran[-1]["idle"] == 600.0
 

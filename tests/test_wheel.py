@@ -1,4 +1,5 @@
-"""From a wheel, not the checkout: the partners find their files and the demo runs over every transport.
+"""From a wheel, not the checkout: the partners find their files and the demo runs over every transport;
+``lab`` and ``app`` say plainly that their extra is missing.
 
 Builds the wheel with uv, installs it with the mcp extra in a fresh venv outside the checkout (from uv's
 cache, offline when the cache holds everything, else from the package registry), and runs
@@ -64,7 +65,11 @@ def test_the_demo_runs_from_a_wheel(installed: Path, transport: str, tmp_path: P
     assert done.returncode == 0, done.stderr
     assert f"recorded 19 messages to {out}: 0 errors, 0 warnings" in done.stdout
     where = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", "import pgm_explore.mcp._common as c; print(c.data_folder())"],
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            "from importlib import resources; print(resources.files('pgm_explore.mcp') / 'data')",
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -72,3 +77,21 @@ def test_the_demo_runs_from_a_wheel(installed: Path, transport: str, tmp_path: P
         check=True,
     ).stdout
     assert str(installed) in where and str(ROOT) not in where  # the files came with the wheel
+
+
+@pytest.mark.parametrize(("command", "missing"), [("lab", "JupyterLab"), ("app", "Voilà")])
+def test_a_server_whose_extra_is_not_installed_is_a_clear_message(
+    installed: Path, command: str, missing: str, tmp_path: Path
+) -> None:
+    # The wheel was installed with the mcp extra only: neither JupyterLab nor Voilà is there.
+    done = subprocess.run(
+        [str(installed / "bin" / "pgm-explore"), command, "--no-browser"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr == f'pgm-explore {command}: {missing} is not installed; run pip install -e ".[notebook,mcp,app]"\n'
+    )

@@ -27,7 +27,7 @@ from pgm_explore.spec.process_actions import PA_STATUS
 from pgm_explore.validation import validate
 from pgm_explore.widgets import (
     MessageComposer,
-    _composer_view,
+    _composer,
     _drafts,
     default_draft_dir,
     reply_document,
@@ -244,7 +244,7 @@ def test_array_of_objects_findings_follow_the_items() -> None:
 
 def test_a_union_item_chooses_its_alternative() -> None:
     c = composer()
-    c._expert_toggle.value = True
+    c._form.expert_toggle.value = True
     source = c.field(("DataXMData", "Source", 0))
     assert source.choice.options[source.choice.value][0] == "AIMID"
     c.set(("DataXMData", "Source", 0, "ImplementerAIMID"), "impl-7")  # picks the alternative that has it
@@ -362,7 +362,7 @@ def test_mode_switch_shows_only_that_modes_properties_and_keeps_the_others_aside
     c = composer("BKN-DAC", "RQ")
     c.set(("Question",), "Can the lantern be bought?")
     c.set(("Kind",), "feasibility")
-    body = c._form.body
+    body = c._form.root.body
     assert c.field(("Question",)).box in body.children
     assert c.field(("Outcome",)).box not in body.children
     one(c, "pgmx-mode").value = "RS"  # the user clicks RS
@@ -382,10 +382,10 @@ def test_mode_switch_shows_only_that_modes_properties_and_keeps_the_others_aside
 def test_the_other_modes_property_in_a_loaded_document_is_shown_with_its_finding() -> None:
     c = MessageComposer.from_file(EXAMPLES / "bkn-prc" / "invalid" / "request-with-outcome.json")
     assert c.mode == "RQ" and ("mode-forbidden", ("Outcome",)) in rules(c)
-    assert c.field(("Outcome",)).box in c._form.body.children
+    assert c.field(("Outcome",)).box in c._form.root.body.children
     assert find(c, "pgmx-finding-Outcome")
     c.remove(("Outcome",))
-    assert c.conforms and c.field(("Outcome",)).box not in c._form.body.children
+    assert c.conforms and c.field(("Outcome",)).box not in c._form.root.body.children
 
 
 def test_mode_values_are_checked() -> None:
@@ -430,7 +430,7 @@ def test_automatic_parts_follow_the_id_and_the_mode() -> None:
 
 def test_an_expert_edit_stops_the_automatic_metadata() -> None:
     c = composer("BKN-PAL", "RQ")
-    c._expert_toggle.value = True
+    c._form.expert_toggle.value = True
     assert one(c, "pgmx-expert-view").layout.display != "none"
     c.set(("DataXMData", "Confidence"), 0.9)
     assert not one(c, "pgmx-auto-dem").value
@@ -453,7 +453,7 @@ def test_a_finding_in_the_closed_expert_view_is_announced() -> None:
     c = MessageComposer.from_file(EXAMPLES / "bkn-dac" / "invalid" / "datatype-lowercase.json")
     assert "open the expert view" in one(c, "pgmx-auto").value
     assert not find(c, "pgmx-field-DataXMData")  # made when the view is first opened
-    c._expert_toggle.value = True
+    c._form.expert_toggle.value = True
     assert "open the expert view" not in one(c, "pgmx-auto").value
     assert find(c, "pgmx-finding-DataXMData-DataType")
 
@@ -662,7 +662,7 @@ def test_a_draft_is_written_after_the_edits_and_restores_everything(_drafts_in_t
         time.sleep(0.05)
     assert (_drafts_in_tmp / "my-request.json").exists()
     c.set(("TurnIndex",), -3)
-    c._json.text.value = '{"half": '
+    c._json.editor.text.value = '{"half": '
     restored = MessageComposer("BKN-DAC", draft_name="my-request")
     assert restored.value == c.value and restored.aside == c.aside
     assert restored.field(("TurnIndex",)).editor.value == "-3"
@@ -708,7 +708,7 @@ def test_an_exception_in_a_callback_is_shown_in_the_widget(monkeypatch: pytest.M
     def broken(document: Any) -> Any:
         raise RuntimeError("validator exploded")
 
-    monkeypatch.setattr(_composer_view, "validate_document", broken)
+    monkeypatch.setattr(_composer, "validate_document", broken)
     c.set(("TurnIndex",), 9)  # does not raise: the error goes to the widget
     assert [type(e) for e in c.errors] == [RuntimeError]
     area = one(c, "pgmx-error")
@@ -720,7 +720,7 @@ def test_an_exception_in_a_callback_is_shown_in_the_widget(monkeypatch: pytest.M
 
 def test_a_button_callback_error_is_shown() -> None:
     c = composer("BKN-DAC", "RS")
-    c._reply.click()  # a Response has no Response: ValueError, shown
+    c._toolbar.reply.click()  # a Response has no Response: ValueError, shown
     assert isinstance(c.errors[-1], ValueError) and "Request" in one(c, "pgmx-error").value
 
 
@@ -730,7 +730,7 @@ def test_a_button_callback_error_is_shown() -> None:
 def test_dom_hooks_for_the_browser_test() -> None:
     c = composer("BKN-DAC", "RS")
     c.set(("Feasibility", "Steps", 0, "PAStatus"), "Ack")
-    c._expert_toggle.value = True
+    c._form.expert_toggle.value = True
     for css in ("pgmx-badge", "pgmx-summary", "pgmx-json", "pgmx-reply", "pgmx-save", "pgmx-mode", "pgmx-error"):
         one(c, css)
     assert isinstance(one(c, "pgmx-json"), widgets.Textarea)
@@ -1178,3 +1178,27 @@ def test_undo_and_redo_step_over_typing_mode_switches_and_open(_drafts_in_tmp: P
     assert _drafts.read_draft(_drafts_in_tmp / "undo.json")["document"]["Question"] == "Warm"
     c.set(("Question",), "Warm?")  # a new edit: what was undone is no longer ahead
     assert redo.disabled and c.errors == []
+
+
+def test_a_reply_is_a_step_that_undo_hides_and_redo_shows_with_its_draft(_drafts_in_tmp: Path) -> None:
+    request = composer("BKN-PAL", "RQ", draft_name="undo-reply")
+    request.set(("Question",), "Warm or formal?")
+    one(request, "pgmx-reply").click()
+    reply = request.last_reply
+    assert reply is not None and reply in request._reply_area.children
+    reply.set(("Stance",), {"Label": "warm"})
+    assert request.undo()  # the Reply: hidden, the request as it was
+    assert reply not in request._reply_area.children
+    assert request.value["Question"] == "Warm or formal?"
+    _drafts.flush_drafts()
+    kept = _drafts.read_draft(_drafts.find_draft("undo-reply-reply") or "")
+    assert kept["document"]["Stance"] == {"Label": "warm"}  # its draft is kept
+    assert request.redo()
+    assert reply in request._reply_area.children and reply.value["Stance"] == {"Label": "warm"}
+    assert request.undo() and request.undo()  # the Reply, then the typing
+    assert "Question" not in request.value
+    # Reply again after an undo: the Response written before comes back from its draft.
+    request.set(("Question",), "Warm or formal?")
+    one(request, "pgmx-reply").click()
+    assert request.last_reply is not None and request.last_reply.value["Stance"] == {"Label": "warm"}
+    assert not request.errors

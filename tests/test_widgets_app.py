@@ -124,7 +124,7 @@ def _classes(widget: object) -> set[str]:
 
 
 def test_the_apps_composer_has_no_path_box_nor_does_its_reply(app: ExplorerApp) -> None:
-    files = app.composer._files
+    files = app.composer._toolbar.files
     assert files is not None
     files.show_panel()
     app.composer.switch_type("BKN-DAC", "RQ")
@@ -137,7 +137,7 @@ def test_the_apps_composer_has_no_path_box_nor_does_its_reply(app: ExplorerApp) 
 
 
 def test_save_and_open_take_names_in_the_work_folder_only(app: ExplorerApp, tmp_path: Path) -> None:
-    files = app.composer._files
+    files = app.composer._toolbar.files
     assert files is not None
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.json").write_text('{"Header": "PGM-KPA-V1.0"}', encoding="utf-8")
@@ -166,7 +166,7 @@ def test_save_and_open_take_names_in_the_work_folder_only(app: ExplorerApp, tmp_
 
 
 def test_save_asks_before_replacing_a_file_it_did_not_write(app: ExplorerApp, tmp_path: Path) -> None:
-    files = app.composer._files
+    files = app.composer._toolbar.files
     assert files is not None
     (tmp_path / "work" / "theirs.json").write_text("{}\n", encoding="utf-8")
     files.name.value = "theirs"
@@ -186,7 +186,7 @@ def _upload(name: str, content: bytes) -> dict[str, object]:
 
 
 def test_a_file_from_elsewhere_comes_in_by_upload(app: ExplorerApp) -> None:
-    files = app.composer._files
+    files = app.composer._toolbar.files
     assert files is not None
     files.show_panel()
     example = DATA / "examples/bkn-dac/valid/rq-feasibility-market.json"

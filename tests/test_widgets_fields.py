@@ -225,15 +225,15 @@ def _models() -> set[str]:
         return set(ipywidgets.Widget.widgets)
 
 
-def test_a_bkn_dac_response_composer_sends_fewer_than_120_widget_models() -> None:
+def test_a_bkn_dac_response_composer_sends_at_most_120_widget_models() -> None:
     before = _models()
     c = MessageComposer("BKN-DAC", "RS", draft_dir=False)
     made = len(_models() - before)
-    assert made < 120, made
+    assert made <= 120, made  # 119, and one for the undo keys (_keys.UndoKeys)
     # The other mode's properties and the closed expert view have no widgets yet.
     assert not c.field(("Question",)).built and not c.field(("QueryTime",)).built
     assert not c.field(("Answer",)).built or c.field(("Answer",)).children() == []
-    c._expert_toggle.value = True
+    c._form.expert_toggle.value = True
     assert c.field(("QueryTime",)).built and c.field(("QueryTime", "SimpleTimeData", 0, "StartTime")).built
     c.mode = "RQ"
     assert c.field(("Question",)).built

@@ -1,7 +1,7 @@
 """Ordered clicks: a click from the browser acts only once every text box the browser sent a
 value from has echoed a token through its own model (pgm_explore.widgets._ordered). The browser
-is played here by the messages it sends (``set_state``, a click message);
-tests/e2e/test_save_after_typing.py clicks in a real one."""
+is played here by the messages it sends (``set_state``, a click message, an undo key's message);
+tests/e2e/test_save_after_typing.py clicks and tests/e2e/test_composer_keys.py presses keys in a real one."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ pytest.importorskip("ipywidgets")
 
 
 from pgm_explore.widgets import MessageComposer, _ordered
+from pgm_explore.widgets._keys import UndoKeys
 
 
 @pytest.fixture(autouse=True)
@@ -36,12 +37,12 @@ def _browser_echoes(box: _ordered.OrderedText) -> None:
 def test_a_browser_click_waits_for_the_values_typed_before_it(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     composer = MessageComposer("PC Prompt", draft_dir=False)
-    prompt = composer._ctx.fields[("Prompt",)].editor
-    composer._save_path.set_state({"value": "typed.json"})
+    prompt = composer._form.ctx.fields[("Prompt",)].editor
+    composer._toolbar.save_path.set_state({"value": "typed.json"})
     prompt.set_state({"value": "Meet at noo"})
-    _browser_click(composer._save)
+    _browser_click(composer._toolbar.save)
     assert not (tmp_path / "typed.json").exists()  # not yet: the browser may hold a keystroke back
-    _browser_echoes(composer._save_path)
+    _browser_echoes(composer._toolbar.save_path)
     assert not (tmp_path / "typed.json").exists()  # the prompt has not echoed yet
     prompt.set_state({"value": "Meet at noon", "_pgmx_echo": _ordered._ping.value})  # the held-back keystroke
     assert json.loads((tmp_path / "typed.json").read_text(encoding="utf-8"))["Prompt"] == "Meet at noon"
@@ -100,3 +101,24 @@ def test_a_box_closed_while_a_click_waits_for_it_lets_the_click_go_on() -> None:
     assert done == []
     box.close()  # its echo will never come
     assert done == ["released"]
+
+
+def _browser_key(composer: MessageComposer, key: str, message: object = None) -> None:
+    """The message the composer's key widget sends when Ctrl-Z (``"undo"``) or Shift-Ctrl-Z (``"redo"``) is pressed."""
+    (keys,) = [w for w in composer.children if isinstance(w, UndoKeys)]
+    keys._handle_custom_msg({"key": key} if message is None else message, [])
+
+
+def test_an_undo_key_waits_for_the_values_typed_before_it() -> None:
+    composer = MessageComposer("PC Prompt", draft_dir=False)
+    prompt = composer._form.ctx.fields[("Prompt",)].editor
+    prompt.set_state({"value": "Meet at noo"})
+    _browser_key(composer, "undo")
+    assert composer.value["Prompt"] == "Meet at noo"  # not yet: the browser may hold a keystroke back
+    prompt.set_state({"value": "Meet at noon", "_pgmx_echo": _ordered._ping.value})  # the held-back keystroke
+    assert composer.value["Prompt"] == "" and prompt.value == ""  # the typing, all of it, is undone
+    _browser_key(composer, "redo")  # nothing typed since: at once
+    assert composer.value["Prompt"] == "Meet at noon"
+    _browser_key(composer, "paste")  # not a key of ours, nor is a message that is not an object
+    _browser_key(composer, "undo", ["undo"])
+    assert composer.value["Prompt"] == "Meet at noon" and composer.errors == []

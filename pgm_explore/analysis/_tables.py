@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from pgm_explore.analysis._catalog import CATALOG
 from pgm_explore.analysis._columns import (
     _COMMITMENTS_DTYPES,
     _EXCHANGES_DTYPES,
@@ -31,7 +32,7 @@ from pgm_explore.analysis._columns import (
     _str,
     _utc,
 )
-from pgm_explore.analysis._feasibility import feasibility, pa_status_counts
+from pgm_explore.analysis._feasibility import feasibility, pa_status_counts  # noqa: F401 - tables, by name
 from pgm_explore.dialogue import Transcript
 from pgm_explore.spec import DATA_TYPES, OUTCOMES, data_type
 
@@ -238,13 +239,9 @@ def findings(t: Transcript) -> pd.DataFrame:
     return _frame(rows, _FINDINGS_DTYPES)
 
 
+# Each function is found by the name CATALOG gives it: a new table is declared there, once.
 TABLES: Mapping[str, Callable[[Transcript], pd.DataFrame]] = {
-    "messages": messages,
-    "exchanges": exchanges,
-    "feasibility": feasibility,
-    "pastatus": pa_status_counts,
-    "outcomes": outcomes,
-    "commitments": commitments,
-    "findings": findings,
+    table.name: globals()[table.function] for table in CATALOG
 }
-"""Every table by its name on the command line (``pgm-explore table NAME``); :data:`DTYPES` has the same keys."""
+"""Every table by its name on the command line (``pgm-explore table NAME``), in the order of
+:data:`~pgm_explore.analysis.TABLE_CATALOG`, where each is declared; :data:`DTYPES` has the same keys."""

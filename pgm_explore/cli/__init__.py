@@ -1,10 +1,12 @@
 """The ``pgm-explore`` command (also ``python -m pgm_explore``).
 
-One module per subcommand declares its parser (``add_<name>(commands)``, which sets
-``run=``) and its body (``run_<name>(args, out, err) -> int``, which writes to the two
-streams it is given and returns the exit status); :func:`build_parser` lists them, and
-that is all a new subcommand has to touch. The help texts, outputs and exit statuses
-are contracts that other tools parse (tests/test_cli_help.py holds ``--help`` as it is).
+One module per subcommand declares it as ``COMMAND``, a :class:`~._options.Command`: its
+name, help line and description, its options (``arguments(parser)``) and its body
+(``run(args, out, err) -> int``, which writes to the two streams it is given and returns the
+exit status). :data:`COMMANDS` lists them once; the parser, ``pgm-explore --help`` and
+docs/cli.md follow it (docs/architecture.md, "A new command"). The help texts, outputs and
+exit statuses are contracts that other tools parse (tests/test_cli_help.py holds ``--help``
+as it is).
 
 - ``validate`` (:mod:`._validate`): each message on its own (layer 3);
 - ``check`` (:mod:`._check`): the messages as one transcript, streamed (layer 4);
@@ -13,8 +15,8 @@ are contracts that other tools parse (tests/test_cli_help.py holds ``--help`` as
   with the MCP reference partners and record the transcript (layer 6, the ``mcp`` extra);
 - ``probe`` (:mod:`._probe`): PGM-AUA conformance checks of someone else's partner
   server (the ``mcp`` extra);
-- ``lab`` and ``app``: JupyterLab on the repository, and the Voilà app page
-  (:mod:`pgm_explore._launch`, the ``notebook`` and ``app`` extras).
+- ``lab`` (:mod:`._lab`) and ``app`` (:mod:`._app`): JupyterLab on the repository, and the
+  Voilà app page, started by :mod:`pgm_explore._launch` (the ``notebook`` and ``app`` extras).
 
 What they share: exit statuses, colour and escaping (:mod:`._output`), argparse
 declarations (:mod:`._options`), the mcp extra and ``--partner`` (:mod:`._partners`).
@@ -31,28 +33,21 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pgm_explore import _launch
-from pgm_explore.cli._check import add_check
-from pgm_explore.cli._dialogue import add_dialogue
-from pgm_explore.cli._options import Version
+from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
+from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
-from pgm_explore.cli._probe import add_probe
-from pgm_explore.cli._table import add_table
-from pgm_explore.cli._validate import add_validate
+from pgm_explore.cli._script import ScriptError, load_script
 
-# isort: split
-# Where they were when the command was one module: tests and tools reach for them here, and
-# the dialogue command looks its step sender up here (a test replaces it to make a partner refuse).
-from pgm_explore.cli._dialogue import send_step as _send_step  # noqa: F401
-from pgm_explore.cli._script import ScriptError  # noqa: F401
-from pgm_explore.cli._script import load_script as _load_script  # noqa: F401
-from pgm_explore.cli._table import FORMULA_START as _FORMULA_START  # noqa: F401
-from pgm_explore.cli._table import TABLE_NAMES  # noqa: F401
-from pgm_explore.cli._table import formulas_defused as _formulas_defused  # noqa: F401
-from pgm_explore.cli._table import json_records as _json_records  # noqa: F401
-from pgm_explore.cli._validate import json_line as _json_line  # noqa: F401
+COMMANDS: tuple[Command, ...] = tuple(
+    module.COMMAND for module in (_validate, _check, _table, _dialogue, _probe, _lab, _app)
+)
+"""Every subcommand, in the order of ``pgm-explore --help`` and docs/cli.md: the one list of them."""
 
-__all__ = ["build_parser", "main"]
+__all__ = ["COMMANDS", "Command", "ScriptError", "build_parser", "load_script", "main"]
+
+# Public names are documented where they are imported from, not in private modules.
+for _public in (Command, ScriptError, load_script):
+    _public.__module__ = __name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,11 +83,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=Version)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command", required=True)
-    add_validate(commands)
-    add_check(commands)
-    add_table(commands)
-    add_dialogue(commands)
-    add_probe(commands)
-    _launch.add_lab(commands)
-    _launch.add_app(commands)
+    for command in COMMANDS:
+        command.add_to(commands)
     return parser

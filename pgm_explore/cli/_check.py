@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import groupby
 from typing import IO, TYPE_CHECKING, NamedTuple
 
 from pgm_explore._progress import Progress, progress
-from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options, add_reading_options
+from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -38,12 +38,10 @@ if TYPE_CHECKING:
     from pgm_explore._engine import Engine
     from pgm_explore.dialogue import TranscriptFinding
 
-    Emit = Callable[[Sequence[TranscriptFinding]], None]
-
 __all__ = [
+    "COMMAND",
     "FileCheck",
     "FileChecked",
-    "add_check",
     "check_block",
     "check_file",
     "check_files",
@@ -138,18 +136,8 @@ examples:
 """
 
 
-def add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "check",
-        help="check a transcript: every message, and the rules between messages",
-        description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
-        "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
-        "transcript rules check it against the messages before it: Requests paired with their\n"
-        "Responses, turns, identifiers, dialogues, commitments and feasibility.",
-        epilog=EPILOG,
-        run=run_check,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore check``."""
     add_reading_options(
         parser,
         "a .json or .jsonl file, or - for standard input; all PATHs form one transcript, in order "
@@ -181,8 +169,8 @@ class Tally(Severities):
             return EXIT_USAGE
         return EXIT_NONCONFORMING if self.errors else EXIT_OK
 
-    def summary(self) -> str:
-        """The last line of the text output.
+    def counted(self, findings: str) -> str:
+        """What the summary counts.
 
         >>> t = Tally(); t.messages, t.errors, t.warnings = 105, 0, 2
         >>> t.dialogues = {("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")}
@@ -192,13 +180,10 @@ class Tally(Severities):
         >>> t.summary()
         '1 message in 1 dialogue: 1 error, 0 warnings; stopped at a path that could not be read'
         """
-        text = (
-            f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: "
-            f"{count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
-        )
-        if self.stopped:
-            text += "; stopped at a path that could not be read"
-        return text
+        return f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: {findings}"
+
+    def problem(self) -> str | None:
+        return "stopped at a path that could not be read" if self.stopped else None
 
 
 def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
@@ -232,7 +217,7 @@ def refuse(command: str, problems: Sequence[UnreadablePath], paths: Sequence[str
     return EXIT_USAGE
 
 
-def run_check(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.corpus:
         return run_corpus(args, out, err)
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
@@ -425,8 +410,8 @@ class CorpusTally(Severities):
             self.unread += 1
         self.status = max(self.status, done.status)
 
-    def summary(self) -> str:
-        """The last line of ``check --corpus`` in the text format.
+    def counted(self, findings: str) -> str:
+        """What the last line of ``check --corpus`` in the text format counts.
 
         >>> t = CorpusTally(); t.transcripts, t.messages, t.dialogues, t.warnings = 2, 105, 3, 2
         >>> t.summary()
@@ -434,13 +419,13 @@ class CorpusTally(Severities):
         >>> t.unread = 1; t.summary()
         '2 transcripts, 105 messages in 3 dialogues: 0 errors, 2 warnings; 1 transcript could not be read'
         """
-        text = (
+        return (
             f"{count(self.transcripts, 'transcript')}, {count(self.messages, 'message')} in "
-            f"{count(self.dialogues, 'dialogue')}: {count(self.errors, 'error')}, {count(self.warnings, 'warning')}"
+            f"{count(self.dialogues, 'dialogue')}: {findings}"
         )
-        if self.unread:
-            text += f"; {count(self.unread, 'transcript')} could not be read"
-        return text
+
+    def problem(self) -> str | None:
+        return f"{count(self.unread, 'transcript')} could not be read" if self.unread else None
 
 
 def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -499,3 +484,16 @@ def _missing(path: str) -> UnreadablePath | None:
     except UnreadablePath as exc:
         return exc
     return None  # pragma: no cover - created meanwhile
+
+
+COMMAND = Command(
+    "check",
+    help="check a transcript: every message, and the rules between messages",
+    description="Check a PGM-AUA V1.0 transcript: the PC Prompts, Requests and Responses one Basic\n"
+    "Knowledge exchanged, in the order they happened. Every message is validated, and the\n"
+    "transcript rules check it against the messages before it: Requests paired with their\n"
+    "Responses, turns, identifiers, dialogues, commitments and feasibility.",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)

@@ -15,12 +15,13 @@ from typing import IO, Any
 
 from pgm_explore._files import atomic_write
 from pgm_explore.cli._check import check_block
-from pgm_explore.cli._options import add_color_option, add_command, add_partner_option
+from pgm_explore.cli._options import Command, add_color_option, add_partner_option
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
     EXIT_USAGE,
     PROG,
+    Severities,
     clean,
     count,
     palette_for,
@@ -29,7 +30,7 @@ from pgm_explore.cli._output import (
 from pgm_explore.cli._partners import partners
 from pgm_explore.cli._script import ScriptError, Step, load_script
 
-__all__ = ["add_dialogue", "recorded_line", "send_step"]
+__all__ = ["COMMAND", "recorded_line", "send_step"]
 
 EPILOG = """\
 what it does:
@@ -92,17 +93,8 @@ examples:
 """
 
 
-def add_dialogue(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "dialogue",
-        help="deliberate with the MCP reference partners and record the transcript (needs the mcp extra)",
-        description="Run a deliberation of Basic Knowledge with the three MCP reference partners\n"
-        "(docs/mcp.md): the built-in demo or a script of your own. Every message is recorded as a\n"
-        "transcript in PATH, which is then checked as 'pgm-explore check' checks it.",
-        epilog=EPILOG,
-        run=run_dialogue,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore dialogue``."""
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument(
         "--demo",
@@ -144,7 +136,7 @@ def unwritable(path: str) -> str | None:
     return None if os.access(parent, os.W_OK) else "its folder is not writable"
 
 
-def run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     command = f"{PROG} dialogue"
     script = None
     if args.script is not None:
@@ -160,13 +152,9 @@ def run_dialogue(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     endpoints = partners("dialogue", args.partner, err, args.token_file)
     if endpoints is None:
         return EXIT_USAGE
-    # Looked up where it has always been, on the package: a test replaces it there to make
-    # a partner refuse one step.
-    from pgm_explore import cli
     from pgm_explore.mcp.deliberate import deliberate
 
-    send = cli._send_step
-    steps = None if script is None else [(s.index, lambda bk, s=s: send(bk, s)) for s in script.steps]
+    steps = None if script is None else [(s.index, lambda bk, s=s: send_step(bk, s)) for s in script.steps]
     outcome = deliberate(
         transport=args.transport, partners=endpoints, steps=steps, dialog_id=script.dialog_id if script else None
     )
@@ -221,11 +209,21 @@ def _report_recorded(args: argparse.Namespace, messages: int, out: IO[str]) -> i
     findings = list(check_paths([args.out]))
     for _key, block in groupby(findings, key=lambda f: (f.source, f.dialog, f.type)):
         write_text(out, check_block(list(block), palette) + "\n")
-    errors = sum(f.severity == "error" for f in findings)
-    warnings = len(findings) - errors
-    colour = palette.red if errors else palette.yellow if warnings else palette.green
-    summary = (
-        f"recorded {count(messages, 'message')} to {args.out}: {count(errors, 'error')}, {count(warnings, 'warning')}"
-    )
+    tally = Severities()
+    tally.add_findings(findings)
+    colour = palette.red if tally.errors else palette.yellow if tally.warnings else palette.green
+    summary = f"recorded {count(messages, 'message')} to {args.out}: {tally.summary()}"
     write_text(out, f"{colour}{clean(summary)}{palette.reset}\n")
-    return EXIT_NONCONFORMING if errors else EXIT_OK
+    return EXIT_NONCONFORMING if tally.errors else EXIT_OK
+
+
+COMMAND = Command(
+    "dialogue",
+    help="deliberate with the MCP reference partners and record the transcript (needs the mcp extra)",
+    description="Run a deliberation of Basic Knowledge with the three MCP reference partners\n"
+    "(docs/mcp.md): the built-in demo or a script of your own. Every message is recorded as a\n"
+    "transcript in PATH, which is then checked as 'pgm-explore check' checks it.",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pgm_explore.cli._output import PROG, Runner
 
 __all__ = [
+    "Command",
     "Version",
     "add_color_option",
-    "add_command",
     "add_corpus_options",
     "add_engine_options",
-    "add_progress_option",
     "add_partner_option",
+    "add_progress_option",
     "add_reading_options",
+    "add_server_options",
 ]
 
 
@@ -42,21 +44,36 @@ class Version(argparse.Action):
         parser.exit()
 
 
-def add_command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-    name: str,
-    *,
-    help: str,
-    description: str,
-    epilog: str,
-    run: Runner,
-) -> argparse.ArgumentParser:
-    """A subcommand whose description and epilog are printed as written, run by ``run``."""
-    parser = commands.add_parser(
-        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.set_defaults(run=run)
-    return parser
+@dataclass(frozen=True)
+class Command:
+    """One subcommand of ``pgm-explore``, declared by its own module of this package as ``COMMAND``.
+
+    The package lists them once (``pgm_explore.cli.COMMANDS``): the parser, ``pgm-explore --help``
+    and docs/cli.md follow that list, and tests/test_cli_help.py holds the help texts to it.
+    """
+
+    name: str
+    help: str
+    """Its line in ``pgm-explore --help`` and under its heading in docs/cli.md."""
+    description: str
+    """Printed as written (line breaks kept), unless ``wrapped``."""
+    epilog: str | None
+    arguments: Callable[[argparse.ArgumentParser], None]
+    """Declares its options and arguments on its parser."""
+    run: Runner
+    """Its body: writes to the two streams it is given and returns the exit status."""
+    wrapped: bool = False
+    """argparse fills the description to the terminal's width (``lab`` and ``app`` always had it so)."""
+
+    def add_to(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+        """Its parser, added to the subcommands ``commands``; parsing it sets ``run``."""
+        formatter = argparse.HelpFormatter if self.wrapped else argparse.RawDescriptionHelpFormatter
+        parser = commands.add_parser(
+            self.name, help=self.help, description=self.description, epilog=self.epilog, formatter_class=formatter
+        )
+        self.arguments(parser)
+        parser.set_defaults(run=self.run)
+        return parser
 
 
 def add_color_option(parser: argparse.ArgumentParser, what: str = "the text output") -> None:
@@ -134,3 +151,32 @@ def add_progress_option(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="no progress bar (default: one on stderr when it is a terminal and the work takes more than two seconds)",
     )
+
+
+def add_server_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """``--port``, ``--ip``, ``--token``, ``--allow-host`` and ``--no-browser`` (lab and app); the
+    first port tried is ``port``."""
+    parser.add_argument(
+        "--port", type=int, default=None, help=f"the port to listen on (default: the first free one from {port})"
+    )
+    parser.add_argument(
+        "--ip",
+        default="127.0.0.1",
+        help="the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every address, for a "
+        "container or a class on the network)",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="the secret the address carries (default: $JUPYTER_TOKEN, else a new random one); never empty",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests made to this name or address (a DNS alias, a proxy); the loopback names, "
+        "--ip and, with 0.0.0.0, this machine's own names and addresses are known (repeatable)",
+    )
+    parser.add_argument("--no-browser", dest="browser", action="store_false", help="do not open a browser")
+    parser.set_defaults(first_port=port)

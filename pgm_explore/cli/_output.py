@@ -69,7 +69,12 @@ class _Graded(Protocol):
 
 
 class Severities:
-    """The errors and warnings among the findings reported so far (a summary line's counts)."""
+    """The errors and warnings among the findings reported so far, and the summary line they end.
+
+    Each command's tally says what it counted (:meth:`counted`, around the "N errors, M warnings"
+    it is given) and what went wrong on the way (:meth:`problem`); :meth:`summary` puts them
+    together the same way for every command.
+    """
 
     __slots__ = ("errors", "warnings")
 
@@ -82,6 +87,24 @@ class Severities:
                 self.errors += 1
             else:
                 self.warnings += 1
+
+    def counted(self, findings: str) -> str:
+        """What was counted, around ``findings`` (the errors and warnings)."""
+        return findings
+
+    def problem(self) -> str | None:
+        """What could not be done (an input that could not be read), or None."""
+        return None
+
+    def summary(self) -> str:
+        """The last line of the text output (without colour).
+
+        >>> t = Severities(); t.errors = 1; t.summary()
+        '1 error, 0 warnings'
+        """
+        text = self.counted(f"{count(self.errors, 'error')}, {count(self.warnings, 'warning')}")
+        problem = self.problem()
+        return text if problem is None else f"{text}; {problem}"
 
 
 # --- json ---------------------------------------------------------------------------------

@@ -10,11 +10,11 @@ import argparse
 import dataclasses
 from typing import IO
 
-from pgm_explore.cli._options import add_color_option, add_command, add_partner_option
+from pgm_explore.cli._options import Command, add_color_option, add_partner_option
 from pgm_explore.cli._output import EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, PROG, clean, palette_for, write_text
 from pgm_explore.cli._partners import partners
 
-__all__ = ["add_probe"]
+__all__ = ["COMMAND"]
 
 EPILOG = """\
 partners:
@@ -75,16 +75,8 @@ def _positive(text: str) -> float:
     return value
 
 
-def add_probe(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "probe",
-        help="check someone else's partner server against PGM-AUA over MCP (needs the mcp extra)",
-        description="Drive a battery of MCP and PGM-AUA checks against each partner server given and\n"
-        "report, per check, pass, fail or skip with the evidence (docs/probe.md).",
-        epilog=EPILOG,
-        run=run_probe,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore probe``."""
     add_partner_option(
         parser, "a partner to probe: prc, dac or pal, = a URL or a command (repeat for several)", required=True
     )
@@ -109,7 +101,7 @@ def add_probe(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     add_color_option(parser)
 
 
-def run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     command = "probe"
     endpoints = partners(command, args.partner, err, args.token_file)
     if endpoints is None:
@@ -151,3 +143,14 @@ def run_probe(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.writelines(f"{PROG} {command}: {clean(line)}\n" for line in verdict.lines(baseline.source))
         return EXIT_OK if verdict.ok else EXIT_NONCONFORMING
     return EXIT_NONCONFORMING if any(c.status == "fail" for c in checks) else EXIT_OK
+
+
+COMMAND = Command(
+    "probe",
+    help="check someone else's partner server against PGM-AUA over MCP (needs the mcp extra)",
+    description="Drive a battery of MCP and PGM-AUA checks against each partner server given and\n"
+    "report, per check, pass, fail or skip with the evidence (docs/probe.md).",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)

@@ -8,37 +8,39 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from pgm_explore._progress import Progress, progress
+from pgm_explore.analysis import TABLE_CATALOG, Table
 from pgm_explore.cli._check import refuse, unreadable
-from pgm_explore.cli._options import add_command, add_corpus_options, add_engine_options
+from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
 from pgm_explore.io import Item, UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMULA_START", "TABLE_NAMES", "add_table", "formulas_defused", "json_records"]
+__all__ = ["COMMAND", "FORMULA_START", "TABLE_NAMES", "formulas_defused", "json_records"]
 
-# The names of pgm_explore.analysis.TABLES, in the order of docs/tables.md. Spelled out
-# here so that the parser (and --help) does not import pandas; a test keeps them equal.
-TABLE_NAMES = ("messages", "exchanges", "feasibility", "pastatus", "outcomes", "commitments", "findings")
+# From the catalog, which imports no pandas: the parser (and --help) stays light.
+TABLE_NAMES = tuple(table.name for table in TABLE_CATALOG)
 
 _CHUNK = 1 << 16  # characters per write of a table
 
-EPILOG = """\
-tables (docs/tables.md describes every column, its dtype and meaning):
-  messages       one row per message, in transcript order
-  exchanges      one row per Request, with its Response (latency, Outcome)
-  feasibility    one row per Process Action of a BKN-DAC feasibility Request: PAStatus,
-                 Reason, Overall, and the heuristic's PredictedPAStatus
-  pastatus       two columns, PAStatus and count: the ten PA Status codes, always ten rows
-  outcomes       one row per data type and Kind: how its Requests were answered
-  commitments    one row per BKN-DAC commitment event (submitted, released, retained, ...)
-  findings       one row per finding, as 'pgm-explore check' reports them
+_HELP_WIDTH = 90  # as the lines were wrapped by hand before: --help is a contract
 
+
+def _listed(table: Table) -> str:
+    """The table's lines under "tables:", its help wrapped beside its name."""
+    return textwrap.fill(table.help, _HELP_WIDTH, initial_indent=f"  {table.name:<15}", subsequent_indent=" " * 17)
+
+
+EPILOG = (
+    "tables (docs/tables.md describes every column, its dtype and meaning):\n"
+    + "".join(_listed(table) + "\n" for table in TABLE_CATALOG)
+    + """
 inputs:
   As for 'pgm-explore check': all PATHs form one transcript, read in order; - is
   standard input. The transcript is held in memory. Findings never change the exit
@@ -80,18 +82,11 @@ examples:
   pgm-explore table pastatus monday.jsonl tuesday.jsonl > pa-status.csv
   pgm-explore table pastatus --corpus logs/ > pa-status-per-session.csv
 """
+)
 
 
-def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "table",
-        help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
-        description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
-        "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
-        epilog=EPILOG,
-        run=run_table,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore table``."""
     parser.add_argument("what", choices=TABLE_NAMES, metavar="WHAT", help=f"the table: {', '.join(TABLE_NAMES)}")
     parser.add_argument(
         "paths",
@@ -123,7 +118,7 @@ def add_table(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
 
 
-def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.corpus:
         frame = corpus_frame(args, err)
         if frame is None:
@@ -143,7 +138,7 @@ def run_table(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         try:
             with progress(input_size(args.paths), "B", stream=err, show=args.progress, what="table") as bar:
                 # Transcript.load(*args.paths), counting the bytes read for the bar.
-                transcript = Transcript._build(_counted(args.paths, bar))
+                transcript = Transcript.from_items(_counted(args.paths, bar))
         except UnreadablePath as exc:
             return refuse("table", [exc], args.paths, err)
         frame = analysis.TABLES[args.what](transcript)
@@ -256,3 +251,14 @@ def json_records(frame: pd.DataFrame) -> str:
         encode(dict(zip(columns, map(plain, row), strict=True))) for row in frame.itertuples(index=False, name=None)
     ]
     return "[\n" + ",\n".join(records) + "\n]\n" if records else "[]\n"
+
+
+COMMAND = Command(
+    "table",
+    help="print a table of a transcript (messages, exchanges, feasibility, ...) as CSV or JSON",
+    description="Print one table of a PGM-AUA V1.0 transcript, as pgm_explore.analysis builds it:\n"
+    "fixed columns in a fixed order, one row per message, exchange, Process Action, ...",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)

@@ -11,7 +11,7 @@ from typing import IO
 
 from pgm_explore._engine import EngineUnavailable, engine_for
 from pgm_explore._progress import progress
-from pgm_explore.cli._options import add_command, add_engine_options, add_progress_option, add_reading_options
+from pgm_explore.cli._options import Command, add_engine_options, add_progress_option, add_reading_options
 from pgm_explore.cli._output import (
     EXIT_NONCONFORMING,
     EXIT_OK,
@@ -33,7 +33,7 @@ from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
 from pgm_explore.io import InputKind, UnreadablePath, iter_reports
 from pgm_explore.validation import Report
 
-__all__ = ["add_validate", "json_line", "text_block"]
+__all__ = ["COMMAND", "json_line", "text_block"]
 
 EPILOG = """\
 inputs:
@@ -92,18 +92,8 @@ examples:
 """
 
 
-def add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = add_command(
-        commands,
-        "validate",
-        help="check messages against the PGM-AUA V1.0 specification",
-        description="Validate PGM-AUA V1.0 messages: tell each message's data type and mode from its\n"
-        "Header and Mode, check it against the schema of its type, and list every finding with\n"
-        "the spec clause behind it. A message conforms when it validates against its schema;\n"
-        "warnings (consistency, empty values) never change that verdict.",
-        epilog=EPILOG,
-        run=run_validate,
-    )
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The options and arguments of ``pgm-explore validate``."""
     add_reading_options(parser, "a .json or .jsonl file, or - for standard input", "message")
     add_engine_options(parser)
     parser.add_argument(
@@ -136,8 +126,8 @@ class Tally(Severities):
             return EXIT_USAGE
         return EXIT_NONCONFORMING if self.nonconforming else EXIT_OK
 
-    def summary(self) -> str:
-        """The last line of the text output.
+    def counted(self, findings: str) -> str:
+        """What the last line of the text output counts.
 
         >>> t = Tally(); t.messages, t.nonconforming, t.errors, t.warnings = 12, 2, 3, 1
         >>> t.summary()
@@ -147,18 +137,18 @@ class Tally(Severities):
         '1 message: 0 conform, 1 does not conform (1 error, 0 warnings); 1 path could not be read'
         """
         conforming = self.messages - self.nonconforming
-        text = (
+        return (
             f"{count(self.messages, 'message')}: "
             f"{conforming} {'conforms' if conforming == 1 else 'conform'}, "
             f"{self.nonconforming} {'does not conform' if self.nonconforming == 1 else 'do not conform'} "
-            f"({count(self.errors, 'error')}, {count(self.warnings, 'warning')})"
+            f"({findings})"
         )
-        if self.unreadable:
-            text += f"; {count(self.unreadable, 'path')} could not be read"
-        return text
+
+    def problem(self) -> str | None:
+        return f"{count(self.unreadable, 'path')} could not be read" if self.unreadable else None
 
 
-def run_validate(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     tally = Tally()
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
@@ -234,3 +224,16 @@ def text_block(rep: Report, p: Palette) -> str:
         )
         lines.append(f"      {p.dim}spec: {clean(f.spec)}{p.reset}")
     return "\n".join(lines)
+
+
+COMMAND = Command(
+    "validate",
+    help="check messages against the PGM-AUA V1.0 specification",
+    description="Validate PGM-AUA V1.0 messages: tell each message's data type and mode from its\n"
+    "Header and Mode, check it against the schema of its type, and list every finding with\n"
+    "the spec clause behind it. A message conforms when it validates against its schema;\n"
+    "warnings (consistency, empty values) never change that verdict.",
+    epilog=EPILOG,
+    arguments=arguments,
+    run=run,
+)

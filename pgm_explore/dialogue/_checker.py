@@ -155,7 +155,9 @@ class TranscriptChecker:
             dialogue = state.dialogues.get(key)
             if dialogue is None:
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                dialogue = state.dialogues[key] = DialogueState(last_time=opener.time if opener else None)
+                state.dialogues[(state.shared(dialog), type_name)] = dialogue = DialogueState(
+                    last_time=opener.time if opener else None
+                )
             if opener is not None and facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
             if mode == "RQ":
@@ -192,7 +194,7 @@ class TranscriptChecker:
                             "unanswered",
                             ("QueryID",),
                             f"Request {query_id} has no Response by the end of the transcript.",
-                            f'{type_name} Functional Requirement "Correlation"',
+                            data_type=type_name,
                         ),
                     )
                 )

@@ -180,36 +180,28 @@ def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: 
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
     time = simple_time_seconds(doc.get("QueryTime"))
-    # What every Request and Response has: the first fields of their Facts.
-    head = (type_name, mode, findings, dialog, ids, time, query_id)
+    # What every Request and Response has: the first fields of their Facts, in their order.
+    head: _Head = (type_name, mode, findings, dialog, ids, time, query_id)
     if mode == "RQ":
-        return _request_facts(doc, *head)
+        return _request_facts(doc, head)
     if mode == "RS":
-        return _response_facts(doc, *head)
+        return _response_facts(doc, head)
     return Facts(*head)
 
 
-def _request_facts(
-    doc: dict[str, Any],
-    type_name: str,
-    mode: str | None,
-    findings: tuple[Finding, ...],
-    dialog: str | None,
-    ids: tuple[Any, Any, Any],
-    time: tuple[bool, float] | None,
-    query_id: str | None,
-) -> Facts:
+_Head = tuple[
+    str, str | None, tuple[Finding, ...], str | None, tuple[Any, Any, Any], tuple[bool, float] | None, str | None
+]
+"""The first fields of :class:`Facts`, which every Request and Response has: type, mode, findings,
+dialog, ids, time and query_id (a tuple spread into the Struct: made once, no field named twice)."""
+
+
+def _request_facts(doc: dict[str, Any], head: _Head) -> Facts:
     # (Most Requests carry none of these lists: none is built for what is not there.)
     actions, submitted, released = doc.get("ProcessActions"), doc.get("Commitments"), doc.get("ReleasedCommitmentIDs")
     constraints, entity_ids = doc.get("Constraints"), doc.get("EntityIDs")
     return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query_id,
+        *head,
         _turn(doc),
         kind=doc.get("Kind"),
         steps=tuple(
@@ -238,16 +230,7 @@ def _request_facts(
     )
 
 
-def _response_facts(
-    doc: dict[str, Any],
-    type_name: str,
-    mode: str | None,
-    findings: tuple[Finding, ...],
-    dialog: str | None,
-    ids: tuple[Any, Any, Any],
-    time: tuple[bool, float] | None,
-    query_id: str | None,
-) -> Facts:
+def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
     request_id = doc.get("RequestID")
     representation, feasibility, stance = doc.get("Representation"), doc.get("Feasibility"), doc.get("Stance")
     answer, statuses = doc.get("Answer"), doc.get("CommitmentStatus")
@@ -265,13 +248,7 @@ def _response_facts(
         action_context = representation.get("ActionContext")
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query_id,
+        *head,
         _turn(doc),
         action_context=action_context,
         entities=added,

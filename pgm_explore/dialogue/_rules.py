@@ -107,7 +107,6 @@ def prompt_id_unused(state: TranscriptState, source: str, prompt_id: str, found:
                 ("PCPromptID",),
                 f"PCPromptID {prompt_id} was already used by the PC Prompt at {state.sources.source(earlier)}; "
                 "it identifies one instance.",
-                "PC Prompt Table 1, PCPromptID; DECISIONS D16",
             )
         )
 
@@ -121,7 +120,6 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
                 ("DialogID",),
                 f"DialogID {dialog} was already opened by the PC Prompt at {opened.source}; "
                 "a PC Prompt opens a dialogue.",
-                "PC Prompt Table 1, DialogID (NOTES 6.3 D3)",
             )
         )
 
@@ -144,7 +142,6 @@ def query_id_unused(state: TranscriptState, source: str, query_id: str, found: l
             ("QueryID",),
             f"QueryID {query_id} was already used by the message at {state.sources.source(earlier)}; "
             "a QueryID identifies one Request or Response.",
-            'Functional Requirement "Identification"; Table 1, QueryID; DECISIONS D16',
         )
     )
 
@@ -157,7 +154,6 @@ def opened_by_a_prompt(dialog: str, found: list[Finding]) -> None:
             ("DialogID",),
             f"DialogID {dialog} was opened by no earlier PC Prompt; BKN-PRC exchanges happen "
             '"during the dialogue that the PC Prompt opens".',
-            "BKN-PRC Definition; DECISIONS D15, D16",
         )
     )
 
@@ -171,7 +167,6 @@ def context_ids_match(facts: Facts, dialog: str, context: DialogueContext, found
                     (key,),
                     f"{key} is {value}, but the PC Prompt that opened dialogue {dialog} ({context.source}) "
                     f"says {expected}.",
-                    'Functional Requirement "Identification"; NOTES 6.3 D4',
                 )
             )
 
@@ -193,7 +188,7 @@ def turn_follows(facts: Facts, type_name: str, dialogue: DialogueState, found: l
                         "turn-start",
                         ("TurnIndex",),
                         f"The first exchange of this {type_name} dialogue has TurnIndex {turn}; turns start from 0.",
-                        f"{type_name} Table 1, TurnIndex",
+                        data_type=type_name,
                     )
                 )
             dialogue.last_turn = turn
@@ -204,7 +199,7 @@ def turn_follows(facts: Facts, type_name: str, dialogue: DialogueState, found: l
                         "turn-gap",
                         ("TurnIndex",),
                         f"TurnIndex {turn} follows {last_turn}; the next exchange is {last_turn + 1}.",
-                        f"{type_name} Table 1, TurnIndex (NOTES 6.3 D9)",
+                        data_type=type_name,
                     )
                 )
             if turn > last_turn:
@@ -223,7 +218,6 @@ def time_moves_forward(facts: Facts, dialogue: DialogueState, found: list[Findin
                 "time-backwards",
                 ("QueryTime",),
                 f"QueryTime is {last[1] - time[1]:.3f} s earlier than the message before it in this dialogue.",
-                "Table 1, QueryTime (NOTES 6.3 D13)",
             )
         )
     dialogue.last_time = time
@@ -245,7 +239,7 @@ def answers_a_request(
                 "response-duplicate",
                 ("RequestID",),
                 f"Request {request_id} was already answered; a Request has one Response.",
-                f'{type_name} Functional Requirement "Correlation"; DECISIONS D16',
+                data_type=type_name,
             )
         )
         # D16 names both errors: a second Response with the wrong TurnIndex has both.
@@ -260,7 +254,7 @@ def answers_a_request(
                 "request-unknown",
                 ("RequestID",),
                 f"RequestID {request_id} names no earlier {type_name} Request of dialogue {facts.dialog}.",
-                f'{type_name} Functional Requirement "Correlation"; DECISIONS D16',
+                data_type=type_name,
             )
         )
         return None
@@ -284,7 +278,7 @@ def turn_matches_request(
                 ("TurnIndex",),
                 f"TurnIndex is {turn}, but the Request it answers ({request_source}) has TurnIndex {request_turn}; "
                 "a Response has the TurnIndex of its Request.",
-                f'{type_name} Functional Requirement "Dialogue"; DECISIONS D16',
+                data_type=type_name,
             )
         )
 
@@ -297,7 +291,6 @@ def time_after_request(facts: Facts, pending: PendingRequest, found: list[Findin
                 "time-backwards",
                 ("QueryTime",),
                 f"The Response is dated {pending.time[1] - time[1]:.3f} s before its Request ({pending.source}).",
-                "Table 1, QueryTime (NOTES 6.3 D13)",
             )
         )
 
@@ -328,7 +321,6 @@ def commitments_submitted(
                     ("Commitments", index, "Statement"),
                     f"Commitment {cid} is already retained with another Statement ({held.statement!r}); "
                     "release it first or use a new CommitmentID.",
-                    "BKN-DAC Table 2, Commitments (NOTES 6.3 C1)",
                 )
             )
         elif isinstance(statement, str):
@@ -341,7 +333,6 @@ def commitments_submitted(
                     "release-unknown",
                     ("ReleasedCommitmentIDs", index),
                     f"Commitment {cid} is released, but no Request of this dialogue asked to retain it.",
-                    "BKN-DAC Table 2, ReleasedCommitmentIDs (NOTES 6.3 C2)",
                 )
             )
         elif released == "already released":
@@ -350,7 +341,6 @@ def commitments_submitted(
                     "released-twice",
                     ("ReleasedCommitmentIDs", index),
                     f"Commitment {cid} was already released earlier in this dialogue.",
-                    "BKN-DAC Table 2, ReleasedCommitmentIDs (NOTES 6.3 C2)",
                 )
             )
 
@@ -382,7 +372,6 @@ def steps_fit_action_context(
                 ("ProcessActions",),
                 f"{len(steps)} Process Actions, but the ActionContext (PC Prompt at {context.source}) "
                 f"allows at most MaxSteps {max_steps}.",
-                "PC Prompt Table 1, ActionContext – MaxSteps (NOTES 6.3 F5)",
             )
         )
     repertoire = action_context.get("Repertoire")
@@ -395,7 +384,6 @@ def steps_fit_action_context(
                         "action-not-in-repertoire",
                         ("ProcessActions", index, "Statement"),
                         f"Step {prediction.step}: {prediction.reason}",
-                        "PC Prompt Table 1, ActionContext – Repertoire (NOTES 6.3 F4)",
                     )
                 )
 
@@ -422,7 +410,7 @@ def entities_known(
                 ("EntityIDs",),
                 f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not among the Entities the "
                 f"PC Prompt at {context.source} mentions (ResolvedReferents, SceneContext, Affordances).",
-                f"{facts.type} Table 2, EntityIDs (NOTES 6.3 O4)",
+                data_type=facts.type,
             )
         )
 
@@ -446,7 +434,6 @@ def payload_fits_kind(
                     (wanted_key,),
                     f"The Request asked for {kind} and the Outcome is answered, "
                     f"but the Response carries no {wanted_key}.",
-                    "BKN-DAC Table 3 (NOTES 6.3 F6, O2)",
                 )
             )
         return
@@ -456,6 +443,7 @@ def payload_fits_kind(
                 "payload-kind",
                 ("Feasibility",),
                 f"The Response carries Feasibility, but its Request asked for {kind}, not feasibility.",
+                # The clause of the Feasibility row, which answers only a Kind feasibility.
                 "BKN-DAC Table 3, Feasibility: the result for the Process Actions of the Request (NOTES 6.3 F6)",
             )
         )
@@ -470,6 +458,7 @@ def payload_fits_kind(
                 (holder,),
                 f"The Request asked for {kind} and the Outcome is answered, but {holder} carries "
                 f"no {' or '.join(keys)}.",
+                # The clause of the row that holds what this Kind asks for.
                 f"{type_name} Table 3, {holder}: 'as appropriate to the Kind of the Request' (NOTES 6.3 O2)",
             )
         )
@@ -498,7 +487,6 @@ def commitments_reported(
                     "commitment-status-unknown",
                     ("CommitmentStatus", index, "CommitmentID"),
                     f"Commitment {cid} was never submitted in this dialogue.",
-                    "BKN-DAC Table 3, CommitmentStatus (NOTES 6.3 C3)",
                 )
             )
         elif status == "released" and held.status != "released":
@@ -507,7 +495,6 @@ def commitments_reported(
                     "commitment-status-wrong",
                     ("CommitmentStatus", index, "Status"),
                     f"Commitment {cid} is reported released, but no Request released it.",
-                    "BKN-DAC Table 3, CommitmentStatus (NOTES 6.3 C3)",
                 )
             )
         elif status == "retained" and held.status == "released":
@@ -516,7 +503,6 @@ def commitments_reported(
                     "commitment-status-wrong",
                     ("CommitmentStatus", index, "Status"),
                     f"Commitment {cid} is reported retained after a Request released it.",
-                    "BKN-DAC Table 3, CommitmentStatus (NOTES 6.3 C3)",
                 )
             )
         elif status == "conflicting" and cid in pending.new_commitments and ledger is not None:
@@ -531,7 +517,6 @@ def commitments_reported(
                 ("CommitmentStatus",),
                 f"The Request ({pending.source}) submitted {', '.join(missing)}, which CommitmentStatus "
                 "does not report (retained or conflicting).",
-                "BKN-DAC Table 3, CommitmentStatus (NOTES 6.3 C4)",
             )
         )
 
@@ -557,7 +542,6 @@ def feasibility_answers_steps(
                 ("Feasibility", "Steps"),
                 f"The steps differ from the Request's ProcessActions ({pending.source}): "
                 f"{'; '.join(p for p in parts if p)}.",
-                "BKN-DAC Table 3, Feasibility – Steps: 'Outcome for each Process Action' (NOTES 6.3 F7)",
             )
         )
     if not pending.foresees_failure or pending.predictions is None:
@@ -578,7 +562,6 @@ def feasibility_answers_steps(
                     ("Feasibility", "Steps", index, "PAStatus"),
                     f"Heuristic pre-check: Step {comparison.step} is reported {comparison.reported}, "
                     f"but the ActionContext suggests {comparison.predicted} ({comparison.reason}).",
-                    "NOTES 4.7 mapping table (a heuristic of pgm-explore, not a spec rule)",
                 )
             )
 
@@ -597,6 +580,5 @@ def stance_keeps_constraints(
                     "stance-constraints",
                     ("Stance", key),
                     f"The Request ({pending.source}) asked for {key} {wanted}; the Stance gives {given}.",
-                    "BKN-PAL Table 2, Constraints; Table 3, Stance (NOTES 6.3 O5)",
                 )
             )

@@ -16,6 +16,7 @@ values (which, unlike sets, the collector stops tracking when they hold only str
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -228,16 +229,25 @@ class TranscriptState:
             known = self.action_contexts[key] = KnownActionContext(action_context)
         return known
 
+    @staticmethod
+    def shared(name: str) -> str:
+        """One string object for every copy of ``name`` kept: each message is decoded into strings
+        of its own, and a DialogID, a SessionID or an Entity id is kept once for each dialogue,
+        context or PC Prompt that names it (QueryIDs, each used once, are kept as they come)."""
+        return sys.intern(name) if type(name) is str else name
+
     def open_dialogue(self, source: str, facts: Facts) -> None:
         """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
         assert facts.dialog is not None
-        entities = dict.fromkeys(facts.entities or ())
+        shared = self.shared
+        entities = dict.fromkeys(map(shared, facts.entities)) if facts.entities else {}
         context = DialogueContext(
-            source, facts.ids, self.known_action_context(facts.action_context), entities, facts.time
+            source, tuple(map(shared, facts.ids)), self.known_action_context(facts.action_context), entities, facts.time
         )
-        self.opened[facts.dialog] = context
+        self.opened[shared(facts.dialog)] = context
         session = facts.session
         if session is not None:
+            session = shared(session)
             self.session_context[session] = context
             self.session_entities.setdefault(session, {}).update(entities)
 
@@ -248,11 +258,11 @@ class TranscriptState:
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = dict.fromkeys(facts.entities)
+        added = dict.fromkeys(map(self.shared, facts.entities))
         context.entities.update(added)
         session = facts.session
         if session is not None:
-            self.session_entities.setdefault(session, {}).update(added)
+            self.session_entities.setdefault(self.shared(session), {}).update(added)
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP

@@ -129,12 +129,14 @@ class Transcript:
         """A transcript from parsed messages (sources ``NAME#INDEX``). Built in Python, they are
         looked through for values JSON cannot hold (a set, NaN, a lone surrogate), as
         ``validate()`` looks: such a message is reported, never passed on to the tables."""
-        return cls._build((Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), built=True)
+        return cls.from_items(
+            (Item(f"{source}#{i}", None, None, doc, None) for i, doc in enumerate(documents)), built=True
+        )
 
     @classmethod
     def load(cls, *paths: str | os.PathLike[str]) -> Transcript:
         """Read ``.json`` / ``.jsonl`` transcript files (raises ``UnreadablePath``)."""
-        return cls._build(item for path in paths for item in iter_documents(path))
+        return cls.from_items(item for path in paths for item in iter_documents(path))
 
     @classmethod
     def from_bytes(cls, data: bytes, *, source: str = "transcript") -> Transcript:
@@ -144,10 +146,15 @@ class Transcript:
         >>> Transcript.from_bytes(b'{"Header": "PGM-KPA-V1.0"}\\n', source="up.jsonl").messages[0].source
         'up.jsonl:1'
         """
-        return cls._build(iter_stream(io.BytesIO(data), source, input_kind(source)))
+        return cls.from_items(iter_stream(io.BytesIO(data), source, input_kind(source)))
 
     @classmethod
-    def _build(cls, items: Iterable[Item], *, built: bool = False) -> Transcript:
+    def from_items(cls, items: Iterable[Item], *, built: bool = False) -> Transcript:
+        """A transcript from the items of :mod:`pgm_explore.io`'s readers (``iter_documents``,
+        ``iter_stream``), in order: what :meth:`load` does, for a caller that watches the items
+        go by (``pgm-explore table`` counts the bytes read for its progress bar). ``built``: the
+        documents were made in Python, not read from JSON text (see :meth:`from_documents`).
+        """
         transcript = cls()
         checker = TranscriptChecker()
         for position, item in enumerate(items):

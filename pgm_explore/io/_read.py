@@ -77,8 +77,7 @@ InputKind = Literal["json", "jsonl", "auto"]
 
 STDIN = "-"
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
-_FORMAT_SPEC = "pgm-explore input: a .json file holds one message or an array of messages, a .jsonl file one per line"
+# A text too long to read, not a number too long (the clause of `too-large`): RFC 8259's limit on texts.
 _SIZE_SPEC = "RFC 8259 section 9: an implementation may set limits on the size of texts that it accepts"
 
 
@@ -317,7 +316,7 @@ def _incomplete(raw: bytes) -> bool:
 
 
 def _empty(source: str, message: str) -> Item:
-    return Item(source, None, None, None, Finding.of("empty", (), message, _FORMAT_SPEC))
+    return Item(source, None, None, None, Finding.of("empty", (), message))
 
 
 def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
@@ -630,6 +629,5 @@ def _fields(item: Item, built: bool) -> ReportFields:
             "too-deep",
             (),
             "The message nests too deeply to be checked: reading it worked, validating it ran out of stack.",
-            _DEPTH_SPEC,
         )
         return None, None, False, (finding,)

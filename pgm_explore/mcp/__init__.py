@@ -14,8 +14,9 @@ except ModuleNotFoundError as _missing:  # pragma: no cover - depends on the ins
         'pgm_explore.mcp needs the MCP SDK: pip install "pgm-explore[mcp]"', name=_missing.name
     ) from _missing
 
-from pgm_explore.mcp._common import RequestRejected
+from pgm_explore.mcp._common import Limits, Partner, PartnerDialogue, RequestRejected
 from pgm_explore.mcp._partners import DomainAccess, PersonalityAlignment, PromptCreation
+from pgm_explore.mcp._schemas import request_schema, response_schema, tool_input_schema
 from pgm_explore.mcp.client import BasicKnowledge, PartnerError, Transport, run_demo, run_demo_sync
 from pgm_explore.mcp.servers import (
     PC_PROMPT_URI,
@@ -27,7 +28,10 @@ from pgm_explore.mcp.servers import (
 __all__ = [
     "BasicKnowledge",
     "DomainAccess",
+    "Limits",
     "PC_PROMPT_URI",
+    "Partner",
+    "PartnerDialogue",
     "PartnerError",
     "PersonalityAlignment",
     "PromptCreation",
@@ -36,10 +40,24 @@ __all__ = [
     "domain_access_server",
     "personality_alignment_server",
     "prompt_creation_server",
+    "request_schema",
+    "response_schema",
     "run_demo",
     "run_demo_sync",
+    "tool_input_schema",
 ]
 
 # Public names are documented where they are imported from, not in private modules.
-for _name in ("DomainAccess", "PersonalityAlignment", "PromptCreation", "RequestRejected"):
+for _name in (
+    "DomainAccess",
+    "Limits",
+    "Partner",
+    "PartnerDialogue",
+    "PersonalityAlignment",
+    "PromptCreation",
+    "RequestRejected",
+    "request_schema",
+    "response_schema",
+    "tool_input_schema",
+):
     globals()[_name].__module__ = __name__

@@ -34,7 +34,7 @@ from pgm_explore.dialogue import documents
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.spec import HEADERS, data_type
 from pgm_explore.validation import validate
-from pgm_explore.validation.findings import Finding, RuleCode, shown
+from pgm_explore.validation.findings import RULES, Finding, RuleCode, shown
 
 __all__ = [
     "MAX_DIALOGUES",
@@ -48,6 +48,7 @@ __all__ = [
     "LimitReached",
     "Limits",
     "Partner",
+    "PartnerDialogue",
     "RequestRejected",
     "data_folder",
     "load_json",
@@ -121,12 +122,16 @@ and its slot in a dict or set, so that many tiny items are not free."""
 
 @dataclass(frozen=True)
 class Limits:
-    """The byte limits of one partner (defaults: the MAX_* constants of this module)."""
+    """The limits of one partner (defaults: the MAX_* constants of this module, docs/mcp.md)."""
 
     dialogue_bytes: int = MAX_DIALOGUE_BYTES
     session_bytes: int = MAX_SESSION_BYTES
     state_bytes: int = MAX_STATE_BYTES
     response_bytes: int = MAX_RESPONSE_BYTES
+    dialogues: int = MAX_DIALOGUES
+    """Dialogues kept (PC Prompts too); one more forgets the one idle longest."""
+    turns: int = MAX_TURNS
+    """Exchanges of one dialogue; a Request beyond them is answered ``not_answered``."""
 
     def over(self, held: tuple[int, int, int], growth: int, dialog_id: str) -> str | None:
         """Which limit a change of ``growth`` bytes breaks, in plain words, else None.
@@ -160,8 +165,15 @@ class Limits:
 
 
 @dataclass
-class _Dialogue:
+class PartnerDialogue:
+    """What a partner holds of one dialogue (one DialogID): what :meth:`Partner.payload` is given.
+
+    A partner's own state for the dialogue goes into :attr:`state`; ``payload`` is given a copy,
+    which becomes the dialogue's state only when the answer is committed (see :class:`Partner`).
+    """
+
     identity: dict[str, str]
+    """The session identities of the Request that opened it (``dialogue.documents.SESSION``)."""
     owner: str = ""
     """Who opened the dialogue: ``mcp:<session id>`` where the transport has one, else ``pgm:<SessionID>``."""
     queries: set[str] = field(default_factory=set)
@@ -171,6 +183,8 @@ class _Dialogue:
     size: int = 0
     """Bytes the dialogue holds (:func:`_bytes_of`), as of its last committed answer."""
 
+
+_Dialogue = PartnerDialogue  # its name before 0.2.0, kept for partners written against it
 
 Commit = Callable[[], None]
 
@@ -187,14 +201,14 @@ class Partner:
     type_name: str = ""
 
     def __init__(self) -> None:
-        self.dialogues: dict[str, _Dialogue] = {}
-        """DialogID -> its state, the dialogue used longest ago first (at most MAX_DIALOGUES)."""
+        self.dialogues: dict[str, PartnerDialogue] = {}
+        """DialogID -> its state, the dialogue used longest ago first (at most ``limits.dialogues``)."""
         self.responses: deque[dict[str, Any]] = deque(maxlen=MAX_RESPONSES)
         """The latest Responses sent, in order (tests check that each conforms)."""
         self._response_sizes: deque[int] = deque()
         self._kept_bytes = 0
         self.limits = Limits()
-        """The byte limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
+        """The limits this partner keeps to (settable: ``partner.limits = Limits(...)``)."""
         self.idle_timeout: float | None = None
         """Seconds after which the dialogues of a session without an MCP session (a PGM SessionID:
         stdio, in-process, the stateless protocol) that kept nothing since are forgotten; None: never.
@@ -238,7 +252,7 @@ class Partner:
             return
         self._seen[owner] = time.monotonic()
         self._seen.move_to_end(owner)
-        while len(self._seen) > 2 * MAX_DIALOGUES:  # more owners than dialogues: the idlest go
+        while len(self._seen) > 2 * self.limits.dialogues:  # more owners than dialogues: the idlest go
             self.forget(next(iter(self._seen)))
 
     def expire(self) -> None:
@@ -250,10 +264,10 @@ class Partner:
         while self._seen and next(iter(self._seen.values())) <= stale:
             self.forget(next(iter(self._seen)))
 
-    def _keep(self, dialog_id: str, dialogue: _Dialogue) -> None:
+    def _keep(self, dialog_id: str, dialogue: PartnerDialogue) -> None:
         self.dialogues.pop(dialog_id, None)
         self.dialogues[dialog_id] = dialogue  # now the most recently used
-        while len(self.dialogues) > MAX_DIALOGUES:
+        while len(self.dialogues) > self.limits.dialogues:
             del self.dialogues[next(iter(self.dialogues))]
 
     def prepare(self, message: Any, owner: str | None = None, **extra: Any) -> tuple[dict[str, Any], Commit]:
@@ -266,7 +280,8 @@ class Partner:
         size = _size(message, extra)
         if size > MAX_REQUEST_BYTES:
             why = f"the Request is {size} bytes of JSON; this partner takes at most {MAX_REQUEST_BYTES}"
-            raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": _LIMITS}])
+            spec = RULES["request-too-large"].spec
+            raise RequestRejected([{"rule": "request-too-large", "path": "$", "message": why, "spec": spec}])
         report = validate(message) if isinstance(message, dict) else None
         findings = [f.to_dict() for f in report.findings if f.conformance] if report is not None else []
         unusable = unusable_findings(self.type_name, message)
@@ -282,7 +297,7 @@ class Partner:
         if known is not None and message["QueryID"] in known.queries:
             # A second Response naming this QueryID would break D16; the first one stands.
             why = f"QueryID {message['QueryID']} was already answered; a second Response would name it again"
-            raise RequestRejected([_finding("query-reused", ("QueryID",), why, "DECISIONS D16")])
+            raise RequestRejected([_finding("query-reused", ("QueryID",), why)])
         identity = {key: message[key] for key in documents.SESSION if isinstance(message.get(key), str)}
         owner = owner or f"pgm:{identity.get('SessionID', '')}"
         opener = self.opened_by(dialog_id)
@@ -295,16 +310,19 @@ class Partner:
                 "Outcome": "not_answered",
                 "DescrMetadata": f"[dialog-foreign] $.DialogID: {why}.",
             }
-            return self._respond(message, _Dialogue(identity, owner), payload), _nothing
+            return self._respond(message, PartnerDialogue(identity, owner), payload), _nothing
         if known is None:
             if len(identity) < len(documents.SESSION):
                 # Without them no Response can conform, and no earlier turn of the dialogue has them.
                 raise RequestRejected(_identity_missing(self.type_name, identity))
-            dialogue = _Dialogue(identity, owner)
+            dialogue = PartnerDialogue(identity, owner)
         else:
             dialogue = copy.deepcopy(known)
-        if len(dialogue.queries) >= MAX_TURNS:
-            payload = {"Outcome": "not_answered", "DescrMetadata": f"Dialogue {dialog_id} has had {MAX_TURNS} turns."}
+        if len(dialogue.queries) >= self.limits.turns:
+            payload = {
+                "Outcome": "not_answered",
+                "DescrMetadata": f"Dialogue {dialog_id} has had {self.limits.turns} turns.",
+            }
             return self._respond(message, dialogue, payload), _nothing
         dialogue.queries.add(message["QueryID"])
         problems = [f"{f['path']}: {f['message']}" for f in findings]
@@ -332,7 +350,7 @@ class Partner:
             )
         if over is not None or response is None:
             payload = {"Outcome": "not_answered", "DescrMetadata": _clip(f"Not answered: {over}")}
-            return self._respond(message, known or _Dialogue(identity, owner), payload), _nothing
+            return self._respond(message, known or PartnerDialogue(identity, owner), payload), _nothing
 
         def commit() -> None:
             self._keep(dialog_id, dialogue)
@@ -354,12 +372,12 @@ class Partner:
     def check_extra(self, message: dict[str, Any], **extra: Any) -> None:
         """Refuse (RequestRejected) tool arguments beside the message that cannot be used (subclasses)."""
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict[str, Any]:
         """``Outcome`` and the type's own fields for a conforming Request (subclasses); may change
         ``dialogue.state``, a copy that becomes the dialogue's state when the answer is committed."""
         raise NotImplementedError
 
-    def _respond(self, message: dict[str, Any], dialogue: _Dialogue, payload: dict[str, Any]) -> dict[str, Any]:
+    def _respond(self, message: dict[str, Any], dialogue: PartnerDialogue, payload: dict[str, Any]) -> dict[str, Any]:
         # The identities the Request lacks as text are the dialogue's, so that the Response conforms.
         response = documents.response(message, payload, identity=dialogue.identity)
         report = validate(response)
@@ -368,12 +386,13 @@ class Partner:
         return response
 
 
-_LIMITS = "limits of pgm-explore's reference partners, docs/mcp.md"
 _NAMED = "FR Correlation: a Response names its Request by its QueryID (RequestID), in its dialogue and turn"
 
 
-def _finding(rule: RuleCode, path: tuple[str, ...], message: str, spec: str) -> dict[str, Any]:
-    return Finding.of(rule, path, message, spec).to_dict()
+def _finding(
+    rule: RuleCode, path: tuple[str, ...], message: str, spec: str | None = None, data_type: str | None = None
+) -> dict[str, Any]:
+    return Finding.of(rule, path, message, spec, data_type=data_type).to_dict()
 
 
 def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
@@ -390,6 +409,7 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
     dt = data_type(type_name)
     if not isinstance(message, dict):
         why = f"The message is {shown(message)}, not a JSON object: a {type_name} Request is an object."
+        # No field to point at: the clause is the type's Syntax.
         return [_finding("unusable-request", (), why, f"{type_name} Syntax: the top level is a JSON object")]
     found = []
     header = message.get("Header", _ABSENT)
@@ -399,12 +419,12 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
         if other is not None:
             said += f", the Header of {other.name}"
         why = f"Header is {said}: a {type_name} Request has Header {dt.header}."
-        found.append(_finding("unusable-request", ("Header",), why, dt.clause(("Header",))))
+        found.append(_finding("unusable-request", ("Header",), why, data_type=type_name))
     mode = message.get("Mode", _ABSENT)
     if mode != "RQ":
         said = "missing" if mode is _ABSENT else shown(mode).removeprefix("the string ").strip('"')
         why = f"Mode is {said}: a Request must have Mode RQ."
-        found.append(_finding("unusable-request", ("Mode",), why, dt.clause(("Mode",))))
+        found.append(_finding("unusable-request", ("Mode",), why, data_type=type_name))
     if found:
         return found
     for key in ("QueryID", "DialogID"):
@@ -412,6 +432,7 @@ def unusable_findings(type_name: str, message: Any) -> list[dict[str, Any]]:
         if not isinstance(value, str):
             said = "missing" if value is _ABSENT else f"{shown(value)}, not a string"
             why = f"{key} is {said}: no Response could name this Request."
+            # What names the Request: Functional Requirement Correlation rather than the field's row.
             found.append(_finding("unusable-request", (key,), why, _NAMED))
     turn = message.get("TurnIndex", _ABSENT)
     if type(turn) is not int or turn < 0:
@@ -427,7 +448,7 @@ def _identity_missing(type_name: str, identity: Mapping[str, str]) -> list[dict[
         f"{', '.join(missing)} missing (or not a string), and no earlier turn of the dialogue gives "
         f"{'it' if len(missing) == 1 else 'them'}: a Response could not carry the session identities."
     )
-    return [_finding("unusable-request", (missing[0],), why, data_type(type_name).clause((missing[0],)))]
+    return [_finding("unusable-request", (missing[0],), why, data_type=type_name)]
 
 
 def _nothing() -> None:
@@ -437,7 +458,7 @@ def _nothing() -> None:
 _state_encoder = msgspec.json.Encoder(enc_hook=repr)  # msgspec: the ledger is a Struct; anything else by its repr
 
 
-def _bytes_of(dialog_id: str, dialogue: _Dialogue) -> int:
+def _bytes_of(dialog_id: str, dialogue: PartnerDialogue) -> int:
     """What a dialogue holds, in bytes: its texts as UTF-8, and _ITEM for each thing kept (in its
     state, each JSON string: a commitment is an ID, a Statement and a status)."""
     texts = [dialog_id, dialogue.owner, *dialogue.identity.values(), *dialogue.queries]

@@ -16,8 +16,7 @@ from typing import Any
 
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import predict
-from pgm_explore.mcp import _common
-from pgm_explore.mcp._common import LimitReached, Partner, RequestRejected, _Dialogue, data_folder, load_json
+from pgm_explore.mcp._common import LimitReached, Partner, PartnerDialogue, RequestRejected, data_folder, load_json
 from pgm_explore.mcp._schemas import action_context_findings
 from pgm_explore.models import data_exchange_metadata
 from pgm_explore.spec import overall_of, simple_time_now
@@ -73,7 +72,7 @@ class PromptCreation(Partner):
         """The PC Prompt opening ``dialog_id``: made on first use, the same document afterwards (D3).
 
         The dialogue belongs to ``owner`` (the MCP session that read it first), else to the PC Prompt's
-        SessionID; at most MAX_DIALOGUES are kept, the one read longest ago forgotten first.
+        SessionID; at most ``limits.dialogues`` are kept, the one read longest ago forgotten first.
         """
         self.expire()
         if dialog_id not in self.prompts:
@@ -90,7 +89,7 @@ class PromptCreation(Partner):
                 DataXMData=data_exchange_metadata("PC Prompt", None, prompt_id),
             )
             self.owners[dialog_id] = owner
-            while len(self.prompts) >= _common.MAX_DIALOGUES:
+            while len(self.prompts) >= self.limits.dialogues:
                 oldest = next(iter(self.prompts))
                 del self.prompts[oldest], self.owners[oldest]
             self.prompts[dialog_id] = document
@@ -111,7 +110,7 @@ class PromptCreation(Partner):
         for dialog_id in [d for d, o in self.owners.items() if o == owner]:
             del self.prompts[dialog_id], self.owners[dialog_id]
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict[str, Any]:
         prompt = self.prompts.get(message["DialogID"])
         if prompt is None:  # D1: BKN-PRC lives in a dialogue a PC Prompt opened
             return {"Outcome": "not_answered", "DescrMetadata": f"No PC Prompt opened dialogue {message['DialogID']}."}
@@ -166,7 +165,7 @@ class DomainAccess(Partner):
     def payload(
         self,
         message: dict[str, Any],
-        dialogue: _Dialogue,
+        dialogue: PartnerDialogue,
         action_context: Mapping[str, Any] | None = None,
         **extra: Any,
     ) -> dict:
@@ -375,7 +374,7 @@ class PersonalityAlignment(Partner):
             profile if profile is not None else data_folder() / "personalities" / "shop-assistant.json"
         )
 
-    def payload(self, message: dict[str, Any], dialogue: _Dialogue, **extra: Any) -> dict[str, Any]:
+    def payload(self, message: dict[str, Any], dialogue: PartnerDialogue, **extra: Any) -> dict[str, Any]:
         stance = dict(self.profile["Default"])
         question = (message.get("Question") or "").lower()
         for cue in self.profile.get("Cues", []):

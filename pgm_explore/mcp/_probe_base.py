@@ -225,7 +225,7 @@ class Unreachable(PgmExploreError):
 
 
 @dataclass
-class _Exchange:
+class Exchange:
     request: Any
     reply: ToolReply
     check: str
@@ -243,7 +243,7 @@ class _Part:
 
 
 @dataclass
-class _Run:
+class ProbeRun:
     """One partner's probe: its connections, what was exchanged, and the results so far."""
 
     role: str
@@ -251,7 +251,7 @@ class _Run:
     timeout: float = DEFAULT_TIMEOUT
     client: Client | None = None
     tool: types.Tool | None = None
-    exchanges: list[_Exchange] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
     results: dict[str, Check] = field(default_factory=dict)
     parts: dict[str, list[_Part]] = field(default_factory=dict)
     wires: list[Wire] = field(default_factory=list)
@@ -333,7 +333,7 @@ class _Run:
         reply = await call_tool(self.client, TOOLS[self.type_name], arguments, timeout=self.timeout)
         if reply.timed_out:
             reply.error = self.no_answer()
-        self.exchanges.append(_Exchange(message, reply, check, tuple(self.new_log())))
+        self.exchanges.append(Exchange(message, reply, check, tuple(self.new_log())))
         self.check_alive()
         return reply
 
@@ -367,7 +367,7 @@ class _Run:
                 wire.stderr.close()
 
 
-def _evidence(exchange: _Exchange) -> list[Any]:
+def evidence_of(exchange: Exchange) -> list[Any]:
     """The Request and what came back; then, where the server logged something meanwhile, its lines."""
     reply = exchange.reply
     answer = reply.document if reply.document is not None else {"error": reply.error}
@@ -428,7 +428,7 @@ def sdk_log(lines: list[str]) -> Iterator[None]:
                 logger.propagate = _log_saved[1]
 
 
-def _status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:
+def status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:
     # Keys and values as the partner sent them (a faulty partner's may be missing or not text):
     # the checks compare them with what a conforming partner sends and say what differs.
     status = (response or {}).get("CommitmentStatus")
@@ -440,7 +440,7 @@ def _status_map(response: Mapping[str, Any] | None) -> dict[Any, Any]:
 # -- connecting ------------------------------------------------------------------------------------
 
 
-async def _connect(run: _Run, stack: AsyncExitStack, mode: str, label: str) -> Client:
+async def open_client(run: ProbeRun, stack: AsyncExitStack, mode: str, label: str) -> Client:
     """A connection for ``label`` (what it is for), with its wire noted on ``run``."""
     wire = None if run.endpoint.server is not None else Wire(label)
     if wire is not None:

@@ -20,7 +20,7 @@ import httpx2
 from mcp_types import HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import LATEST_MODERN_VERSION
 
-from pgm_explore.mcp._probe_base import _Run
+from pgm_explore.mcp._probe_base import ProbeRun
 from pgm_explore.mcp._probe_protocol import (
     BOGUS_VERSION,
     NO_METHOD,
@@ -105,7 +105,7 @@ def modern_request(
 class _Http:
     """The probe's own HTTP requests to one partner's MCP endpoint."""
 
-    def __init__(self, run: _Run, client: httpx2.AsyncClient, wire: Wire) -> None:
+    def __init__(self, run: ProbeRun, client: httpx2.AsyncClient, wire: Wire) -> None:
         self.run, self.client, self.wire = run, client, wire
         parts = urlsplit(run.endpoint.target)
         self.url = run.endpoint.target
@@ -479,7 +479,7 @@ async def _jsonrpc_faults(h: _Http, session: _Session | None, modern: bool) -> N
         judge_envelope(h.run, sent, answer.messages[0] if answer.messages else None, "over HTTP", answer.status)
 
 
-async def http_checks(run: _Run) -> None:
+async def http_checks(run: ProbeRun) -> None:
     """Every HTTP part, on requests of the probe's own; sessions it opened are ended after."""
     legacy = run.results["handshake-legacy"].status == "pass"
     modern = "discover" in run.facts

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import json
 
-from pgm_explore.mcp._probe_base import _evidence, _Exchange, _Run
+from pgm_explore.mcp._probe_base import Exchange, ProbeRun, evidence_of
 from pgm_explore.validation import validate
 
 # -- results over every exchange -----------------------------------------------------------------
 
 
-def _over_exchanges(run: _Run) -> None:
+def judge_exchanges(run: ProbeRun) -> None:
     answered = [e for e in run.exchanges if e.reply.document is not None]
     requests_ok = [e for e in answered if isinstance(e.request, dict) and "QueryID" in e.request]
 
-    def judge(check: str, problems: list[tuple[_Exchange, str]], passed: str, judged: list[_Exchange]) -> None:
+    def judge(check: str, problems: list[tuple[Exchange, str]], passed: str, judged: list[Exchange]) -> None:
         if not judged:
             run.record(check, "skip", "no Response to judge")
         elif problems:
             first = "; ".join(p for _, p in problems[:3])
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-            evidence = [item for e, _ in problems[:3] for item in _evidence(e)]
+            evidence = [item for e, _ in problems[:3] for item in evidence_of(e)]
             run.record(check, "fail", f"{first}{more}", evidence)
         else:
             run.record(check, "pass", passed.format(n=len(judged)))
@@ -85,7 +85,7 @@ def _over_exchanges(run: _Run) -> None:
     judge("outcome", outcome, "{n} Responses: Outcome present and agreeing with the payload", answered)
 
 
-def _tool_schemas(run: _Run) -> None:
+def judge_tool_schemas(run: ProbeRun) -> None:
     if run.tool is None:
         run.record("tool-schemas", "skip", "no tool to read schemas from")
         return

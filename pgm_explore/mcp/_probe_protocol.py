@@ -1,6 +1,6 @@
 """The probe's MCP layer: the handshakes, and what every MCP server must do whatever it serves.
 
-Each check is made of parts (:meth:`_Run.part`), one per protocol era the partner speaks (the
+Each check is made of parts (:meth:`ProbeRun.part`), one per protocol era the partner speaks (the
 ``initialize`` handshake of 2025-11-25, the per-request envelope of 2026-07-28) and per way of
 asking: through the SDK's session (any transport), or raw on the stdio wire, where the probe writes
 what no SDK would (a batch, ``"jsonrpc": "1.0"``, a request without its envelope). The HTTP checks
@@ -24,7 +24,7 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
-from pgm_explore.mcp._probe_base import Unreachable, _connect, _Run
+from pgm_explore.mcp._probe_base import ProbeRun, Unreachable, open_client
 from pgm_explore.mcp._wire import Wire, running
 from pgm_explore.mcp.connect import timed_out
 
@@ -82,7 +82,7 @@ def _error_text(error: Any) -> str:
     return f"error {error.get('code')!r} ({message if len(message) <= 120 else message[:119] + '…'})"
 
 
-async def guard(run: _Run, check: str, work: Awaitable[None]) -> None:
+async def guard(run: ProbeRun, check: str, work: Awaitable[None]) -> None:
     """Run one part of ``check``; a failure to even ask is that part failing, with the reason."""
     try:
         await work
@@ -90,7 +90,7 @@ async def guard(run: _Run, check: str, work: Awaitable[None]) -> None:
         run.part(check, False, f"could not ask: {run.why(exc)}")
 
 
-async def _ask(run: _Run, client: Client, request: Any, result_type: Any) -> tuple[Any, dict[str, Any] | None]:
+async def _ask(run: ProbeRun, client: Client, request: Any, result_type: Any) -> tuple[Any, dict[str, Any] | None]:
     """The result, or the JSON-RPC error as the partner sent it (code, message, data)."""
     try:
         result = await client.session.send_request(request, result_type, request_read_timeout_seconds=run.timeout)
@@ -105,7 +105,7 @@ async def _ask(run: _Run, client: Client, request: Any, result_type: Any) -> tup
 # -- through the SDK session ----------------------------------------------------------------------
 
 
-async def unknown_method(run: _Run, client: Client, modern: bool) -> None:
+async def unknown_method(run: ProbeRun, client: Client, modern: bool) -> None:
     result, error = await _ask(run, client, types.Request(method=NO_METHOD, params=None), types.EmptyResult)
     evidence = [{"method": NO_METHOD}, {"error": error} if error else {"result": _dump(result)}]
     era = _era(modern)
@@ -117,7 +117,7 @@ async def unknown_method(run: _Run, client: Client, modern: bool) -> None:
         run.part("unknown-method", False, f"{era}: {_error_text(error)}, not -32601 Method not found", evidence)
 
 
-async def unknown_tool(run: _Run, client: Client, modern: bool) -> None:
+async def unknown_tool(run: ProbeRun, client: Client, modern: bool) -> None:
     params = types.CallToolRequestParams(name=NO_TOOL, arguments={})
     result, error = await _ask(run, client, types.CallToolRequest(params=params), types.CallToolResult)
     evidence = [
@@ -139,7 +139,7 @@ async def unknown_tool(run: _Run, client: Client, modern: bool) -> None:
         run.part("unknown-tool", False, f"{era}: {_error_text(error)}, not -32602 Invalid params", evidence)
 
 
-async def unknown_resource(run: _Run, client: Client, modern: bool, capabilities: Any) -> None:
+async def unknown_resource(run: ProbeRun, client: Client, modern: bool, capabilities: Any) -> None:
     era = _era(modern)
     if getattr(capabilities, "resources", None) is None:
         run.part("unknown-resource", None, f"{era}: no resources capability declared")
@@ -161,7 +161,7 @@ async def unknown_resource(run: _Run, client: Client, modern: bool, capabilities
         run.part("unknown-resource", False, f"{era}: {_error_text(error)}, not {wanted}", evidence)
 
 
-async def unsupported_version(run: _Run, client: Client) -> None:
+async def unsupported_version(run: ProbeRun, client: Client) -> None:
     """server/discover at a version no server speaks: -32022 naming the versions it does."""
     try:
         result: Any = await client.session.send_discover(BOGUS_VERSION)
@@ -199,14 +199,14 @@ async def unsupported_version(run: _Run, client: Client) -> None:
 # -- raw on the stdio wire ----------------------------------------------------------------------
 
 
-async def batch_on_wire(run: _Run, wire: Wire, modern: bool) -> None:
+async def batch_on_wire(run: ProbeRun, wire: Wire, modern: bool) -> None:
     element = live_request(modern)
     got, fenced = await wire.exchange([element], live_request(modern), run.timeout)
     judge_batch(run, [element], got, fenced, _era(modern))
 
 
 def judge_batch(
-    run: _Run, sent: Any, got: list[Any], answered: bool, where: str, evidence: list[Any] | None = None
+    run: ProbeRun, sent: Any, got: list[Any], answered: bool, where: str, evidence: list[Any] | None = None
 ) -> None:
     evidence = evidence or ([sent, *got] if got else [sent, {"answer": "none"}])
     errors = [m["error"] for m in got if isinstance(m, dict) and isinstance(m.get("error"), dict)]
@@ -234,14 +234,14 @@ def judge_batch(
         )
 
 
-async def version_on_wire(run: _Run, wire: Wire, modern: bool) -> None:
+async def version_on_wire(run: ProbeRun, wire: Wire, modern: bool) -> None:
     message = {**live_request(modern), "jsonrpc": "1.0"}
     got, fenced = await wire.exchange(message, live_request(modern), run.timeout)
     judge_version(run, message, got, fenced, _era(modern))
 
 
 def judge_version(
-    run: _Run, sent: Any, got: list[Any], answered: bool, where: str, evidence: list[Any] | None = None
+    run: ProbeRun, sent: Any, got: list[Any], answered: bool, where: str, evidence: list[Any] | None = None
 ) -> None:
     evidence = evidence or ([sent, *got] if got else [sent, {"answer": "none"}])
     mine = [m for m in got if isinstance(m, dict) and m.get("id") in (sent["id"], None)]
@@ -257,13 +257,13 @@ def judge_version(
         run.part("jsonrpc-version", False, f'{where}: no answer to "jsonrpc": "1.0" ({said})', evidence)
 
 
-async def envelope_on_wire(run: _Run, wire: Wire) -> None:
+async def envelope_on_wire(run: ProbeRun, wire: Wire) -> None:
     message = {"jsonrpc": "2.0", "id": raw_id(), "method": "tools/list", "params": {}}
     answer = await wire.request(message, run.timeout)
     judge_envelope(run, message, answer, "on stdio")
 
 
-def judge_envelope(run: _Run, sent: Any, answer: Any, where: str, status: int | None = None) -> None:
+def judge_envelope(run: ProbeRun, sent: Any, answer: Any, where: str, status: int | None = None) -> None:
     evidence = [sent, answer if answer is not None else {"answer": "none"}]
     error = answer.get("error") if isinstance(answer, dict) else None
     if answer is None:
@@ -278,7 +278,7 @@ def judge_envelope(run: _Run, sent: Any, answer: Any, where: str, status: int | 
         run.part("envelope", True, f"{where}: -32602" + (" with HTTP 400" if status else ""), evidence)
 
 
-def judge_initialize(run: _Run, sent: Any, answer: Any, where: str) -> None:
+def judge_initialize(run: ProbeRun, sent: Any, answer: Any, where: str) -> None:
     """An initialize offering a version no server speaks: another version back, or an error naming some."""
     evidence = [sent, answer if answer is not None else {"answer": "none"}]
     result = answer.get("result") if isinstance(answer, dict) else None
@@ -305,7 +305,7 @@ def judge_initialize(run: _Run, sent: Any, answer: Any, where: str) -> None:
         run.part("version-negotiation", False, f"{where}: initialize offering {BOGUS_VERSION}: {answer}", evidence)
 
 
-async def initialize_on_fresh_wire(run: _Run) -> None:
+async def initialize_on_fresh_wire(run: ProbeRun) -> None:
     """A command started once more, for an initialize of the probe's own."""
     wire = Wire("version negotiation")
     run.wires.append(wire)
@@ -318,7 +318,7 @@ async def initialize_on_fresh_wire(run: _Run) -> None:
 # -- the handshakes ----------------------------------------------------------------------------------
 
 
-async def _parts(run: _Run, client: Client, modern: bool) -> None:
+async def _parts(run: ProbeRun, client: Client, modern: bool) -> None:
     """The parts asked on one handshake connection."""
     capabilities = client.session.server_capabilities
     steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
@@ -345,7 +345,7 @@ async def _parts(run: _Run, client: Client, modern: bool) -> None:
         await guard(run, check, step())
 
 
-async def handshakes(run: _Run, keep: AsyncExitStack) -> None:
+async def handshakes(run: ProbeRun, keep: AsyncExitStack) -> None:
     """handshake-legacy and handshake-current, with the MCP parts asked on each connection;
     Unreachable when neither connects. The initialize connection stays open on ``keep`` (the
     cancellation check uses it: ping and notifications/cancelled are of that era)."""
@@ -353,7 +353,7 @@ async def handshakes(run: _Run, keep: AsyncExitStack) -> None:
     for check, mode in (("handshake-legacy", "legacy"), ("handshake-current", "auto")):
         stack = AsyncExitStack()
         try:
-            client = await _connect(run, stack, mode, f"{check} connection")
+            client = await open_client(run, stack, mode, f"{check} connection")
             version = client.session.protocol_version
             modern = version in MODERN_PROTOCOL_VERSIONS
             if mode == "legacy":
@@ -388,7 +388,7 @@ async def handshakes(run: _Run, keep: AsyncExitStack) -> None:
         raise Unreachable(f"{run.role} partner {run.endpoint.target!r}: {failures['handshake-legacy']}{detail}")
 
 
-async def after_handshakes(run: _Run) -> None:
+async def after_handshakes(run: ProbeRun) -> None:
     """The parts that need their own connection, and the parts an era the partner lacks cannot give."""
     legacy = run.results["handshake-legacy"].status == "pass"
     modern = "discover" in run.facts
@@ -406,7 +406,7 @@ async def after_handshakes(run: _Run) -> None:
     _capabilities(run)
 
 
-async def _close(run: _Run, stack: AsyncExitStack) -> None:
+async def _close(run: ProbeRun, stack: AsyncExitStack) -> None:
     """Close a connection; one that broke on the way out has said why where it broke."""
     try:
         await stack.aclose()
@@ -414,7 +414,7 @@ async def _close(run: _Run, stack: AsyncExitStack) -> None:
         run.facts.setdefault("teardown", run.why(exc))
 
 
-def _capabilities(run: _Run) -> None:
+def _capabilities(run: ProbeRun) -> None:
     init, disc = run.facts.get("initialize"), run.facts.get("discover")
     if init is None or disc is None:
         run.part("capabilities", None, "one handshake only: nothing to compare")

@@ -11,13 +11,13 @@ from typing import Any
 import anyio
 from mcp import types
 
-from pgm_explore.mcp._probe_base import TOOLS, _connect, _evidence, _Run, _status_map
+from pgm_explore.mcp._probe_base import TOOLS, ProbeRun, evidence_of, open_client, status_map
 from pgm_explore.validation import validate
 
 # -- the scenarios ---------------------------------------------------------------------------------
 
 
-async def _tool_listed(run: _Run) -> None:
+async def tool_listed(run: ProbeRun) -> None:
     assert run.client is not None
     name = TOOLS[run.type_name]
     try:
@@ -52,7 +52,7 @@ async def _tool_listed(run: _Run) -> None:
         run.record("tool-listed", "pass", f"{name}({', '.join(wanted)})")
 
 
-async def _pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
+async def _pc_prompt(run: ProbeRun, dialog: str) -> dict[str, Any] | None:
     """Open ``dialog`` by reading its PC Prompt (Prompt Creation); None when that fails."""
     assert run.client is not None
     try:
@@ -64,7 +64,7 @@ async def _pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
     return prompt if isinstance(prompt, dict) else None
 
 
-async def _check_pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
+async def check_pc_prompt(run: ProbeRun, dialog: str) -> dict[str, Any] | None:
     assert run.client is not None
     try:
         templates = (await run.client.list_resource_templates()).resource_templates
@@ -92,7 +92,7 @@ async def _check_pc_prompt(run: _Run, dialog: str) -> dict[str, Any] | None:
     return prompt
 
 
-def _fields(run: _Run, step: int) -> dict[str, Any]:
+def _fields(run: ProbeRun, step: int) -> dict[str, Any]:
     """The payload of a plain, conforming Request of the partner's type."""
     if run.type_name == "BKN-PRC":
         return {"Kind": ("intent", "goal_constraints", "referents")[step % 3], "Question": "What does the User want?"}
@@ -101,7 +101,7 @@ def _fields(run: _Run, step: int) -> dict[str, Any]:
     return {"Question": "How should the assistant answer the User?"}
 
 
-async def _open(run: _Run, dialog: str) -> Mapping[str, str] | None:
+async def _open(run: ProbeRun, dialog: str) -> Mapping[str, str] | None:
     """The identity of a new dialogue: from its PC Prompt for Prompt Creation, else the probe's own."""
     if run.type_name != "BKN-PRC":
         return None
@@ -111,7 +111,7 @@ async def _open(run: _Run, dialog: str) -> Mapping[str, str] | None:
     return {k: prompt[k] for k in ("MInstance", "UEnvironment", "SessionID") if isinstance(prompt.get(k), str)}
 
 
-async def _commitments(run: _Run) -> None:
+async def commitments_scenario(run: ProbeRun) -> None:
     dialog = f"probe-cm-{uuid.uuid4().hex[:6]}"
     sent = []
     first = run.request(
@@ -128,8 +128,8 @@ async def _commitments(run: _Run) -> None:
     r1 = await run.send("commitments", second)
     third = run.request(dialog, 2, Kind="commitment", ReleasedCommitmentIDs=["cm-probe-a"])
     r2 = await run.send("commitments", third)
-    sent = [*_evidence(run.exchanges[-3]), *_evidence(run.exchanges[-2]), *_evidence(run.exchanges[-1])]
-    s0, s1, s2 = _status_map(r0.document), _status_map(r1.document), _status_map(r2.document)
+    sent = [*evidence_of(run.exchanges[-3]), *evidence_of(run.exchanges[-2]), *evidence_of(run.exchanges[-1])]
+    s0, s1, s2 = status_map(r0.document), status_map(r1.document), status_map(r2.document)
     problems = []
     if s0.get("cm-probe-a") != "retained" or s0.get("cm-probe-b") != "retained":
         problems.append(f"turn 0 submitted cm-probe-a and cm-probe-b; CommitmentStatus says {s0 or 'nothing'}")
@@ -148,7 +148,7 @@ async def _commitments(run: _Run) -> None:
         run.record("commitments", "pass", "retained, released, and kept across three turns", sent)
 
 
-async def _feasibility(run: _Run) -> None:
+async def feasibility_scenario(run: ProbeRun) -> None:
     dialog = f"probe-fs-{uuid.uuid4().hex[:6]}"
     statements = [
         "MM-Move Nil probe-avatar From ML-probe-a To ML-probe-b",
@@ -157,7 +157,7 @@ async def _feasibility(run: _Run) -> None:
     actions = [{"Step": i, "Statement": s} for i, s in enumerate(statements)]
     message = run.request(dialog, 0, Kind="feasibility", Question="Can the A-User do this?", ProcessActions=actions)
     reply = await run.send("feasibility", message, action_context=None)
-    evidence = _evidence(run.exchanges[-1])
+    evidence = evidence_of(run.exchanges[-1])
     response = reply.document
     if response is None:
         run.record("feasibility", "fail", f"no Response: {reply.error}", evidence)
@@ -182,7 +182,7 @@ async def _feasibility(run: _Run) -> None:
         run.record("feasibility", "pass", f"Overall {feasibility.get('Overall')!r} agrees with its steps", evidence)
 
 
-async def _bad_request(run: _Run) -> None:
+async def bad_request_scenario(run: ProbeRun) -> None:
     dialog = f"probe-bad-{uuid.uuid4().hex[:6]}"
     identity = await _open(run, dialog)
     named = run.request(dialog, 0, identity, **_fields(run, 0))
@@ -193,7 +193,7 @@ async def _bad_request(run: _Run) -> None:
     r_unnamed = await run.send("bad-request", unnamed)
     after = run.request(dialog, 1, identity, **_fields(run, 1))
     r_after = await run.send("bad-request", after)
-    evidence = [*_evidence(run.exchanges[-3]), *_evidence(run.exchanges[-2]), *_evidence(run.exchanges[-1])]
+    evidence = [*evidence_of(run.exchanges[-3]), *evidence_of(run.exchanges[-2]), *evidence_of(run.exchanges[-1])]
     problems = []
     doc = r_named.document
     if doc is None:
@@ -226,7 +226,7 @@ async def _bad_request(run: _Run) -> None:
         )
 
 
-async def _interleaved(run: _Run) -> None:
+async def interleaved_scenario(run: ProbeRun) -> None:
     dialogs = [f"probe-i1-{uuid.uuid4().hex[:6]}", f"probe-i2-{uuid.uuid4().hex[:6]}"]
     identities = [await _open(run, d) for d in dialogs]
     problems: list[str] = []
@@ -252,20 +252,20 @@ async def _interleaved(run: _Run) -> None:
                     f"turn {doc.get('TurnIndex')!r} RequestID {doc.get('RequestID')!r}"
                 )
             if run.type_name == "BKN-DAC" and turn == 0:
-                status = _status_map(doc).get("cm-probe-shared")
+                status = status_map(doc).get("cm-probe-shared")
                 if status != "retained":
                     problems.append(
                         f"{dialog}: a commitment new to this dialogue is reported {status!r}; "
                         "commitments are kept per dialogue"
                     )
-    evidence = [item for exchange in run.exchanges[start:] for item in _evidence(exchange)]
+    evidence = [item for exchange in run.exchanges[start:] for item in evidence_of(exchange)]
     if problems:
         run.record("interleaved", "fail", "; ".join(problems), evidence)
     else:
         run.record("interleaved", "pass", "two dialogues, turns alternated: each answered in its own", evidence)
 
 
-async def _cancellation(run: _Run) -> None:
+async def cancellation_scenario(run: ProbeRun) -> None:
     """A Request cancelled right after it is sent; then a liveness request, and the same Request again.
 
     Only evidence passes: the Request sent again is served (a Response naming it), or refused as
@@ -283,7 +283,7 @@ async def _cancellation(run: _Run) -> None:
             if kept is not None:
                 client, run.wire = kept
             else:
-                client = await _connect(run, stack, "auto", "cancellation connection")
+                client = await open_client(run, stack, "auto", "cancellation connection")
             run.client = client
             try:
                 identity = await _open(run, dialog)
@@ -306,7 +306,7 @@ async def _cancellation(run: _Run) -> None:
         return
     finally:
         run.wire = previous_wire
-    evidence = _evidence(run.exchanges[-1])
+    evidence = evidence_of(run.exchanges[-1])
     rules = [f.get("rule") for f in again.partner_findings]
     if again.document is not None and again.document.get("RequestID") == message["QueryID"]:
         run.record(

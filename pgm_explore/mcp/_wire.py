@@ -28,9 +28,11 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import types
-from mcp.client._transport import Transport, TransportStreams
+from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+from pgm_explore.mcp._sdk import TransportStreams
 
 __all__ = ["PartnerExited", "Wire", "running", "stdio_transport", "tapped"]
 

@@ -41,7 +41,6 @@ __all__ = ["BasicKnowledge", "PartnerError", "Transport", "run_demo", "run_demo_
 
 Transport = Literal["inprocess", "stdio", "http"]
 _TOOLS = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
-_BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 _PARTNERS = {"BKN-PRC": "prompt-creation", "BKN-DAC": "domain-access", "BKN-PAL": "personality-alignment"}
 
 
@@ -251,11 +250,11 @@ class BasicKnowledge:
             prompt = json.loads(text) if text else None
         except (MCPError, ValueError, RecursionError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
             why = f"reading {uri} failed: {exc}"
-            self.findings.append((len(self.transcript), Finding.of("partner-error", (), why, _BINDING)))
+            self.findings.append((len(self.transcript), Finding.of("partner-error", (), why)))
             raise PartnerError(why) from None
         if not isinstance(prompt, dict):
             why = f"reading {uri} gave no JSON object"
-            self.findings.append((len(self.transcript), Finding.of("partner-unreadable", (), why, _BINDING)))
+            self.findings.append((len(self.transcript), Finding.of("partner-unreadable", (), why)))
             raise PartnerError(why)
         self._arrived(prompt)
         self.pc_prompt = prompt

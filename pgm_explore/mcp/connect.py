@@ -10,7 +10,8 @@ every way the exchange can go wrong as a finding rather than an exception.
 
 A partner served beyond loopback asks for a bearer token (``python -m pgm_explore.mcp.serve ... --host
 0.0.0.0``): :attr:`Endpoint.token` is sent as ``Authorization: Bearer TOKEN`` on every HTTP request,
-through the SDK's own HTTP client (:func:`create_mcp_http_client`). It is never read from the
+through an ``httpx2.AsyncClient`` handed to the SDK's ``streamable_http_client`` (the SDK's documented way
+to add a header), with the SDK's own timeouts. It is never read from the
 environment here: a page that lets a visitor type a URL must not send the server's secret to it;
 the command line reads ``$PGM_EXPLORE_PARTNER_TOKEN`` (:data:`TOKEN_ENV`) for the URLs its user gave.
 A partner that answers 401 is :class:`TokenRequired`, with the fix in words.
@@ -27,15 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client, types
-from mcp.client._memory import InMemoryTransport
-from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from pgm_explore.errors import PgmExploreError
+from pgm_explore.mcp._sdk import InMemoryTransport, TransportStreams
 from pgm_explore.mcp._wire import Wire, stdio_transport, tapped
 from pgm_explore.validation.findings import Finding
 
@@ -52,10 +52,12 @@ __all__ = [
     "timed_out",
 ]
 
+# The timeouts the SDK gives its own HTTP client (mcp 2.3.0, mcp.shared._httpx_utils): 30 s to connect,
+# write and wait for the pool, 300 s to read, because a partner may hold a response stream open.
+_HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+
 ROLES = {"prc": "BKN-PRC", "dac": "BKN-DAC", "pal": "BKN-PAL"}
 """``--partner`` role -> the data type its tool answers."""
-
-_BINDING = "MCP binding of PGM-AUA, docs/mcp.md"
 
 TOKEN_ENV = "PGM_EXPLORE_PARTNER_TOKEN"
 """The variable a partner served beyond loopback reads its bearer token from, and the command line
@@ -83,7 +85,7 @@ class TokenRequired(PgmExploreError):
 
 @asynccontextmanager
 async def bearer_http(url: str, token: str | None) -> AsyncIterator[TransportStreams]:
-    """The SDK's streamable HTTP transport, on an HTTP client of the SDK's making that sends ``token``
+    """The SDK's streamable HTTP transport, on an HTTP client that sends ``token``
     (``Authorization: Bearer``) with every request; a connection the partner refused with 401 raises
     :class:`TokenRequired` instead of the SDK's "Server returned an error response"."""
     refused: list[int] = []
@@ -93,7 +95,7 @@ async def bearer_http(url: str, token: str | None) -> AsyncIterator[TransportStr
             refused.append(401)
 
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as http:
+    async with httpx2.AsyncClient(headers=headers, timeout=_HTTP_TIMEOUT) as http:
         http.event_hooks["response"].append(note)
         try:
             async with streamable_http_client(url, http_client=http) as streams:
@@ -251,7 +253,7 @@ def read_result(result: types.CallToolResult, path: tuple[str | int, ...] = ()) 
     text = _text_of(result)
     if result.is_error:
         shown = (text or "no text")[:500]
-        finding = Finding.of("partner-refused", path, f"the partner answered with a tool error: {shown}", _BINDING)
+        finding = Finding.of("partner-refused", path, f"the partner answered with a tool error: {shown}")
         return ToolReply(None, text=text, is_error=True, error=text, findings=[finding])
     if isinstance(result.structured_content, dict):
         return ToolReply(dict(result.structured_content), structured=True, text=text)
@@ -264,11 +266,10 @@ def read_result(result: types.CallToolResult, path: tuple[str | int, ...] = ()) 
             "partner-text-only",
             path,
             "the result has no structuredContent; the Response was read from its text",
-            _BINDING,
         )
         return ToolReply(parsed, text=text, findings=[finding])
     shown = "no content" if text is None else f"text {text[:80]!r}"
-    finding = Finding.of("partner-unreadable", path, f"the result holds no JSON object ({shown})", _BINDING)
+    finding = Finding.of("partner-unreadable", path, f"the result holds no JSON object ({shown})")
     return ToolReply(None, text=text, findings=[finding])
 
 
@@ -296,11 +297,11 @@ async def call_tool(
             said = f"the connection closed ({exc.message})"
         else:
             said = f"JSON-RPC error {exc.error.code}: {exc.error.message}"
-        finding = Finding.of("partner-error", path, said, _BINDING)
+        finding = Finding.of("partner-error", path, said)
         return ToolReply(None, error=said, findings=[finding], timed_out=timed_out(exc))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
         # The session could not write the request: the partner never saw it.
-        finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}", _BINDING)
+        finding = Finding.of("partner-error", path, f"the connection failed: {exc or type(exc).__name__}")
         return ToolReply(None, error=str(exc) or type(exc).__name__, findings=[finding], sent=False)
     return read_result(result, path)
 

@@ -16,13 +16,11 @@ import anyio
 
 from pgm_explore.mcp.client import BasicKnowledge, PartnerError, Transport, run_demo
 from pgm_explore.mcp.connect import Endpoint
+from pgm_explore.validation import RULES
 
 __all__ = ["Deliberation", "deliberate"]
 
 Step = tuple[int, Callable[[BasicKnowledge], Awaitable[Any]]]
-
-# Findings of the exchange itself; those of the messages come again when the recorded file is checked.
-_EXCHANGE_RULES = ("partner-", "unusable-request", "action-context", "request-too-large", "dialog-foreign")
 
 
 @dataclass
@@ -80,7 +78,8 @@ def deliberate(
         result.failed = True
         result.problems.append(f"the connection to a partner broke: {_why(exc)}")
     result.transcript = list(bk.transcript)
-    exchange = [(i, f) for i, f in bk.findings if f.rule.startswith(_EXCHANGE_RULES)]
+    # Findings of the exchange itself; those of the messages come again when the recorded file is checked.
+    exchange = [(i, f) for i, f in bk.findings if RULES[f.rule].scope == "partner"]
     result.problems[:0] = [f"message {i + 1}: [{f.rule}] {f.json_path}: {f.message}" for i, f in exchange]
     result.failed = result.failed or any(f.severity == "error" for _, f in exchange)
     return result

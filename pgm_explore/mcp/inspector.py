@@ -315,7 +315,7 @@ class Inspector:
                 reply = await self._call(tool, arguments)
         done = Call(tool, dict(arguments), reply, findings=list(reply.findings))
         if self.wires and self.wires[-1].ended:
-            ended = Finding.of("partner-error", (), self.wires[-1].exit_text(), "MCP binding of PGM-AUA, docs/mcp.md")
+            ended = Finding.of("partner-error", (), self.wires[-1].exit_text())
             done.findings.append(ended)
         message = arguments.get("message")
         info = self.tool(tool)

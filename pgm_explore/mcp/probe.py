@@ -24,22 +24,22 @@ from pgm_explore.mcp._probe_base import (
     SERVER_LOG,
     Check,
     CheckSpec,
+    ProbeRun,
     Unreachable,
-    _connect,
-    _Run,
+    open_client,
     sdk_log,
 )
 from pgm_explore.mcp._probe_http import http_checks
-from pgm_explore.mcp._probe_judge import _over_exchanges, _tool_schemas
+from pgm_explore.mcp._probe_judge import judge_exchanges, judge_tool_schemas
 from pgm_explore.mcp._probe_protocol import after_handshakes, handshakes
 from pgm_explore.mcp._probe_scenarios import (
-    _bad_request,
-    _cancellation,
-    _check_pc_prompt,
-    _commitments,
-    _feasibility,
-    _interleaved,
-    _tool_listed,
+    bad_request_scenario,
+    cancellation_scenario,
+    check_pc_prompt,
+    commitments_scenario,
+    feasibility_scenario,
+    interleaved_scenario,
+    tool_listed,
 )
 from pgm_explore.mcp._wire import PartnerExited
 from pgm_explore.mcp.connect import ROLES, Endpoint
@@ -71,25 +71,25 @@ _SETTLED = (
 # -- the whole probe -------------------------------------------------------------------------------
 
 
-async def _scenarios(run: _Run) -> None:
+async def _scenarios(run: ProbeRun) -> None:
     mode = "legacy" if run.results["handshake-current"].status != "pass" else "auto"
     async with AsyncExitStack() as stack:
-        run.client = await _connect(run, stack, mode, "scenarios connection")
-        await _tool_listed(run)
+        run.client = await open_client(run, stack, mode, "scenarios connection")
+        await tool_listed(run)
         if run.tool is None:
             return
         if run.type_name == "BKN-PRC":
-            await _check_pc_prompt(run, f"probe-pc-{uuid.uuid4().hex[:6]}")
-        scenarios: list[Callable[[_Run], Any]] = [_interleaved, _bad_request]
+            await check_pc_prompt(run, f"probe-pc-{uuid.uuid4().hex[:6]}")
+        scenarios: list[Callable[[ProbeRun], Any]] = [interleaved_scenario, bad_request_scenario]
         if run.type_name == "BKN-DAC":
-            scenarios[:0] = [_commitments, _feasibility]
+            scenarios[:0] = [commitments_scenario, feasibility_scenario]
         for scenario in scenarios:
             await scenario(run)
         run.client = None
-    await _cancellation(run)
+    await cancellation_scenario(run)
 
 
-def _jsonrpc_responses(run: _Run) -> None:
+def _jsonrpc_responses(run: ProbeRun) -> None:
     if not run.wires:
         return
     problems = [(wire, text, message) for wire in run.wires for text, message in wire.problems]
@@ -108,7 +108,7 @@ def _jsonrpc_responses(run: _Run) -> None:
         run.record("jsonrpc-responses", "skip", "no response came back")
 
 
-def _not_applicable(run: _Run, check: CheckSpec) -> str | None:
+def _not_applicable(run: ProbeRun, check: CheckSpec) -> str | None:
     if run.transport in check.transports:
         return None
     if check.transports == ("http",):
@@ -119,7 +119,7 @@ def _not_applicable(run: _Run, check: CheckSpec) -> str | None:
 
 
 async def _probe_one(role: str, endpoint: Endpoint, timeout: float) -> list[Check]:
-    run = _Run(role, endpoint, timeout=timeout)
+    run = ProbeRun(role, endpoint, timeout=timeout)
     keep = AsyncExitStack()  # the connections kept for later checks
     if endpoint.server is not None:  # its SDK logs in this process: evidence, not stderr
         keep.enter_context(sdk_log(run.log))
@@ -140,8 +140,8 @@ async def _probe_one(role: str, endpoint: Endpoint, timeout: float) -> list[Chec
             if settled not in run.results:
                 run.settle(settled)
         _jsonrpc_responses(run)
-        _over_exchanges(run)
-        _tool_schemas(run)
+        judge_exchanges(run)
+        judge_tool_schemas(run)
         for check in _applicable(role):
             reason = _not_applicable(run, check)
             if reason is not None:

@@ -24,7 +24,7 @@ import io
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import IO, Any
 
@@ -129,7 +129,14 @@ def _positive(kind: type[int] | type[float]) -> Any:
     return parse
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+HttpServing = Callable[[MCPServer, str, int, TransportSecuritySettings | None, str | None, float], Awaitable[None]]
+"""What serves ``--http``: the server, host, port, Host/Origin settings, bearer token, idle timeout."""
+
+
+def main(argv: Sequence[str] | None = None, *, serve_http: HttpServing | None = None) -> None:
+    """Serve the partner the command line ``argv`` names, over stdio or (``--http``) by ``serve_http``
+    (default: uvicorn with :func:`http_app`; a host that runs its own event loop or sockets passes
+    its own, and the tests one that records what it was given)."""
     parser = argparse.ArgumentParser(
         prog="python -m pgm_explore.mcp.serve",
         description=__doc__.split("\n")[0],
@@ -177,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.http:
         security = transport_security(args.host, args.allow_host, sys.stderr, args.port)
         token = bearer_token(args.host, args.token, sys.stderr)
-        anyio.run(_serve_http, server, args.host, args.port, security, token, args.idle_timeout)
+        anyio.run(serve_http or _serve_http, server, args.host, args.port, security, token, args.idle_timeout)
     else:
         anyio.run(_serve_stdio, server)
 

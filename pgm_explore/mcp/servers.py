@@ -55,8 +55,6 @@ PC_PROMPT_URI = "pc-prompt://{dialog_id}"
 
 TOOL_NAMES = {"BKN-PRC": "bkn_prc", "BKN-DAC": "bkn_dac", "BKN-PAL": "bkn_pal"}
 _TYPE_OF_TOOL = {tool: type_name for type_name, tool in TOOL_NAMES.items()}
-_BOUND = "MCP binding of PGM-AUA version 1, docs/mcp.md: the tools and their arguments"
-
 # Answering a BKN-PRC or BKN-PAL Request reads the scenario or profile and changes nothing a host
 # would care about (the partner only notes the exchange); BKN-DAC retains and releases commitments.
 # None is idempotent: a second call with the same QueryID is refused (one Response per Request).
@@ -195,13 +193,13 @@ def _argument_findings(type_name: str, arguments: Mapping[str, Any]) -> list[dic
         else (f"its only argument is message, the {type_name} Request")
     )
     found = [
-        Finding.of("tool-arguments", (name,), f"{tool} takes no argument {clip(name)}: {takes}.", _BOUND).to_dict()
+        Finding.of("tool-arguments", (name,), f"{tool} takes no argument {clip(name)}: {takes}.").to_dict()
         for name in arguments
         if name not in allowed
     ]
     if "message" not in arguments:
         why = f"{tool} was called without its argument message, the {type_name} Request."
-        found.append(Finding.of("tool-arguments", ("message",), why, _BOUND).to_dict())
+        found.append(Finding.of("tool-arguments", ("message",), why).to_dict())
     return found
 
 

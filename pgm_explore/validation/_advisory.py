@@ -15,9 +15,9 @@ from typing import Any
 import jsonschema_rs
 
 from pgm_explore.spec import DataType, resolve
-from pgm_explore.validation._explain import _name, spec_reference
+from pgm_explore.validation._explain import _name
 from pgm_explore.validation._schema import _rs_registry
-from pgm_explore.validation.findings import Finding, RuleCode, shown
+from pgm_explore.validation.findings import RULES, Finding, shown, spec_reference
 
 __all__ = ["advisory_findings", "is_clean", "iter_advisory_findings"]
 
@@ -116,19 +116,15 @@ def iter_advisory_findings(dt: DataType, document: Any) -> Iterator[Finding]:
                 f"{_name(path, dt)} is {shown(value)}, beyond the range of a double (about 1.8e308): "
                 "pgm-explore reads the number written, but a reader that uses doubles (JavaScript, "
                 "most JSON libraries) makes it infinite.",
-                f"{spec_reference(dt, path)}; RFC 8259 section 6: numbers beyond IEEE 754 double "
-                "precision may not be read alike",
+                # Where the schema expects the number: its row first, then the rule's clause.
+                f"{spec_reference(dt, path)}; {RULES['beyond-double'].spec}",
             )
             continue
         what = "an empty string" if isinstance(value, str) else "an empty list"
-        rule: RuleCode = "empty-value"
         # A required property cannot be left out: the advice is to fill it in.
         advice = "fill it in" if node.get("$comment") == _REQUIRED else "leave it out if there is none"
         yield Finding.of(
-            rule,
-            path,
-            f"{_name(path, dt)} is {what}; the spec expects content here ({advice}).",
-            f"{spec_reference(dt, path)} (DECISIONS D9b)",
+            "empty-value", path, f"{_name(path, dt)} is {what}; the spec expects content here ({advice}).", data_type=dt
         )
 
 

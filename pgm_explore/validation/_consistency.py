@@ -94,7 +94,7 @@ def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Findin
                 "feasibility-kind",
                 ("ProcessActions",),
                 f'ProcessActions are validated "when Kind is feasibility", but this Request has Kind {clip(kind)}.',
-                f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
+                data_type=dt,
             )
         ]
     return []
@@ -109,7 +109,7 @@ def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Findi
                 "feasibility-missing",
                 ("ProcessActions",),
                 "This Request asks for feasibility but carries no ProcessActions to validate.",
-                f"{dt.clause(('ProcessActions',))} (DECISIONS D14)",
+                data_type=dt,
             )
         ]
     return []
@@ -131,7 +131,7 @@ def process_action_steps_unique(dt: DataType, actions: Items) -> list[Finding]:
                 ("ProcessActions", index, "Step"),
                 f"Step {_echo(step)} appears more than once among the ProcessActions; "
                 "each Step indexes one Process Action.",
-                dt.clause(("ProcessActions", "Step")),
+                data_type=dt,
             )
         )
     return found
@@ -163,7 +163,7 @@ def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
                     "statement-syntax",
                     ("ProcessActions", index, "Statement"),
                     f"Step {_echo(item.get('Step'))}: column {column}: {message}",
-                    f"{dt.clause(('ProcessActions', 'Statement'))}; docs/process-actions.md (DECISIONS D17)",
+                    data_type=dt,
                     column=column,
                 )
             )
@@ -178,7 +178,7 @@ def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Find
                 "commitment-kind",
                 ("Commitments",),
                 "This Request has Kind commitment but carries no Commitments to retain and no ReleasedCommitmentIDs.",
-                f"{dt.requirement('Request')}; {dt.clause(('Commitments',))}",
+                data_type=dt,
             )
         ]
     return []
@@ -195,7 +195,7 @@ def _duplicate_commitments(dt: DataType, doc: Document, key: str, what: str) -> 
             "duplicate-commitment",
             (key, index, "CommitmentID"),
             f"CommitmentID {_echo(commitment)} {what}.",
-            dt.clause((key, "CommitmentID")),
+            data_type=dt,
         )
         for index, commitment in _duplicates(_objects(doc.get(key)), "CommitmentID")
     ]
@@ -240,7 +240,7 @@ def feasibility_steps_unique(dt: DataType, steps: Items) -> list[Finding]:
                 "duplicate-step",
                 ("Feasibility", "Steps", index, "Step"),
                 f"Step {_echo(step)} has more than one outcome in Feasibility.Steps.",
-                dt.clause(("Feasibility", "Steps", "Step")),
+                data_type=dt,
             )
         )
     return found
@@ -267,7 +267,7 @@ def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], step
             ("Feasibility", "Overall"),
             f"Overall is {overall}, but the steps say {expected} ({tally}): "
             "all Ack is feasible, no Ack is infeasible, anything else is partially_feasible.",
-            f"{dt.clause(('Feasibility', 'Overall'))} (DECISIONS D16)",
+            data_type=dt,
         )
     ]
 
@@ -286,7 +286,7 @@ def non_ack_steps_have_reason(dt: DataType, steps: Items) -> list[Finding]:
                     ("Feasibility", "Steps", index, "Reason"),
                     f"Step {_echo(item.get('Step'))} has PA Status {status} but gives no Reason; "
                     "Basic Knowledge cannot repair a step without knowing why it failed.",
-                    dt.clause(("Feasibility", "Steps", "Reason")),
+                    data_type=dt,
                 )
             )
     return found
@@ -311,6 +311,7 @@ def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
                     "outcome-payload",
                     (present[0],),
                     f"Outcome is not_answered, yet the Response carries {', '.join(present)}.",
+                    # At the payload, yet about the Outcome: the clause is the Outcome row's.
                     f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
                 )
             ]
@@ -323,7 +324,7 @@ def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
                 "outcome-payload",
                 ("Outcome",),
                 f"Outcome is {outcome}, yet the Response carries none of {', '.join(RESPONSE_PAYLOAD[dt.name])}.",
-                f"{dt.requirement('Response')}; {dt.clause(('Outcome',))}",
+                data_type=dt,
             )
         ]
     return []
@@ -337,7 +338,7 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
                 ("Failure",),
                 "The Response reports the Failure of a source yet says Outcome answered; "
                 "a failed source normally leaves the answer partial (partially_answered) or missing (not_answered).",
-                dt.clause(("Failure",)),
+                data_type=dt,
             )
         ]
     return []

@@ -20,7 +20,8 @@ from pgm_explore.spec import (
     SIMPLE_TIME_ID,
     DataType,
 )
-from pgm_explore.validation.findings import Finding, clip, shown, written
+from pgm_explore.validation.findings import BUNDLED as _BUNDLED
+from pgm_explore.validation.findings import Finding, clip, shown, spec_reference, written
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -80,36 +81,11 @@ def _named(path: tuple[str | int, ...], dt: DataType, words: tuple[str, str]) ->
     return clip(str(last))
 
 
-def _labels(path: tuple[str | int, ...]) -> tuple[str, ...]:
-    return tuple(p for p in path if isinstance(p, str))
-
-
-# The properties whose value is a type of another MPAI standard, bundled as published:
-# what is inside them is that standard's, not the data type's tables'.
-_BUNDLED = {
-    "DataXMData": ("PTF V1.0 Data Exchange Metadata", "D6"),
-    "QueryTime": ("OSD V1.5 Simple Time", "D5"),
-    "PCPromptTime": ("OSD V1.5 Simple Time", "D5"),
-}
 # The bundled schemas by $id: what a value that must be one of them is called.
 _BUNDLED_TYPES = {
     DATA_EXCHANGE_METADATA_ID: "a PTF V1.0 Data Exchange Metadata",
     SIMPLE_TIME_ID: "an OSD V1.5 Simple Time",
 }
-
-
-def spec_reference(dt: DataType, path: tuple[str | int, ...]) -> str:
-    """The spec clause behind the value at ``path``, through the bundled schemas.
-
-    >>> from pgm_explore.spec import data_type
-    >>> spec_reference(data_type("BKN-PAL"), ("DataXMData", "Owner"))
-    'PTF V1.0 Data Exchange Metadata (DECISIONS D6), via BKN-PAL Table 1, DataXMData'
-    """
-    labels = _labels(path)
-    if len(labels) > 1 and labels[0] in _BUNDLED:
-        standard, decision = _BUNDLED[labels[0]]
-        return f"{standard} (DECISIONS {decision}), via {dt.clause(labels[:1])}"
-    return dt.clause(labels)
 
 
 def _value(error: ValidationError) -> Any:
@@ -201,13 +177,16 @@ class _Failure:
     schema_path: tuple[str | int, ...]
     name: str
     """How a sentence about the value starts (:func:`_name`)."""
-    spec: str
-    """The spec clause behind the value (:func:`spec_reference`)."""
+
+    @property
+    def spec(self) -> str:
+        """The spec clause behind the value (:func:`spec_reference`)."""
+        return spec_reference(self.dt, self.path)
 
     @classmethod
     def of(cls, dt: DataType, mode: str | None, error: ValidationError) -> _Failure:
         path = tuple(error.absolute_path)
-        return cls(dt, mode, error, path, tuple(error.absolute_schema_path), _name(path, dt), spec_reference(dt, path))
+        return cls(dt, mode, error, path, tuple(error.absolute_schema_path), _name(path, dt))
 
 
 Translation = Callable[[_Failure], Iterator[Finding]]
@@ -231,7 +210,7 @@ def _translate(dt: DataType, mode: str | None, error: ValidationError) -> Iterat
 
 
 def _other(f: _Failure) -> Iterator[Finding]:
-    yield Finding.of("schema", f.path, f"{f.name}: {f.error.message[:200]}", f.spec)
+    yield Finding.of("schema", f.path, f"{f.name}: {f.error.message[:200]}", data_type=f.dt)
 
 
 @_translates("required")
@@ -245,19 +224,21 @@ def _required(f: _Failure) -> Iterator[Finding]:
             continue
         where = (*path, prop)
         if not path and "then" in f.schema_path and (word := MODE_WORDS.get(f.mode or "")):
-            requirement = {"Kind": "Request", "RequestID": "Correlation"}.get(prop, "Response")
+            # Kind and RequestID are asked for by Functional Requirements of their own.
+            own = {"Kind": "Request", "RequestID": "Correlation"}.get(prop)
             yield Finding.of(
                 "mode-required",
                 where,
                 f"{prop} is missing: a {dt.name} {word} must state its {prop}.",
-                f"{dt.requirement(requirement)} (DECISIONS D7)",
+                None if own is None else f"{dt.requirement(own)} (DECISIONS D7)",
+                data_type=dt,
             )
         elif not path and prop == "DataXMData":
             yield Finding.of(
                 "required",
                 where,
                 f"DataXMData is missing: every {dt.name} message shall include its Data Exchange Metadata.",
-                f"{dt.requirement('Metadata')} (DECISIONS D6)",
+                f"{dt.requirement('Metadata')} (DECISIONS D6)",  # (the Functional Requirement that asks for it)
             )
         elif "then" in f.schema_path:
             accuracy = instance.get("AccuracyMode")
@@ -267,13 +248,14 @@ def _required(f: _Failure) -> Iterator[Finding]:
                 else "a Simple Time segment without AccuracyMode must carry AccuracyPlusMinus, "
                 "AccuracyStartPlusMinus and AccuracyEndPlusMinus (a quirk of the published schema)"
             )
+            # The clause of the Simple Time segment whose AccuracyMode asks for it.
             yield Finding.of("required", where, f"{prop} is missing: {why}.", f.spec)
         else:
             yield Finding.of(
                 "required",
                 where,
                 f"{prop} is missing: it is required in {_owner(path, dt)}.",
-                spec_reference(dt, where),
+                data_type=dt,
             )
 
 
@@ -283,7 +265,7 @@ def _false(f: _Failure) -> Iterator[Finding]:
     # reports these without the property's path, so read the names off the branch.
     branch = _branch(f.dt, f.schema_path)
     if branch is None:
-        yield Finding.of("schema", f.path, f.error.message[:200], f.spec)
+        yield Finding.of("schema", f.path, f.error.message[:200], data_type=f.dt)
         return
     other = "RS" if f.mode == "RQ" else "RQ"
     for prop in branch:
@@ -291,7 +273,7 @@ def _false(f: _Failure) -> Iterator[Finding]:
             "mode-forbidden",
             (prop,),
             f"{prop} is a {MODE_WORDS[other]} property and may not appear in a {MODE_WORDS.get(f.mode or '', '')}.",
-            f"{f.dt.requirement('Header')}; {f.dt.clause((prop,))} (DECISIONS D8)",
+            data_type=f.dt,
         )
 
 
@@ -302,22 +284,20 @@ def _additional_properties(f: _Failure) -> Iterator[Finding]:
     for extra in _instance(f.error):
         if extra in declared:
             continue
-        where = (*path, extra)
-        # Directly inside a bundled type, the clause is that type's, not the row holding it.
-        clause = spec_reference(f.dt, where) if _labels(path)[:1] and _labels(path)[0] in _BUNDLED else f.spec
         yield Finding.of(
             "unknown-property",
-            where,
+            (*path, extra),
             f"{clip(extra)} is not a property of {_owner(path, f.dt)}.{_close(extra, declared)}",
-            f"{clause}: the properties the tables list (DECISIONS D3)"
-            if path
-            else f"{f.dt.name} Tables (DECISIONS D3)",
+            # At the top level no row holds it: the clause is the type's tables as a whole.
+            None if path else f"{f.dt.name} Tables (DECISIONS D3)",
+            data_type=f.dt,
         )
 
 
 @_translates("type")
 def _type(f: _Failure) -> Iterator[Finding]:
-    error, path, spec = f.error, f.path, f.spec
+    error, path = f.error, f.path
+    spec = None
     expected = _value(error) if isinstance(_value(error), list) else [_value(error)]
     words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
     schema = _schema_of(error)
@@ -332,8 +312,9 @@ def _type(f: _Failure) -> Iterator[Finding]:
         # The value must be a whole type of another MPAI standard, which the row names.
         words = f"{bundled} object"
         if len(path) == 1 and path[0] in _BUNDLED:
-            spec = f"{spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
-    yield Finding.of("type", path, f"{f.name} must be {words}, not {shown(error.instance)}.", spec)
+            # The row holding a whole bundled type: the clause names that type's standard too.
+            spec = f"{f.spec}: {_BUNDLED[path[0]][0]} (DECISIONS {_BUNDLED[path[0]][1]})"
+    yield Finding.of("type", path, f"{f.name} must be {words}, not {shown(error.instance)}.", spec, data_type=f.dt)
 
 
 @_translates("enum")
@@ -345,13 +326,15 @@ def _enum(f: _Failure) -> Iterator[Finding]:
         "enum",
         f.path,
         f"{f.name} must be one of {', '.join(options)}; {shown(instance)} is not allowed.{hint}",
-        f.spec,
+        data_type=f.dt,
     )
 
 
 @_translates("const")
 def _const(f: _Failure) -> Iterator[Finding]:
-    yield Finding.of("const", f.path, f'{f.name} must be "{_value(f.error)}", not {shown(f.error.instance)}.', f.spec)
+    yield Finding.of(
+        "const", f.path, f'{f.name} must be "{_value(f.error)}", not {shown(f.error.instance)}.', data_type=f.dt
+    )
 
 
 _BOUNDS = {
@@ -366,7 +349,7 @@ _BOUNDS = {
 def _range(f: _Failure) -> Iterator[Finding]:
     bound = _BOUNDS[str(f.error.validator)]
     yield Finding.of(
-        "range", f.path, f"{f.name} must be {bound} {_value(f.error)}, not {written(f.error.instance)}.", f.spec
+        "range", f.path, f"{f.name} must be {bound} {_value(f.error)}, not {written(f.error.instance)}.", data_type=f.dt
     )
 
 
@@ -376,7 +359,7 @@ def _max_length(f: _Failure) -> Iterator[Finding]:
         "max-length",
         f.path,
         f"{f.name} has {len(_instance(f.error)):,} characters; at most {_value(f.error):,} are allowed.",
-        f.spec,
+        data_type=f.dt,
     )
 
 
@@ -390,14 +373,14 @@ def _pattern(f: _Failure) -> Iterator[Finding]:
         if pattern == _DATA_TYPE_PATTERN
         else f"match the pattern {pattern}"
     )
-    yield Finding.of("pattern", f.path, f"{f.name} must {form}; {shown(f.error.instance)} does not.", f.spec)
+    yield Finding.of("pattern", f.path, f"{f.name} must {form}; {shown(f.error.instance)} does not.", data_type=f.dt)
 
 
 @_translates("minItems")
 def _min_items(f: _Failure) -> Iterator[Finding]:
     count = _value(f.error)
     yield Finding.of(
-        "min-items", f.path, f"{f.name} must have at least {count} item{'s' if count != 1 else ''}.", f.spec
+        "min-items", f.path, f"{f.name} must have at least {count} item{'s' if count != 1 else ''}.", data_type=f.dt
     )
 
 
@@ -405,7 +388,7 @@ def _min_items(f: _Failure) -> Iterator[Finding]:
 def _alternatives(f: _Failure) -> Iterator[Finding]:
     branch = _shaped_branch(f.error)
     if branch is None:
-        yield Finding.of("one-of", f.path, f"{f.name} {_one_of(f.error)}.", f.spec)
+        yield Finding.of("one-of", f.path, f"{f.name} {_one_of(f.error)}.", data_type=f.dt)
         return
     # The value has the shape of one alternative: its own errors, each at its own place.
     for sub in f.error.context or ():
@@ -512,8 +495,8 @@ def _rs_findings(dt: DataType, document: Any) -> Iterator[Finding]:
     try:
         errors = list(_rs_validator(dt).iter_errors(document))
     except (ValueError, TypeError, OverflowError) as exc:
-        yield Finding.of("schema", (), f"The message could not be checked: {exc}", dt.name)
+        yield Finding.of("schema", (), f"The message could not be checked: {exc}", data_type=dt)
         return
     for error in errors:
         path = tuple(error.instance_path)
-        yield Finding.of("schema", path, f"{_name(path, dt)}: {error.message[:200]}", spec_reference(dt, path))
+        yield Finding.of("schema", path, f"{_name(path, dt)}: {error.message[:200]}", data_type=dt)

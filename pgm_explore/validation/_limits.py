@@ -30,7 +30,6 @@ MAX_FINDINGS = 100
 """Findings a report keeps per message (documented in ``docs/rules.md``, ``too-many-findings``)."""
 MAX_COUNTED = 1_000
 """Findings counted past :data:`MAX_FINDINGS` before counting stops ("at least ...")."""
-_SPEC = "pgm-explore: a report keeps at most 100 findings per message (docs/rules.md, too-many-findings)"
 
 
 class Tally:
@@ -99,4 +98,4 @@ class Tally:
             head = (
                 f"{total:,} more findings were left out (a report keeps at most {self._limit:,} per message): {each}."
             )
-        return Finding.of("too-many-findings", (), head, _SPEC)
+        return Finding.of("too-many-findings", (), head)

@@ -33,10 +33,9 @@ from typing import Any
 from pgm_explore.errors import PgmExploreError
 from pgm_explore.validation._limits import MAX_FINDINGS
 from pgm_explore.validation._values import lone_surrogates
-from pgm_explore.validation.findings import Finding, RuleCode, clip
+from pgm_explore.validation.findings import RULES, Finding, RuleCode, clip
 
 __all__ = [
-    "LIMIT_SPEC",
     "InputProblem",
     "duplicate_keys",
     "loads",
@@ -46,8 +45,6 @@ __all__ = [
     "read_number",
 ]
 
-_SPEC = "RFC 8259 (JSON), as the spec texts' Syntax sections require"
-LIMIT_SPEC = "RFC 8259 section 9: an implementation may set limits on the range and precision of numbers"
 # A JSON string (skipped whole, so that "NaN" inside one is not taken for the constant), or
 # what is looked for, outside strings: the first match of the group is the culprit.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -72,7 +69,8 @@ def position(text: str, offset: int) -> tuple[int, int]:
 
 
 def _problem(rule: RuleCode, message: str, line: int | None = None, column: int | None = None) -> InputProblem:
-    return InputProblem(Finding.of(rule, (), message, _SPEC, line=line, column=column))
+    # Whatever the reader stumbled on, the text is no JSON: the clause is JSON's own, that of `syntax`.
+    return InputProblem(Finding.of(rule, (), message, RULES["syntax"].spec, line=line, column=column))
 
 
 class _NonJsonConstant(PgmExploreError):
@@ -213,7 +211,6 @@ def _loads(data: str | bytes | bytearray, first_line: int, parse_float: Callable
                 (),
                 f"The number {clip(exc.text)} is too large to read: its integer would have more than "
                 f"{sys.get_int_max_str_digits():,} digits (Python's limit), and no PGM-AUA value needs more.",
-                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )
@@ -249,7 +246,6 @@ def _loads(data: str | bytes | bytearray, first_line: int, parse_float: Callable
                 (),
                 f"A number of {digits:,} digits is too long to read: pgm-explore reads integers of "
                 f"at most {limit:,} digits (Python's limit), and no PGM-AUA value needs more.",
-                LIMIT_SPEC,
                 line=line + first_line - 1,
                 column=column,
             )
@@ -273,8 +269,6 @@ def _number_at(text: str, number: str) -> int | None:
 
 
 # --- names that appear twice in one object ----------------------------------------------
-
-_DUPLICATE_SPEC = "RFC 8259 section 4: the names within an object SHOULD be unique"
 
 
 @cache
@@ -308,9 +302,6 @@ def parse_json(data: str | bytes | bytearray, *, first_line: int = 1) -> tuple[A
     return value, (notes + _moved_numbers(value, moved)) if moved else notes
 
 
-_MOVED_SPEC = "RFC 8259 section 6: numbers beyond IEEE 754 double precision may not be read alike"
-
-
 def _moved_numbers(value: Any, moved: dict[int, tuple[float, str]]) -> tuple[Finding, ...]:
     """The ``beyond-double`` warnings of the numbers :func:`read_number` read as the double
     next to an integer (``moved``, by the id of the value it made), in document order.
@@ -338,7 +329,6 @@ def _moved_numbers(value: Any, moved: dict[int, tuple[float, str]]) -> tuple[Fin
                     f"doubles (JavaScript, most JSON libraries) reads {integer}. pgm-explore reads it as "
                     f"{number!r}, the next double {side} {integer}, so that a bound or an integer type judges "
                     "the number written.",
-                    _MOVED_SPEC,
                 )
             )
     return tuple(findings)
@@ -405,7 +395,6 @@ def _duplicates_slowly(raw: str | bytes | bytearray) -> tuple[Finding, ...]:
                         path,
                         f'The name "{clip(name)}" is written {times} in one object: only its last value is read, '
                         "and another reader may keep another one. Write each name once.",
-                        _DUPLICATE_SPEC,
                     )
                 )
     return tuple(findings)

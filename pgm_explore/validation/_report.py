@@ -13,9 +13,9 @@ from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _advisory, _explain, _schema
 from pgm_explore.validation._consistency import consistency_findings
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
-from pgm_explore.validation._parse import LIMIT_SPEC, InputProblem, parse_json
+from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
-from pgm_explore.validation.findings import Finding, clip, shown, written
+from pgm_explore.validation.findings import RULES, Finding, clip, shown, spec_reference, written
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -129,7 +129,6 @@ class Report:
 
 _TEXT = (str, bytes, bytearray)
 _MODES = ("RQ", "RS")
-_DEPTH_SPEC = "RFC 8259 section 9: an implementation may limit the depth of nesting"
 
 
 def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | None]:
@@ -139,7 +138,6 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
             ("Header",),
             "The message has no Header, so its data type cannot be told; "
             f"a PGM-AUA V1.0 message starts with one of {', '.join(HEADERS)}.",
-            'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     header = document["Header"]
     if not isinstance(header, str):
@@ -147,7 +145,6 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
             "header-unknown",
             ("Header",),
             f"Header must be a string such as PGM-KDA-V1.0, not {shown(header)}; the Headers are {', '.join(HEADERS)}.",
-            'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     dt = HEADERS.get(header)
     if dt is None:
@@ -159,7 +156,6 @@ def _detect(document: Mapping[str, Any]) -> tuple[DataType | None, Finding | Non
             ("Header",),
             f'Header "{clip(header)}" is not the Header of a PGM-AUA V1.0 data type; the Headers are '
             f"{', '.join(HEADERS)}.{hint}",
-            'Functional Requirement "Header" of every PGM-AUA data type (DECISIONS D2)',
         )
     return dt, None
 
@@ -226,7 +222,6 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
                 "not-object",
                 (),
                 f"A message must be a JSON object, not {shown(document)}.",
-                "Syntax section of every PGM-AUA data type: the schema's top level is an object",
             )
             return None, None, False, (finding,)
     if python_values and (problems := json_value_problems(document, MAX_FINDINGS)):
@@ -298,7 +293,8 @@ def _too_deep(dt: DataType, document: dict[str, Any]) -> Finding:
         path,
         f"{where} nests too deeply to be checked: reading it worked, explaining it ran out of stack "
         "(no PGM-AUA value nests more than a few levels).",
-        f"{_DEPTH_SPEC}; {_explain.spec_reference(dt, path)}",
+        # A value of the message: the rule's clause, then the place's.
+        f"{RULES['too-deep'].spec}; {spec_reference(dt, path)}",
     )
 
 
@@ -310,7 +306,8 @@ def _too_large(dt: DataType, document: dict[str, Any]) -> Finding:
         path,
         f"{where} is {written(value)}: too long to check (Python writes integers of at most "
         f"{sys.get_int_max_str_digits():,} digits), and no PGM-AUA value needs more.",
-        f"{LIMIT_SPEC}; {_explain.spec_reference(dt, path)}",
+        # A value of the message: the rule's clause, then the place's.
+        f"{RULES['too-large'].spec}; {spec_reference(dt, path)}",
     )
 
 

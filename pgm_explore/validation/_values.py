@@ -28,10 +28,8 @@ from typing import Any
 
 from pgm_explore.validation.findings import Finding, clip, json_path
 
-__all__ = ["ENCODING_SPEC", "json_value_problems", "lone_surrogates", "surrogate_finding", "surrogate_position"]
+__all__ = ["json_value_problems", "lone_surrogates", "surrogate_finding", "surrogate_position"]
 
-_NOT_JSON_SPEC = "RFC 8259 (JSON): objects with string names, arrays, strings, numbers, true, false and null"
-ENCODING_SPEC = "RFC 8259 section 8.1 (JSON text shall be encoded in UTF-8) and 8.2 (unpaired surrogates)"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # An escape of a surrogate in JSON text, or a surrogate character itself (text given as a str).
 _MAYBE = re.compile(r"\\u[dD][89abcdefABCDEF]|[\ud800-\udfff]")
@@ -58,7 +56,6 @@ def surrogate_finding(path: tuple[str | int, ...], surrogate: str, *, key: bool 
         path,
         f"{what} at {json_path(path)} holds \\u{ord(surrogate):04x}, half of a UTF-16 surrogate pair "
         "without its other half: that is not a character, UTF-8 cannot encode it, and JSON text must be UTF-8.",
-        ENCODING_SPEC,
         **where,
     )
 
@@ -132,7 +129,6 @@ def _not_json(path: tuple[str | int, ...], what: str, why: str) -> Finding:
         "not-json",
         path,
         f"{where} holds {what}, which JSON cannot hold: {why}.",
-        _NOT_JSON_SPEC,
     )
 
 

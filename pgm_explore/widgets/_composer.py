@@ -1,38 +1,50 @@
-"""MessageComposer: one form for any PGM-AUA message, validated at every edit."""
+"""MessageComposer: one form for any PGM-AUA message, validated at every edit.
+
+The composer is made of parts that each own their state in traits and talk through trait
+observation (docs/widgets.md, "How the composer is built"):
+
+- the form (``_composer_form.DocumentForm``): the document <-> the fields;
+- the verdict (``_composer_view.VerdictView``): the report -> the findings shown;
+- the JSON view (``_composer_view.JsonView``) and the toolbar (``_composer_view.Toolbar``);
+- the draft (``_composer_drafts.DraftKeeper``) and the undo history (``_composer_history.History``).
+
+Every document reaches ``value`` and is taken in by the one ``@observe("value")`` handler:
+validated, given to the verdict, the JSON view, the toolbar, the history and the draft.
+"""
 
 from __future__ import annotations
 
 import copy
-import time
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
-from traitlets import Bool, Dict, List, TraitError, Unicode, observe, validate
+from traitlets import Bool, Dict, List, TraitError, Unicode, dlink, observe, validate
 
 from pgm_explore._display import esc
+from pgm_explore._files import digest, holds, safe_filename
 from pgm_explore._workfolder import WorkFolder
-from pgm_explore.dialogue.documents import (
-    REPLY_COPIED,
-    auto_time,
-    reply_document,
-    skeleton,
-    type_of,
-)
+from pgm_explore.dialogue.documents import REPLY_COPIED, reply_document, skeleton, type_of
 from pgm_explore.spec import DATA_TYPES, DataType, data_type
-from pgm_explore.validation import Finding, Report, json_path
-from pgm_explore.widgets._base import ErrorArea
-from pgm_explore.widgets._composer_files import ComposerFiles
-from pgm_explore.widgets._composer_form import ComposerForm
-from pgm_explore.widgets._composer_view import ComposerView
+from pgm_explore.validation import Finding, Report
+from pgm_explore.validation import validate as validate_document
+from pgm_explore.widgets._base import ErrorArea, style_widget
+from pgm_explore.widgets._composer_drafts import DraftKeeper
+from pgm_explore.widgets._composer_form import DocumentForm
+from pgm_explore.widgets._composer_history import History, Step
+from pgm_explore.widgets._composer_view import JsonView, Toolbar, VerdictView
 from pgm_explore.widgets._drafts import (
-    DraftSchedule,
+    DraftInfo,
     OpenedDraft,
     aside_name,
+    atomic_write,
+    default_work_dir,
     delete_draft,
     draft_path,
+    dump_json,
     find_draft,
     list_drafts,
     local_time,
@@ -40,16 +52,13 @@ from pgm_explore.widgets._drafts import (
     read_draft,
     write_draft,
 )
-from pgm_explore.widgets._filebar import parse_document
-from pgm_explore.widgets._form import ArrayField, Field, FormContext, ObjectField, UnionField
+from pgm_explore.widgets._filebar import Parts, parse_document
+from pgm_explore.widgets._form import Field, FormContext
+from pgm_explore.widgets._keys import UndoKeys
 
 __all__ = ["MessageComposer", "read_document"]
 
 DATA_TYPE_NAMES = frozenset(dt.name for dt in DATA_TYPES)
-UNDO_PAUSE = 1.5
-"""Seconds of pause after which typing in the same field starts a new undo step."""
-UNDO_STEPS = 200
-"""Undo steps kept (the oldest go first)."""
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -63,7 +72,15 @@ def _read_document(path: str | Path) -> tuple[dict[str, Any], tuple[Finding, ...
     return parse_document(Path(path).read_bytes(), str(path))
 
 
-class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(Path(os.path.abspath(folder)))
+    except ValueError:
+        return False
+    return True
+
+
+class MessageComposer(widgets.VBox):
     """Compose one PGM-AUA message (any type and mode) in a form built from its schema.
 
     ``value`` is the document exactly as :meth:`save` writes it, and the JSON view shows
@@ -113,78 +130,106 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
     ) -> None:
         spec = data_type(type_name)
         super().__init__(**kwargs)
-        self._spec: DataType = spec
         self._area = ErrorArea()
         self._report: Report | None = None
-        self._aside: dict[str, dict[str, Any]] = {}
-        self._auto = {"time": True, "dem": True}
-        self._expert = False
-        self._dirty = False
-        self._from_form = False
-        self._internal = 0
-        self._form: ObjectField | None = None
-        self._ctx: FormContext | None = None
-        self._marked: set[Field] = set()
-        # Findings are shown at the fields the person has touched, until Validate or Save
-        # shows them all: a new form does not greet anyone with warnings for what is not
-        # filled in yet. ``report`` is always complete.
-        self._quiet = False
-        self._touched: set[tuple[str | int, ...]] = set()
-        self._keep_quiet = 0
-        self._written: dict[Path, str] = {}
-        self._confirm: Path | None = None
-        self._closed = False
-        # Drafts are written off the keystroke path (see _drafts.DraftSchedule); a failed write is shown.
-        self._schedule = DraftSchedule(self._area.record)
-        self._last_field: tuple[str | int, ...] | None = None
-        # Undo and redo: the states shown before (document, values kept aside), newest last.
-        self._past: list[tuple[dict[str, Any], dict[str, dict[str, Any]]]] = []
-        self._future: list[tuple[dict[str, Any], dict[str, dict[str, Any]]]] = []
-        self._shown_state: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None
-        self._step_field: tuple[str | int, ...] | None = None
-        self._step_time = 0.0
-        self._replaying = False
-        # draft_dir=False: no autosave (benchmarks, doctests, composers kept only in memory).
-        self.autosave = draft_dir is not False
-        self.draft_dir: Path | None = Path(draft_dir) if isinstance(draft_dir, str | Path) else None
+        self._written: dict[Path, str] = {}  # path -> digest of what this composer saved there last
         self.last_reply: MessageComposer | None = None
         self.on_reply: Callable[[MessageComposer], None] | None = None
         """Called with the new composer when the Reply button is pressed (default: shown below)."""
         # A work folder: Save and Open by name in it only (a page served to others; see _workfolder).
         self.work_folder = WorkFolder(work_folder) if isinstance(work_folder, str | Path) else work_folder
-        self._chrome = FormContext(spec, lambda _field: None, self._area.guard)
-        self._chrome.on_pending = self._pending_typed
-        self._build_chrome(reply_button)
+        # The parts share the layouts and styles of one context: fewer widget models for the browser.
+        chrome = FormContext(spec, lambda _field: None, self._area.guard)
+        parts = Parts()
+        self._form = DocumentForm(spec, self._area, chrome, self._pending_typed)
+        self._verdict = VerdictView(parts, self._area)
+        self._json = JsonView(chrome, self._pending_typed)
+        self._drafts = DraftKeeper(
+            self._area,
+            parts,
+            folder=Path(draft_dir) if isinstance(draft_dir, str | Path) else None,
+            autosave=draft_dir is not False,  # False: no drafts (benchmarks, doctests, composers in memory)
+            on_open=self._open_draft,
+            on_fresh=self.start_fresh,
+        )
+        self._history = History()
+        self._toolbar = Toolbar(
+            parts,
+            self._area,
+            chrome,
+            work_folder=self.work_folder,
+            save=lambda path, overwrite: self.save(path, overwrite=overwrite),
+            load=self.load,
+            saved=lambda _path: self.validate_now(),
+        )
+        self._reply_area = chrome.make(widgets.VBox, _dom_classes=("pgmx-replies",))
+
+        # How the parts talk: each arrow is one trait followed by one observer.
+        guard = self._area.guard
+        self._form.observe(guard(self._form_changed), names="value")
+        self._json.observe(guard(self._json_typed), names="document")
+        self._verdict.observe(guard(lambda _change: self._keep_draft()), names="quiet")
+        dlink((self._form, "touched"), (self._verdict, "touched"))
+        dlink((self._verdict, "shown"), (self._form, "shown"))
+        dlink((self, "type_name"), (self._verdict, "type_name"))
+        dlink((self, "mode"), (self._verdict, "mode"))
+        dlink((self._history, "can_undo"), (self._toolbar, "can_undo"))
+        dlink((self._history, "can_redo"), (self._toolbar, "can_redo"))
+        chrome.click(self._toolbar.undo, self.undo)
+        chrome.click(self._toolbar.redo, self.redo)
+        chrome.click(self._toolbar.validate, self.validate_now)
+        chrome.click(self._toolbar.reply, self._reply_clicked)
+
+        toolbar = chrome.make(
+            widgets.HBox,
+            {"align_items": "center", "flex_flow": "row wrap"},
+            children=self._toolbar.row(self._verdict, self._drafts.bar.toggle, reply_button),
+        )
+        self.children = [
+            style_widget(chrome.make),
+            self._verdict.title,
+            toolbar,
+            self._area.box,
+            self._drafts.bar.box,
+            self._toolbar.opener.panel if self._toolbar.opener is not None else self._toolbar.files,
+            self._drafts.bar.panel,
+            self._form.box,
+            self._form.expert_line,
+            self._form.expert_box,
+            self._verdict.summary,
+            self._json.label,
+            self._json.editor.text,
+            self._json.editor.error,
+            self._json.revert,
+            self._reply_area,
+            # Ctrl/Cmd-Z and Shift-Ctrl/Cmd-Z: the Undo and Redo buttons from the keyboard (_keys).
+            chrome.make(UndoKeys, _dom_classes=("pgmx-hidden",), undo=guard(self.undo), redo=guard(self.redo)),
+        ]
         self.add_class("pgmx-composer")
 
-        opened = OpenedDraft(None)
-        if draft_name is not None and self.autosave:
-            opened = open_draft(str(draft_name), self.draft_dir)
+        opened = self._drafts.open(str(draft_name)) if draft_name is not None else OpenedDraft(None)
         if opened.content is not None:
             self.draft_name = str(draft_name)
             problem = self._restore(opened.content)
             if problem is None:
                 when = local_time(opened.saved) if opened.saved is not None else "an earlier session"
-                self._drafts_bar.say(
+                self._drafts.bar.say(
                     f"Restored draft from {esc(when)} (“{esc(self.draft_name)}”): your last edit is back.", fresh=True
                 )
-                self._claim()
+                self._drafts.claim()
                 if reply_button and self._reply_draft_answers():
-                    self._area.guard(self._reply_clicked)()  # the Response being written comes back too
+                    guard(self._reply_clicked)()  # the Response being written comes back too
+                self._history.forget()  # a composer's history starts with it
                 return
-            kept = self._set_damaged_aside()
+            kept = self._drafts.set_damaged_aside()
             opened = OpenedDraft(None, None, f"The draft “{self.draft_name}” could not be restored ({problem}){kept}.")
         doc = copy.deepcopy(dict(document)) if document is not None else skeleton(spec.name, mode)
-        self.draft_name = draft_name or self._default_draft_name(type_of(doc) or spec, doc)
-        self._quiet = document is None
-        self._keep_quiet += 1
-        try:
-            self.value = doc
-        finally:
-            self._keep_quiet -= 1
+        self.draft_name = draft_name or self._default_draft_name(doc)
+        # A new message does not greet anyone with warnings for what is not filled in yet.
+        self._bring(doc, quiet=document is None)
         if opened.notice:
-            self._drafts_bar.say(esc(opened.notice) + " This composer starts without it.")
-        self._claim()
+            self._drafts.bar.say(esc(opened.notice) + " This composer starts without it.")
+        self._drafts.claim()
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -218,7 +263,8 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         return list_drafts(draft_dir)
 
     @staticmethod
-    def _default_draft_name(spec: DataType, doc: Mapping[str, Any]) -> str:
+    def _default_draft_name(doc: Mapping[str, Any]) -> str:
+        spec = type_of(doc) or DATA_TYPES[0]
         ident = doc.get(spec.id_field)
         return f"{spec.name.lower().replace(' ', '-')}-{ident if isinstance(ident, str) and ident else uuid.uuid4().hex[:8]}"
 
@@ -236,21 +282,38 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
 
     @property
     def spec(self) -> DataType:
-        return self._spec
+        return self._form.spec
 
     @property
     def aside(self) -> dict[str, dict[str, Any]]:
         """The other mode's values kept aside by the Mode switch, by mode (a copy)."""
-        return copy.deepcopy(self._aside)
+        return copy.deepcopy(self._form.aside)
+
+    @property
+    def draft_name(self) -> str:
+        return self._drafts.name
+
+    @draft_name.setter
+    def draft_name(self, name: str) -> None:
+        self._drafts.name = name
+
+    @property
+    def draft_dir(self) -> Path | None:
+        return self._drafts.folder
+
+    @property
+    def autosave(self) -> bool:
+        return self._drafts.autosave
 
     @property
     def draft_file(self) -> Path | None:
-        return draft_path(self.draft_name, self.draft_dir) if self.autosave else None
+        return self._drafts.path if self.autosave else None
 
     def field(self, path: tuple[str | int, ...] | list[str | int]) -> Field:
         """The form field at ``path`` (it must have been built: its parents hold a value)."""
-        assert self._ctx is not None
-        return self._ctx.fields[tuple(path)]
+        field = self._form.ctx.fields[tuple(path)]
+        assert isinstance(field, Field)
+        return field
 
     def set(self, path: tuple[str | int, ...] | list[str | int], value: Any) -> None:
         """Give the property at ``path`` a value through its widget, as a user would.
@@ -260,76 +323,15 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         is typed into the field's raw JSON editor instead. A name the schema does not list
         goes to the object's "Other properties".
         """
-        path = tuple(path)
-        if not path:
-            raise KeyError("set() needs a path; assign value to replace the whole document")
-        assert self._form is not None
-        parent = self._form.locate(path[:-1], create=True)
-        last = path[-1]
-        if isinstance(parent, UnionField):
-            parent = parent.alternative(last)
-        if isinstance(parent, ObjectField):
-            if not isinstance(last, str):
-                raise KeyError(f"{json_path(path)}: an object has no index {last!r}")
-            member = parent.member(last, create=True)
-            if member is None:
-                parent.enter_member(last, value)
-            else:
-                member.enter(value)
-            return
-        if isinstance(parent, ArrayField):
-            if not isinstance(last, int) or not 0 <= last <= len(parent.items) or parent.raw:
-                raise IndexError(f"{json_path(path)}: no such item (the array has {len(parent.items)})")
-            if last == len(parent.items):
-                parent.add(value)
-            else:
-                parent.items[last].enter(value)
-            return
-        raise KeyError(f"{json_path(path[:-1])} holds no object or array in the form")
+        self._form.set(tuple(path), value)
 
     def get(self, path: tuple[str | int, ...] | list[str | int]) -> Any:
         """The value the form holds at ``path`` (``KeyError`` / ``IndexError`` if absent)."""
-        path = tuple(path)
-        assert self._form is not None
-        node = self._form.locate(path[:-1])
-        if not path:
-            return node.get()
-        last = path[-1]
-        if isinstance(node, UnionField):
-            node = node.alternative()
-        if isinstance(node, ObjectField):
-            member = node.members.get(last) if isinstance(last, str) else None
-            if member is not None and member.present and node.present:
-                return member.get()
-            if member is None and last in node.extras:
-                return copy.deepcopy(node.extras[last])
-            raise KeyError(json_path(path))
-        if isinstance(node, ArrayField) and isinstance(last, int) and not node.raw:
-            return node.items[last].get()
-        raise KeyError(json_path(path))
+        return self._form.get(tuple(path))
 
     def remove(self, path: tuple[str | int, ...] | list[str | int]) -> None:
         """Switch the property at ``path`` off (absent), or remove an array item."""
-        path = tuple(path)
-        if not path:
-            raise KeyError("remove() needs a path")
-        assert self._form is not None
-        parent = self._form.locate(path[:-1])
-        if isinstance(parent, UnionField):
-            parent = parent.alternative()
-        last = path[-1]
-        if isinstance(parent, ArrayField) and isinstance(last, int):
-            if not 0 <= last < len(parent.items):
-                raise IndexError(json_path(path))
-            parent.remove_item(last)
-        elif isinstance(parent, ObjectField) and isinstance(last, str):
-            member = parent.members.get(last)
-            if member is not None:
-                member.switch(False)
-            else:
-                parent.remove_extra(last)
-        else:
-            raise KeyError(json_path(path))
+        self._form.remove(tuple(path))
 
     def load(self, source: Mapping[str, Any] | str | Path) -> tuple[Finding, ...]:
         """Show another document: a dict or a ``.json`` file. A Header of another type
@@ -343,23 +345,15 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
             doc, notes = _read_document(source)
         else:
             doc = copy.deepcopy(dict(source))
-        if self.autosave and self._dirty:
-            # What was being composed stays one step back, in case the load was a slip.
-            write_draft(draft_path(f"{self.draft_name}-previous", self.draft_dir), self._draft())
-        self._aside = {}
-        self._json.pending = None
-        self._revert.layout.display = "none"
+        self._drafts.keep_previous(self._draft())  # what was being composed, in case the load was a slip
+        self._form.aside = {}
+        self._json.forget_typed()
         # The lines about the document shown until now ("Saved …", "Restored draft …") are no
         # longer true: the status describes what is shown, and the caller says what it opened.
-        self._status.value = ""
-        self._drafts_bar.say("")
-        self._dirty = True
-        if not self._keep_quiet:
-            self._quiet = False
-        if doc == self.value:
-            self._update(doc)  # no trait change to announce it, but the form must show it again
-        else:
-            self.value = doc
+        self._toolbar.status = ""
+        self._drafts.bar.say("")
+        self._drafts.edited = True
+        self._bring(doc)
         return notes
 
     def reply(self) -> MessageComposer:
@@ -369,8 +363,9 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
         Request (its RequestID is this QueryID), the reply is restored from it, also after a
         restart; a draft that answers another Request is kept aside first (never overwritten)."""
         doc = reply_document(self.value)
+        spec_name = self._form.spec.name
         if not self.autosave:
-            reply = MessageComposer(self._spec.name, "RS", document=doc, draft_dir=False, work_folder=self.work_folder)
+            reply = MessageComposer(spec_name, "RS", document=doc, draft_dir=False, work_folder=self.work_folder)
             reply._start_quiet()
             return reply
         name = self._reply_draft_name
@@ -382,7 +377,7 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
             delete_draft(name, self.draft_dir)
         restoring = find_draft(name, self.draft_dir) is not None
         reply = MessageComposer(
-            self._spec.name, "RS", document=doc, draft_dir=self.draft_dir, draft_name=name, work_folder=self.work_folder
+            spec_name, "RS", document=doc, draft_dir=self.draft_dir, draft_name=name, work_folder=self.work_folder
         )
         if not restoring:
             reply._start_quiet()
@@ -405,24 +400,20 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
 
     def _start_quiet(self) -> None:
         """Findings only at the fields touched from now on (a new message, not one opened)."""
-        self._quiet, self._touched = True, set()
-        if self._report is not None:
-            self._area.guard(self._refresh)()
+        with self._verdict.hold_trait_notifications():
+            self._form.touched = set()
+            self._verdict.quiet = True
 
     def _load_new(self, document: Mapping[str, Any]) -> None:
         """Load a new message made for the person (Reply, New turn, another type): quiet."""
-        self._quiet, self._touched = True, set()
-        self._keep_quiet += 1
-        try:
+        with self._verdict.hold_trait_notifications():
             self.load(document)
-        finally:
-            self._keep_quiet -= 1
+            self._start_quiet()
 
     def validate_now(self) -> Report:
         """Show every finding of the document, also at the fields not touched yet (the
         Validate button); returns the report."""
-        self._quiet = False
-        self._refresh()
+        self._verdict.quiet = False
         assert self._report is not None
         return self._report
 
@@ -437,78 +428,91 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
 
     def stamp_now(self) -> None:
         """Set the message's time to now (SimpleTimeID ``st-`` + id), as the Now button does."""
-        assert self._form is not None and self._ctx is not None
-        ident = self.value.get(self._spec.id_field)
-        member = self._form.members[self._spec.time_field]
-        with self._ctx.writing():
-            if not member.present:
-                member.switch(True)
-            member.put(auto_time(ident if isinstance(ident, str) else "message"))
-        self._dirty = True
-        self._commit()
+        self._form.stamp_now()
+
+    def save(self, path: str | Path | None = None, *, overwrite: bool = False) -> Path:
+        """Write ``value`` as JSON (2-space indent, UTF-8, final newline), atomically and
+        durably; returns the absolute path.
+
+        Without a path: ``<id>.json`` in the work folder (:func:`default_work_dir`,
+        ``$PGM_EXPLORE_WORK`` or ``~/.pgm-explore/work``), the id reduced to a plain file
+        name: a document never decides the folder. A path given is taken as given (relative
+        to the current folder, ``~`` expanded), but a missing folder is created only inside
+        the current folder or the work folder (``FileNotFoundError`` elsewhere). An existing
+        file is replaced only with ``overwrite=True`` (``FileExistsError`` otherwise), or when
+        it is still exactly what this composer saved there last.
+        """
+        work = default_work_dir()
+        target = work / self._target_name() if path is None else Path(path).expanduser()
+        target = Path(os.path.abspath(target))
+        inside = any(_within(target.parent, folder) for folder in (Path.cwd(), work))
+        text = dump_json(self.value)
+        replace = overwrite or holds(target, self._written.get(target))
+        written = atomic_write(target, text, durable=True, overwrite=replace, make_parents=inside)
+        self._written[written] = digest(text.encode("utf-8"))
+        self._verdict.quiet = False
+        self._drafts.flush()  # Save writes the draft too, at once
+        self._toolbar.status = f"Saved <code>{esc(written)}</code>"
+        return written
+
+    def start_fresh(self) -> str | None:
+        """Start a new message of this type and mode (the Start fresh button). The state shown
+        until now is kept as the draft ``<name> (set aside <time>)``, whose name is returned
+        (None when drafts are off); the composer keeps its draft name."""
+        kept = self._drafts.keep_aside(self._draft())
+        spec = self._form.spec
+        mode = self.value.get("Mode")
+        self._drafts.edited = False  # the state is kept under its own name, not as "-previous"
+        self._load_new(skeleton(spec.name, mode if mode in spec.modes else None))
+        self._keep_draft(now=True)
+        if kept is not None:
+            self._drafts.bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")
+        else:
+            self._drafts.bar.say("")
+        return kept
 
     # -- undo and redo ---------------------------------------------------------------------------
 
-    def _remember(self, doc: dict[str, Any]) -> None:
-        """Keep the state shown until now as an undo step. Keystrokes in one field, each within
-        ``UNDO_PAUSE`` seconds of the last, make one step; any other change (another field, the
-        Mode switch, Open, the JSON view, an assignment) is a step of its own."""
-        shown = self._shown_state
-        now = time.monotonic()
-        if shown is not None and shown[0] != doc and not self._replaying:
-            field = self._last_field if self._from_form else None
-            typing = field is not None and field != ("Mode",) and field == self._step_field
-            if not (typing and now - self._step_time < UNDO_PAUSE):
-                self._past.append(shown)
-                del self._past[:-UNDO_STEPS]
-            self._future.clear()
-            self._step_field, self._step_time = field, now
-        self._shown_state = (doc, copy.deepcopy(self._aside))
-
     def undo(self) -> bool:
         """Go back one step (edits of one field in a row are one step; a Mode switch, an Open,
-        a document typed in the JSON view are one each); False when there is none. The draft
-        keeps the state shown, and Redo brings the step back."""
-        if not self._past or self._shown_state is None:
+        a document typed in the JSON view, a Reply are one each); False when there is none. The
+        draft keeps the state shown, and Redo brings the step back."""
+        step = self._history.back()
+        if step is None:
             return False
-        self._future.append(self._shown_state)
-        self._replay(self._past.pop())
+        self._show_step(step)
         return True
 
     def redo(self) -> bool:
         """Take the last undone step again; False when there is none."""
-        if not self._future or self._shown_state is None:
+        step = self._history.forward()
+        if step is None:
             return False
-        self._past.append(self._shown_state)
-        self._replay(self._future.pop())
+        self._show_step(step)
         return True
 
-    def _replay(self, state: tuple[dict[str, Any], dict[str, dict[str, Any]]]) -> None:
-        doc, aside = state
-        self._aside = copy.deepcopy(aside)
-        self._step_field = None
-        self._dirty = True
-        self._replaying = True
-        self._keep_quiet += 1
-        try:
-            if doc == self.value:
-                self._update(doc)
-            else:
-                self.value = doc
-        finally:
-            self._keep_quiet -= 1
-            self._replaying = False
+    def _show_step(self, step: Step) -> None:
+        # The Reply first: the history compares what is shown, and it is shown already.
+        self._show_reply(step.reply)
+        self._drafts.edited = True
+        self._form.aside = step.aside
+        self._bring(step.document, quiet=self._verdict.quiet)
         # The lines about the state left ("Opened …", "Saved …") are not about the one shown now.
-        self._status.value = ""
-        if self._files is None and self._opener._built:
-            self._opener.status.value = ""
-        self._show_history()
+        self._toolbar.status = ""
+        self._toolbar.forget_opened()
 
-    def _show_history(self) -> None:
-        if self._undo_button.disabled != (not self._past):
-            self._undo_button.disabled = not self._past
-        if self._redo_button.disabled != (not self._future):
-            self._redo_button.disabled = not self._future
+    def _step(self) -> Step:
+        return Step(self.value, self._form.aside, self._shown_reply())
+
+    def _shown_reply(self) -> MessageComposer | None:
+        shown = self._reply_area.children
+        return shown[-1] if shown and isinstance(shown[-1], MessageComposer) else None
+
+    def _show_reply(self, reply: MessageComposer | None) -> None:
+        if reply is self._shown_reply():
+            return
+        # An undone Reply is only hidden: its composer lives on, and so does its draft.
+        self._reply_area.children = [widgets.HTML("<b>Reply</b>"), reply] if reply is not None else []
 
     def clear_errors(self) -> None:
         self._area.clear()
@@ -516,27 +520,29 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
     def close(self) -> None:
         """Close the widget (its last edit written to the draft); it no longer counts as a holder
         of its draft name."""
-        self._area.guard(self._schedule.flush)()
-        self._closed = True
+        self._area.guard(self._drafts.close)()
         super().close()
 
     # -- traits --------------------------------------------------------------------------------
 
+    def _shown_mode(self) -> str:
+        spec, mode = self._form.spec, self.value.get("Mode")
+        return mode if spec.has_modes and mode in spec.modes else ""
+
     @validate("mode")
     def _valid_mode(self, proposal: dict[str, Any]) -> str:
-        mode = proposal["value"]
-        if self._internal:
-            return str(mode)
-        allowed = self._spec.modes if self._spec.has_modes else ("",)
-        if mode not in allowed:
-            raise TraitError(f"{self._spec.name} has mode {' or '.join(map(repr, allowed))}, not {mode!r}")
-        return str(mode)
+        mode = str(proposal["value"])
+        spec = self._form.spec
+        allowed = spec.modes if spec.has_modes else ("",)
+        if mode not in allowed and mode != self._shown_mode():
+            raise TraitError(f"{spec.name} has mode {' or '.join(map(repr, allowed))}, not {mode!r}")
+        return mode
 
     @observe("mode")
     def _mode_set(self, change: dict[str, Any]) -> None:
-        if self._internal or self._ctx is None or not self._spec.has_modes:
-            return
-        self._area.guard(self._ctx.fields[("Mode",)].enter)(change["new"])
+        # Assigned from outside (the value's own mode is set when a document is taken in).
+        if change["new"] != self._shown_mode():
+            self._area.guard(self._form.enter_mode)(change["new"])
 
     @validate("type_name")
     def _valid_type(self, proposal: dict[str, Any]) -> str:
@@ -547,23 +553,135 @@ class MessageComposer(ComposerView, ComposerForm, ComposerFiles, widgets.VBox):
 
     @observe("type_name")
     def _type_set(self, change: dict[str, Any]) -> None:
-        if not self._internal and change["old"]:
+        if change["old"] and change["new"] != self._form.spec.name:
             self._area.guard(self.switch_type)(change["new"])
+
+    def _form_changed(self, change: dict[str, Any]) -> None:
+        if self._form.last_edit is not None:
+            self._drafts.edited = True  # a person's edit (not a document shown in the form)
+        self.value = change["new"]
+
+    def _json_typed(self, change: dict[str, Any]) -> None:
+        if change["new"] is self.value:
+            return  # the document the composer gave the view, not one typed
+        self._drafts.edited = True
+        self.value = change["new"]  # a whole document typed: every finding is about what was typed
 
     @observe("value")
     def _value_changed(self, change: dict[str, Any]) -> None:
-        # The one place where the composer updates: a new document (from the form, the JSON
-        # view, load() or an assignment) is validated and shown.
-        self._area.guard(self._update)(change["new"])
+        # The one place where the composer takes a new document in (from the form, the JSON
+        # view, load() or an assignment).
+        self._area.guard(self._take)(change["new"])
 
-    def _update(self, doc: dict[str, Any]) -> None:
-        self._remember(doc)
-        if not self._from_form and not self._keep_quiet:
-            self._quiet = False  # a document from outside: every finding is news
-        if not self._from_form:
-            # A document from outside the form (load, the JSON view, an assignment): the
-            # automatic parts stay automatic only where they still match what they would be.
-            self._auto = self._auto_flags(type_of(doc) or self._spec, doc)
-            self._show_document(doc)
-        self._refresh()
-        self._show_history()
+    def _take(self, doc: dict[str, Any]) -> None:
+        form = self._form
+        outside = doc is not form.value and doc != form.value
+        if outside:
+            form.show(doc)
+            self._verdict.quiet = False  # a document from outside: every finding is news
+        report = validate_document(doc)
+        self._report = report
+        self.conforms = report.conforms
+        self.findings = list(report.findings)
+        self.type_name = form.spec.name
+        self.mode = self._shown_mode()
+        self._verdict.report = report
+        self._json.document = doc
+        self._toolbar.document = doc
+        self._toolbar.can_reply = self.mode == "RQ"
+        self._toolbar.target = self._target_name()
+        field = None if outside else form.last_edit
+        self._history.remember(self._step(), field)
+        self._keep_draft(field=field)
+
+    def _bring(self, doc: dict[str, Any], *, quiet: bool = False) -> None:
+        """Show a document from elsewhere (Open, a draft, Undo), in the form too when it equals
+        ``value``; its findings everywhere, or (``quiet``) only at the fields touched."""
+        with self._verdict.hold_trait_notifications():
+            if doc == self.value:
+                self._form.show(copy.deepcopy(doc))
+                self._take(self.value)
+            else:
+                self.value = doc
+            self._verdict.quiet = quiet
+
+    def _target_name(self) -> str:
+        ident = self.value.get(self._form.spec.id_field)
+        return safe_filename(ident if isinstance(ident, str) else "", ".json")
+
+    # -- the draft --------------------------------------------------------------------------------
+
+    def _draft(self) -> dict[str, Any]:
+        """The draft's content: a snapshot (written later, by another thread). ``value`` is never
+        changed in place, so it is kept as it is; the rest is copied."""
+        form = self._form
+        return {
+            "kind": "message",
+            "name": self.draft_name,
+            "type": form.spec.name,
+            "document": self.value,
+            "aside": dict(form.aside),
+            "auto": dict(form.auto),
+            "expert": form.expert,
+            "pending": form.ctx.pending(),
+            "json_pending": self._json.pending,
+            "quiet": self._verdict.quiet,
+            "touched": [list(path) for path in form.touched],
+        }
+
+    def _keep_draft(self, *, now: bool = False, field: tuple[str | int, ...] | None = None) -> None:
+        if self._drafts.edited and self._report is not None:
+            self._drafts.keep(self._draft(), now=now, field=field)
+
+    def _pending_typed(self) -> None:
+        """Text that does not parse was typed: kept in the draft."""
+        self._drafts.edited = True
+        self._keep_draft()
+
+    def _restore(self, draft: dict[str, Any]) -> str | None:
+        """Show a draft's state; returns what is wrong with it (nothing shown) or None."""
+        doc = draft.get("document")
+        if not isinstance(doc, dict):
+            return "it holds no document"
+        try:
+            aside = {str(k): dict(v) for k, v in dict(draft.get("aside") or {}).items()}
+            auto = {str(k): bool(v) for k, v in dict(draft.get("auto") or {}).items()}
+            pending = [(tuple(path), str(role), str(text)) for path, role, text in draft.get("pending") or ()]
+            json_pending = draft.get("json_pending")
+            touched = {tuple(path) for path in draft.get("touched") or ()}
+        except (TypeError, ValueError) as exc:
+            return f"its state is damaged: {exc}"
+        self._form.aside = aside
+        self._bring(doc, quiet=bool(draft.get("quiet", False)))
+        self._form.touched = touched
+        self._form.auto = {**self._form.auto, **auto}
+        # The expert view makes its editors when first opened: open it before their texts return.
+        if draft.get("expert"):
+            self._form.expert = True
+        for path, role, text in pending:
+            editor = self._form.ctx.editors.get((path, role))
+            if editor is not None:
+                editor.text.value = text
+        if isinstance(json_pending, str):
+            self._json.type_text(json_pending)
+        return None
+
+    def _open_draft(self, entry: DraftInfo, content: dict[str, Any]) -> None:
+        """Show a draft of the Drafts panel here; what was shown stays as ``<name>-previous``."""
+        self._drafts.keep_previous(self._draft())
+        problem = self._restore(content)
+        if problem is not None:
+            raise ValueError(f"the draft “{entry.name}” cannot be opened: {problem}")
+        self._toolbar.status = ""  # a line about the document shown before is no longer true
+        self._drafts.edited = True
+        self._keep_draft(now=True)
+        self._drafts.bar.say(f"Opened the draft “{esc(entry.name)}” from {esc(local_time(entry.saved))}.")
+
+    def _reply_clicked(self) -> None:
+        reply = self.reply()
+        self.last_reply = reply
+        if self.on_reply is not None:
+            self.on_reply(reply)
+            return
+        self._show_reply(reply)
+        self._history.remember(self._step(), None)  # a Reply is a step: Undo hides it again

@@ -23,7 +23,7 @@ The engine lives in four modules: the shared context (``_form_context``), the fi
 from __future__ import annotations
 
 from pgm_explore.widgets._form_containers import ArrayField, ObjectField, UnionField, make_field
-from pgm_explore.widgets._form_context import MISSING, FormContext, JsonEditor, Path, hide, label_html
+from pgm_explore.widgets._form_context import MISSING, FormContext, FormField, JsonEditor, Path, hide, label_html
 from pgm_explore.widgets._form_field import Field
 from pgm_explore.widgets._form_leaf import LeafField, OpenField
 
@@ -32,6 +32,7 @@ __all__ = [
     "ArrayField",
     "Field",
     "FormContext",
+    "FormField",
     "JsonEditor",
     "LeafField",
     "ObjectField",

@@ -16,22 +16,32 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import ipywidgets as widgets
 
 from pgm_explore._display import esc
 from pgm_explore.spec import DataType
-from pgm_explore.validation import InputProblem, parse_json
+from pgm_explore.validation import Finding, InputProblem, parse_json
 from pgm_explore.widgets._fields import Schema, constraint_text, enum_meanings, kind
 from pgm_explore.widgets._ordered import OrderedText, OrderedTextarea
 
-if TYPE_CHECKING:
-    from pgm_explore.widgets._form_field import Field
-
-__all__ = ["MISSING", "FormContext", "JsonEditor", "Path", "hide", "label_html"]
+__all__ = ["MISSING", "FormContext", "FormField", "JsonEditor", "Path", "hide", "label_html"]
 
 Path = tuple[str | int, ...]
+
+
+class FormField(Protocol):
+    """What a form's context knows of its fields (``_form_field.Field`` is one): the context is
+    below the fields, which take it, so it names them by this shape only."""
+
+    path: Path
+
+    def get(self) -> Any: ...
+
+    def enter(self, value: Any) -> None: ...
+
+    def show(self, findings: tuple[Finding, ...]) -> None: ...
 
 
 class _Missing:
@@ -96,13 +106,13 @@ class FormContext:
     def __init__(
         self,
         spec: DataType,
-        on_edit: Callable[[Field], None],
+        on_edit: Callable[[FormField], None],
         guard: Callable[[Callable[..., Any]], Callable[..., Any]],
         *,
         shared: FormContext | None = None,
     ) -> None:
         self.spec = spec
-        self.fields: dict[Path, Field] = {}
+        self.fields: dict[Path, FormField] = {}
         self.editors: dict[tuple[Path, str], JsonEditor] = {}
         self.quiet = 0
         self._on_edit = on_edit
@@ -123,7 +133,7 @@ class FormContext:
         finally:
             self.quiet -= 1
 
-    def edited(self, field: Field) -> None:
+    def edited(self, field: FormField) -> None:
         if not self.quiet:
             self._on_edit(field)
 
@@ -226,6 +236,10 @@ def label_html(label: str, required_mark: bool, description: str, schema: Schema
     return "".join(parts)
 
 
+JSON_TEXT = "pgmx-json-text"
+"""The class of every JsonEditor's box: Ctrl-Z there is the browser's own undo of the typing (_keys)."""
+
+
 class JsonEditor:
     """A text box holding JSON: typed text that does not parse stays, with its error shown,
     and the last valid value is kept (``value``); nothing typed is ever thrown away."""
@@ -243,6 +257,7 @@ class JsonEditor:
         self.ctx = ctx
         self.value: Any = MISSING
         self.pending: str | None = None
+        classes = (*classes, JSON_TEXT)
         # Applied on blur (continuous_update=False): half-typed JSON never parses, and an
         # error flashing at every keystroke would only be noise.
         if multiline:

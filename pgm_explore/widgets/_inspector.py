@@ -131,12 +131,20 @@ class PartnerInspector(widgets.VBox):
         )
         # A partner served beyond loopback asks for a bearer token: typed here, never read from the
         # kernel's environment (a page's visitor must not get the server's secret sent to their URL).
+        # A box's value is widget state, which JupyterLab and Voilà can write into the notebook: Connect
+        # takes the token out of the box into the kernel (_kept) and empties the box.
         self.token = widgets.Password(
             description="Token",
             placeholder="if the partner asks for one",
             layout={"width": "280px", "display": "none"},
             style={"description_width": "initial"},
             _dom_classes=("pgmx-inspector-token",),
+        )
+        self._kept: tuple[str, str] | None = None
+        """(URL, token): the token Connect took from the box, kept in the kernel for that URL only."""
+        self.token_state = widgets.HTML(layout={"display": "none"}, _dom_classes=("pgmx-inspector-token-state",))
+        self.forget_button = widgets.Button(
+            description="Forget token", layout={"display": "none"}, _dom_classes=("pgmx-inspector-forget",)
         )
         self.connect_button = OrderedButton(
             description="Connect", button_style="primary", _dom_classes=("pgmx-inspector-connect",)
@@ -177,6 +185,7 @@ class PartnerInspector(widgets.VBox):
         main = self._on_main
         self.partner.observe(main(self._partner_picked), names="value")
         self.connect_button.on_click(main(lambda: self._launch(self.connect)))
+        self.forget_button.on_click(main(self.forget_token))
         self.tool.observe(main(self._tool_picked), names="value")
         self.new_button.on_click(main(self._new_request))
         self.send_button.on_click(main(lambda: self._launch(self.send)))
@@ -199,6 +208,7 @@ class PartnerInspector(widgets.VBox):
         self.children = [
             widgets.HTML(_CSS, _dom_classes=("pgmx-hidden",)),
             widgets.HBox([self.partner, self.target, self.token, self.connect_button]),
+            widgets.HBox([self.token_state, self.forget_button]),
             self.status,
             self.tool,
             self.schema,
@@ -261,6 +271,42 @@ class PartnerInspector(widgets.VBox):
         self.target.layout.display = "" if typed else "none"
         self.target.placeholder = _PLACEHOLDERS.get(self.partner.value, "")
         self.token.layout.display = "" if self.partner.value == URL else "none"
+        self._show_token_state()
+
+    def _show_token_state(self) -> None:
+        """Say, in words, whether a token is kept (never the token), with the way to forget it."""
+        shown = self._kept is not None and self.partner.value == URL
+        self.token_state.layout.display = self.forget_button.layout.display = "" if shown else "none"
+        self.token.placeholder = "set: type another to replace it" if shown else "if the partner asks for one"
+        if self._kept is not None:
+            self.token_state.value = (
+                f"<span>A token is set for {esc(self._kept[0])}: kept in the kernel, not in the notebook; "
+                "Connect sends it. Type another in the Token box to replace it.</span>"
+            )
+
+    def forget_token(self) -> None:
+        """Drop the token kept in the kernel: the next Connect sends none (until one is typed)."""
+        self._kept = None
+        self.token.value = ""
+        self._show_token_state()
+        self._say("Token forgotten: the next Connect sends none.")
+        if self.inspector is not None and self.inspector.endpoint.token:
+            # The open connection holds it too: closed, so that a Send reconnects without it.
+            self.inspector.endpoint = dataclasses.replace(self.inspector.endpoint, token=None)
+            self._launch(self.inspector.close)
+
+    def _take_token(self, url: str) -> str | None:
+        """The token to send to ``url``: one just typed (then kept, and the box emptied), else the one
+        kept for that same URL; a token kept for another URL is forgotten, never sent elsewhere."""
+        typed = self.token.value.strip()
+        if self.token.value:
+            self.token.value = ""
+        if typed:
+            self._kept = (url, typed)
+        elif self._kept is not None and self._kept[0] != url:
+            self._kept = None
+        self._show_token_state()
+        return self._kept[1] if self._kept is not None else None
 
     def _partner_named(self) -> str:
         if self.partner.value in _PLACEHOLDERS:
@@ -272,8 +318,9 @@ class PartnerInspector(widgets.VBox):
 
     async def connect(self) -> None:
         """Connect to the partner picked (again: a new connection, the same log) and list its tools."""
+        # Taken out of the box first, even when the URL is refused below: the box never keeps it.
+        token = self._take_token(self.target.value.strip()) if self.partner.value == URL else None
         named = self._partner_named()
-        token = (self.token.value.strip() or None) if self.partner.value == URL else None
         self._say(f"Connecting to {named}…")
         if self.inspector is None or self.inspector.target != named or self.inspector.endpoint.token != token:
             if self.inspector is not None:

@@ -630,6 +630,19 @@ class Composer:
     def open_panel(self) -> Locator:
         return self._own(".pgmx-open-panel")
 
+    def type_and_see(self, slug: str, text: str) -> None:
+        """Type ``text`` into the text field ``slug`` with real keys, until the JSON view shows it."""
+        assert expect is not None
+        type_into(self.input(slug), text)
+        expect(self.json_view).to_have_value(re.compile(re.escape(f'"{slug}": {json.dumps(text)}')), timeout=WIDGETS_MS)
+
+    def reply(self) -> Composer:
+        """Click Reply, as a person does; the Response's composer shown under this one."""
+        assert expect is not None
+        self.tool("reply").click()
+        expect(self.replies).to_have_count(1, timeout=WIDGETS_MS)
+        return Composer(self.replies.first)
+
     def open_file(self, path: str) -> None:
         """Click Open, type ``path`` into the panel's path box and click Open file, as a person does."""
         self.tool("open").click()

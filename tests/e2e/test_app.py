@@ -141,3 +141,26 @@ def test_an_uploaded_message_opens_in_the_composer_and_is_fixed_there(
     expect(composer.json_view).to_have_value(re.compile(r'"DialogID": "dlg-fixed-in-the-app"'))
     expect(composer.tool("badge")).to_have_text("conforms")
     shot("fixed in the composer")
+
+
+def test_a_reply_in_the_app_is_undone_and_redone_with_what_was_typed_in_it(
+    page: Page, app_server: Server, shot: Callable[[str], Path]
+) -> None:
+    app = open_app(page, app_server)
+    composer = Composer(app.locator(".pgmx-app-compose > .pgmx-composer"))
+    expect(composer.title).to_be_visible(timeout=WIDGETS_MS)
+    app.locator(".pgmx-app-type select").select_option("BKN-PAL")
+    expect(composer.title).to_contain_text("BKN-PAL", timeout=WIDGETS_MS)
+    composer.field("Mode").locator(".pgmx-mode button", has_text="RQ").click()
+    expect(composer.title).to_contain_text("Request", timeout=WIDGETS_MS)
+    composer.type_and_see("DialogID", "dlg-app-reply")
+    composer.reply().type_and_see("MInstance", "mi-typed-in-the-app")
+    shot("replied in the app")
+
+    composer.tool("undo").click()
+    expect(composer.replies).to_have_count(0, timeout=WIDGETS_MS)
+    expect(composer.input("DialogID")).to_have_value("dlg-app-reply")
+    composer.tool("redo").click()
+    expect(composer.replies).to_have_count(1, timeout=WIDGETS_MS)
+    expect(Composer(composer.replies.first).input("MInstance")).to_have_value("mi-typed-in-the-app")
+    shot("reply undone and redone")

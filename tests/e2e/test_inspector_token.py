@@ -1,7 +1,7 @@
 """The app's Inspect tab and a partner served beyond loopback, which asks for a bearer token
 (issue 19), in Chromium as a person tries it: a URL without the token, or with a wrong one, is a
 sentence naming the fix; the token typed in the password box connects, and the call goes through.
-The token is never shown on the page."""
+The token is never shown on the page, and Connect empties the box (the token is kept in the kernel)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,12 @@ def test_the_inspect_tab_connects_to_a_partner_that_asks_for_a_token(
     type_into(token_box, TOKEN + "x")
     connect.click()
     expect(status).to_contain_text("refused the bearer token sent (401)", timeout=WIDGETS_MS)
+    # The app's Inspect tab is the notebook's PartnerInspector: Connect takes the token out of the
+    # box into the kernel (tests/e2e/test_inspector_token_state.py saves a notebook to check).
+    expect(token_box).to_have_value("")
+    expect(inspector.locator(".pgmx-inspector-token-state")).to_contain_text(
+        "A token is set for " + guarded_partner + ": kept in the kernel, not in the notebook"
+    )
 
     type_into(token_box, TOKEN)
     connect.click()
@@ -68,5 +74,6 @@ def test_the_inspect_tab_connects_to_a_partner_that_asks_for_a_token(
     expect(log).to_have_value(re.compile(r'^← .*"RequestID"', re.M))
     shot("connected with the token, a Request answered")
     assert TOKEN not in log.input_value()
+    expect(token_box).to_have_value("")
     expect(page.locator("body")).not_to_contain_text(TOKEN)
     expect(page.locator("body")).not_to_contain_text("Traceback")
