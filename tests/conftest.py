@@ -120,6 +120,11 @@ def pytest_configure(config: pytest.Config) -> None:
     import os
     import tempfile
 
+    without = _WithoutExtras()
+    if without.missing:
+        config.pluginmanager.register(without, "pgm-explore-without-extras")
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: it inherits the folders below
+        return
     state = Path(tempfile.mkdtemp(prefix="pgm-explore-test-"))
     for variable, folder in (
         ("JUPYTER_CONFIG_DIR", "jupyter-config"),
@@ -129,9 +134,17 @@ def pytest_configure(config: pytest.Config) -> None:
         ("MPLCONFIGDIR", "mpl"),
     ):
         os.environ.setdefault(variable, str(state / folder))
-    without = _WithoutExtras()
-    if without.missing:
-        config.pluginmanager.register(without, "pgm-explore-without-extras")
+    # The e2e tests' screenshots and server logs (tests/e2e/conftest.py); named here, in the process
+    # that reports, since with pytest-xdist the tests run in workers (which inherit the name).
+    os.environ.setdefault("PGM_EXPLORE_SCREENSHOTS", str(state / "e2e"))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    folder = Path(os.environ.get("PGM_EXPLORE_SCREENSHOTS", ""))
+    if folder.name and folder.is_dir():
+        shots = sorted(folder.rglob("*.png"))  # (a folder a worker under pytest-xdist)
+        terminalreporter.write_sep("-", "e2e screenshots")
+        terminalreporter.write_line(f"{len(shots)} screenshots and the server logs in {folder}")
 
 
 # Without an optional extra, the modules that need it cannot be imported, so their doctests

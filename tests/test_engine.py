@@ -174,7 +174,11 @@ def _serve(server: socket.socket, held: list[socket.socket], greeting: bytes | N
     [
         # A web server (such as the dashboard's port, 8787, given for the scheduler's) says nothing
         # until spoken to: the client would wait for its handshake for ever.
-        (None, "what answers there says nothing for 5 s: it is not a Dask scheduler"),
+        pytest.param(
+            None,
+            "what answers there says nothing for 5 s: it is not a Dask scheduler",
+            marks=pytest.mark.slow,  # it waits out those 5 s
+        ),
         # A server that speaks first (SSH): the client would take its first bytes for the length of
         # a message and run out of memory allocating it.
         (b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", "what answers there is not a Dask scheduler"),

@@ -559,7 +559,7 @@ def test_validate_never_raises_on_python_values(
         ({(1, 2): "x"}, "not-json", "$.Constraints"),
         ({None: "x", "Role": "tutor"}, "not-json", "$.Constraints"),
         ({"Role": 1j}, "not-json", "$.Constraints.Role"),
-        ({"Role": {"a", "b"}}, "not-json", "$.Constraints.Role"),
+        ({"Role": {"a"}}, "not-json", "$.Constraints.Role"),
         ({"Role": ("a",)}, "not-json", "$.Constraints.Role"),
         ({"Role": b"tutor"}, "not-json", "$.Constraints.Role"),
         ({"Role": float("nan")}, "not-json", "$.Constraints.Role"),

@@ -222,6 +222,7 @@ def test_sessions_open_at_once_are_bounded(served: Any, monkeypatch: pytest.Monk
     assert RawSession(port).headers["Mcp-Session-Id"]
 
 
+@pytest.mark.slow  # it lets 5 s pass, for sessions to fall idle
 def test_without_an_mcp_session_a_session_idle_too_long_is_forgotten_at_the_next_request() -> None:
     # Stdio, in-process and the stateless protocol have no MCP session: the PGM SessionID is the session.
     partner = domain_access_server().partner

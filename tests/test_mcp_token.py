@@ -78,6 +78,7 @@ def test_basic_knowledge_deliberates_with_a_token_protected_partner(partner: str
     assert any(m.get("Outcome") == "answered" for m in transcript)
 
 
+@pytest.mark.slow  # two dialogues, each a pgm-explore process
 def test_dialogue_sends_the_token_from_the_environment_or_a_file(partner: str, tmp_path: Path) -> None:
     done = cli("dialogue", "--demo", "--out", "t.jsonl", "--partner", f"dac={partner}", token=TOKEN, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -90,6 +91,7 @@ def test_dialogue_sends_the_token_from_the_environment_or_a_file(partner: str, t
     assert len((tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()) > 10
 
 
+@pytest.mark.slow  # three pgm-explore processes
 def test_dialogue_without_the_token_stops_with_one_plain_line(partner: str, tmp_path: Path) -> None:
     for token in (None, "", "wrong"):
         done = cli("dialogue", "--demo", "--out", "t.jsonl", "--partner", f"dac={partner}", token=token, cwd=tmp_path)
@@ -102,6 +104,7 @@ def test_dialogue_without_the_token_stops_with_one_plain_line(partner: str, tmp_
         assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow  # three pgm-explore processes
 def test_a_token_file_that_cannot_be_used_is_a_usage_error(partner: str, tmp_path: Path) -> None:
     (tmp_path / "two").write_text("one two\n", encoding="utf-8")
     (tmp_path / "blank").write_text("\n", encoding="utf-8")
@@ -112,6 +115,7 @@ def test_a_token_file_that_cannot_be_used_is_a_usage_error(partner: str, tmp_pat
         assert said in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # two probes in full, each a pgm-explore process
 def test_probe_with_the_token_passes_and_never_quotes_it(partner: str, tmp_path: Path) -> None:
     done = cli("probe", "--partner", f"dac={partner}", "--format", "json", token=TOKEN, cwd=tmp_path)
     checks = [json.loads(line) for line in done.stdout.splitlines()]

@@ -339,6 +339,8 @@ def test_live_dialogues_keep_what_the_person_edited_and_take_the_live_context(tm
     assert "".join(_text(o) for o in run.cells[-1].outputs).strip() == "Mine: can the lantern wait until Friday?|True"
 
 
+@runs_notebooks
+@_NO_MCP
 def test_live_dialogues_cells_run_again_in_any_order_after_run_all(tmp_path: Path, monkeypatch) -> None:
     """Notebook 07 after Run All (its client closed by section 8): cells run again, in an order of the
     reader's, each without an error: the client opens again, a Request sent already goes out as a new turn."""

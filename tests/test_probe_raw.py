@@ -253,6 +253,7 @@ def test_a_partner_that_exits_at_once_is_unreachable_with_its_status_and_stderr_
     assert "\\n" not in err
 
 
+@pytest.mark.slow  # two partners that answer only after the 1 s limit, probed in full
 def test_a_timeout_names_its_limit() -> None:
     run = probing.raw("slow")  # --timeout 1
     assert "no answer within 1 s (--timeout)" in run.checks["interleaved"].message

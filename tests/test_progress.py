@@ -26,6 +26,9 @@ from conftest import ROOT
 
 from pgm_explore._progress import DELAY
 
+# Each test waits out the bar's delay on purpose (the named pipe below), in a process of its own.
+pytestmark = pytest.mark.slow
+
 TRANSCRIPTS = ROOT / "data" / "transcripts"
 SLOW = DELAY + 1.0  # seconds the named pipe keeps its reader waiting
 

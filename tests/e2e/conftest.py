@@ -36,7 +36,7 @@ import urllib.request
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -82,7 +82,6 @@ builds some 400 widget models and their views, in order, behind the kernel's mes
 loaded two-core machine that once took over 30 s (the status bar said Busy until it was done)."""
 
 NO_PLAYWRIGHT = 'Playwright is not installed (pip install -e ".[e2e]")'
-_SCREENSHOTS = pytest.StashKey[Path]()
 _FAILED = pytest.StashKey[bool]()
 
 
@@ -101,14 +100,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.e2e)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=f"e2e: {reason}"))
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    folder = config.stash.get(_SCREENSHOTS, None)
-    if folder is not None:
-        shots = sorted(folder.glob("*.png"))
-        terminalreporter.write_sep("-", "e2e screenshots")
-        terminalreporter.write_line(f"{len(shots)} screenshots and the server logs in {folder}")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -399,13 +390,15 @@ def app_server(served_root: Path, app_work: Path, e2e_env: dict[str, str], scree
 
 
 @pytest.fixture(scope="package")
-def screenshots(request: pytest.FixtureRequest) -> Path:
-    """Screenshots and server logs: $PGM_EXPLORE_SCREENSHOTS, or a new temporary folder (printed at the end)."""
+def screenshots() -> Path:
+    """Screenshots and server logs: $PGM_EXPLORE_SCREENSHOTS (tests/conftest.py names a new
+    temporary folder when it is not set, and prints where at the end), else a new temporary folder;
+    under pytest-xdist, a folder of each worker's in it (each worker starts servers of its own)."""
     configured = os.environ.get("PGM_EXPLORE_SCREENSHOTS")
     # Not under pytest's basetemp: pytest prunes old basetemps, and the shots should outlive the run.
     folder = Path(configured).resolve() if configured else Path(tempfile.mkdtemp(prefix="pgm-explore-e2e-"))
+    folder /= os.environ.get("PYTEST_XDIST_WORKER", "")
     folder.mkdir(parents=True, exist_ok=True)
-    request.config.stash[_SCREENSHOTS] = folder
     return folder
 
 
