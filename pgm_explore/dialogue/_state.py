@@ -241,8 +241,13 @@ class TranscriptState:
         assert facts.dialog is not None
         shared = self.shared
         entities = dict.fromkeys(map(shared, facts.entities)) if facts.entities else {}
+        instance, environment, session_id = facts.ids
         context = DialogueContext(
-            source, tuple(map(shared, facts.ids)), self.known_action_context(facts.action_context), entities, facts.time
+            source,
+            (shared(instance), shared(environment), shared(session_id)),
+            self.known_action_context(facts.action_context),
+            entities,
+            facts.time,
         )
         self.opened[shared(facts.dialog)] = context
         session = facts.session
