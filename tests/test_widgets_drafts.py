@@ -53,11 +53,8 @@ def until(condition: Callable[[], bool], seconds: float = 20.0) -> bool:
     return True
 
 
-def test_typing_in_one_field_is_written_later_leaving_it_at_once(
-    _drafts_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(_drafts, "WRITE_INTERVAL", LONG)
-    c = MessageComposer("BKN-PAL", "RQ", draft_name="fields")
+def test_typing_in_one_field_is_written_later_leaving_it_at_once(_drafts_in_tmp: Path) -> None:
+    c = MessageComposer("BKN-PAL", "RQ", draft_name="fields", draft_interval=LONG)
     path = _drafts_in_tmp / "fields.json"
     c.set(("Question",), "W")
     c.save()  # written at once; what follows waits for the timer (LONG) or an event
@@ -71,9 +68,8 @@ def test_typing_in_one_field_is_written_later_leaving_it_at_once(
     assert c.errors == []
 
 
-def test_save_and_close_write_the_draft_at_once(_drafts_in_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_drafts, "WRITE_INTERVAL", LONG)
-    c = MessageComposer("BKN-PAL", "RQ", draft_name="saved")
+def test_save_and_close_write_the_draft_at_once(_drafts_in_tmp: Path) -> None:
+    c = MessageComposer("BKN-PAL", "RQ", draft_name="saved", draft_interval=LONG)
     path = _drafts_in_tmp / "saved.json"
     c.set(("Question",), "first")
     c.save()
@@ -86,11 +82,8 @@ def test_save_and_close_write_the_draft_at_once(_drafts_in_tmp: Path, monkeypatc
     assert on_disk(path)["Question"] == "closed"
 
 
-def test_the_draft_of_another_composer_of_the_process_is_read_as_last_edited(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_drafts, "WRITE_INTERVAL", LONG)
-    c = MessageComposer("BKN-PAL", "RQ", draft_name="shared")
+def test_the_draft_of_another_composer_of_the_process_is_read_as_last_edited() -> None:
+    c = MessageComposer("BKN-PAL", "RQ", draft_name="shared", draft_interval=LONG)
     c.set(("Question",), "one")
     c.set(("Question",), "two")  # not yet on disk: reading drafts in this process writes it first
     assert MessageComposer.restore("shared").value["Question"] == "two"
@@ -150,9 +143,8 @@ def test_a_process_that_ends_writes_its_last_edit(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from pgm_explore.widgets import MessageComposer, _drafts
-        _drafts.WRITE_INTERVAL = 600.0
-        c = MessageComposer("BKN-PAL", "RQ", draft_name="ending", draft_dir=sys.argv[1])
+        from pgm_explore.widgets import MessageComposer
+        c = MessageComposer("BKN-PAL", "RQ", draft_name="ending", draft_dir=sys.argv[1], draft_interval=600.0)
         c.set(("Question",), "first")
         c.set(("Question",), "the last words")
         """
@@ -168,9 +160,8 @@ def test_a_kernel_shut_down_from_jupyter_writes_its_last_edit(tmp_path: Path) ->
     try:
         code = textwrap.dedent(
             f"""
-            from pgm_explore.widgets import MessageComposer, _drafts
-            _drafts.WRITE_INTERVAL = 600.0
-            c = MessageComposer("BKN-PAL", "RQ", draft_name="kernel", draft_dir={str(tmp_path)!r})
+            from pgm_explore.widgets import MessageComposer
+            c = MessageComposer("BKN-PAL", "RQ", draft_name="kernel", draft_dir={str(tmp_path)!r}, draft_interval=600.0)
             c.set(("Question",), "first")
             c.save({str(tmp_path / "first.json")!r})
             """

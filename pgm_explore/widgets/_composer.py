@@ -89,8 +89,9 @@ class MessageComposer(widgets.VBox):
 
     Drafts: every edit is kept in the draft ``draft_name`` in the drafts folder
     (``draft_dir``, else ``$PGM_EXPLORE_DRAFTS``, else ``~/.pgm-explore/drafts``), written off the
-    keystroke path at most about once a second, and at once on Save, on leaving a field, on
-    :meth:`close` and at the end of the process (see ``_drafts.DraftSchedule``). Give a
+    keystroke path at most about once a second (every ``draft_interval`` seconds when given), and
+    at once on Save, on leaving a field, on :meth:`close` and at the end of the process (see
+    ``_drafts.DraftSchedule``). Give a
     notebook's composer a stable name (``draft_name="02-pc-prompt"``): running the cell
     again, after a kernel restart too, restores the last edit (the draft wins over
     ``document``) with a "Restored draft from <time>" notice and a Start fresh button
@@ -126,6 +127,7 @@ class MessageComposer(widgets.VBox):
         draft_name: str | None = None,
         reply_button: bool = True,
         work_folder: WorkFolder | str | Path | None = None,
+        draft_interval: float | None = None,
         **kwargs: Any,
     ) -> None:
         spec = data_type(type_name)
@@ -151,6 +153,7 @@ class MessageComposer(widgets.VBox):
             autosave=draft_dir is not False,  # False: no drafts (benchmarks, doctests, composers in memory)
             on_open=self._open_draft,
             on_fresh=self.start_fresh,
+            interval=draft_interval,
         )
         self._history = History()
         self._toolbar = Toolbar(

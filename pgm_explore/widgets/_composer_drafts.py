@@ -53,10 +53,11 @@ class DraftKeeper(HasTraits):
         autosave: bool,
         on_open: Callable[[DraftInfo, dict[str, Any]], None],
         on_fresh: Callable[[], object],
+        interval: float | None = None,
     ) -> None:
         super().__init__(folder=folder, autosave=autosave)
         # Drafts are written off the keystroke path; a failed write is shown.
-        self._schedule = DraftSchedule(area.record)
+        self._schedule = DraftSchedule(area.record, interval)
         self._closed = False
         self._field: tuple[str | int, ...] | None = None
         self.bar = DraftBar(area, parts, "message", lambda: self.folder, on_open, on_fresh)
