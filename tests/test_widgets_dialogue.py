@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +17,12 @@ pytest.importorskip("ipywidgets")
 from conftest import EXAMPLES, load, minimal_message
 from test_widgets import find, one
 
+import pgm_explore
 from pgm_explore.dialogue import Transcript
 from pgm_explore.widgets import (
     DialogueBuilder,
     ExampleLoader,
     MessageComposer,
-    _examples,
     example_files,
     example_picker,
 )
@@ -178,10 +182,31 @@ def test_the_picker_loads_transcripts_and_examples_into_a_builder() -> None:
     assert find(b, "pgmx-examples")
 
 
-def test_without_the_repository_the_picker_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_examples, "data_dir", lambda: None)
-    loader = ExampleLoader(MessageComposer("PC Prompt", draft_dir=False).load)
-    assert loader.files == {} and loader.dropdown.disabled and "No examples found" in loader.status.value
+_PICKER_ALONE = """
+import json
+import pgm_explore
+from pgm_explore.widgets import ExampleLoader, MessageComposer
+
+loader = ExampleLoader(MessageComposer("PC Prompt", draft_dir=False).load)
+print(json.dumps([pgm_explore.__file__, loader.files == {}, loader.dropdown.disabled, loader.status.value]))
+"""
+
+
+@pytest.mark.slow  # (a Python process started for real)
+def test_without_the_repository_the_picker_says_so(tmp_path: Path) -> None:
+    # The package alone, as a wheel installs it: no data/ beside it, none in the working folder.
+    site = tmp_path / "site"
+    shutil.copytree(
+        Path(pgm_explore.__file__).parent, site / "pgm_explore", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PGM_EXPLORE_DATA"} | {"PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [sys.executable, "-c", _PICKER_ALONE], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    where, empty, disabled, status = json.loads(done.stdout)
+    assert Path(where).is_relative_to(site)  # the copy ran, not the repository's package
+    assert empty and disabled and "No examples found" in status
 
 
 # -- drafts and files (issues 10 and 11) ------------------------------------------------------------
