@@ -24,7 +24,7 @@ import uvicorn
 
 from pgm_explore.mcp import _common, domain_access_server, prompt_creation_server
 from pgm_explore.mcp._partners import _prompt_bytes
-from pgm_explore.mcp.serve import http_app
+from pgm_explore.mcp.serve import MAX_SESSIONS, http_app
 from tests.test_mcp_sessions import _free_port, _wait_for_port
 from tests.test_mcp_sessions import request as dac_request
 
@@ -130,12 +130,17 @@ def served() -> Iterator[Any]:
     test calls ``start(idle_timeout=..., state_bytes=...)`` and talks to it over a socket."""
     running: list[tuple[uvicorn.Server, threading.Thread]] = []
 
-    def start(idle_timeout: float = 600.0, state_bytes: int = _common.MAX_STATE_BYTES) -> tuple[Any, int]:
+    def start(
+        idle_timeout: float = 600.0, state_bytes: int = _common.MAX_STATE_BYTES, max_sessions: int = MAX_SESSIONS
+    ) -> tuple[Any, int]:
         server = domain_access_server()
         server.partner.limits = replace(server.partner.limits, state_bytes=state_bytes)
         port = _free_port()
         config = uvicorn.Config(
-            http_app(server, idle_timeout=idle_timeout), host="127.0.0.1", port=port, log_level="warning"
+            http_app(server, idle_timeout=idle_timeout, max_sessions=max_sessions),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
         )
         web = uvicorn.Server(config)
         thread = threading.Thread(target=web.run, daemon=True)
@@ -210,9 +215,8 @@ def test_sessions_that_stop_talking_are_released_after_the_idle_time(served: Any
     assert gone.status == 404  # the SDK ended the session itself
 
 
-def test_sessions_open_at_once_are_bounded(served: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pgm_explore.mcp.serve.MAX_SESSIONS", 2)
-    _, port = served()
+def test_sessions_open_at_once_are_bounded(served: Any) -> None:
+    _, port = served(max_sessions=2)
     first, _second = RawSession(port), RawSession(port)
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode()

@@ -40,7 +40,16 @@ from pgm_explore.mcp._guard import GuardedHTTP, guarded_lines
 from pgm_explore.mcp.connect import TOKEN_ENV
 from pgm_explore.mcp.servers import domain_access_server, personality_alignment_server, prompt_creation_server
 
-__all__ = ["FACTORIES", "IDLE_TIMEOUT", "MAX_BODY_BYTES", "MAX_SESSIONS", "TOKEN_ENV", "main", "transport_security"]
+__all__ = [
+    "FACTORIES",
+    "IDLE_TIMEOUT",
+    "MAX_BODY_BYTES",
+    "MAX_SESSIONS",
+    "TOKEN_ENV",
+    "http_app",
+    "main",
+    "transport_security",
+]
 
 FACTORIES = {
     "prompt-creation": prompt_creation_server,
@@ -210,15 +219,17 @@ def http_app(
     security: TransportSecuritySettings | None = None,
     token: str | None = None,
     idle_timeout: float = IDLE_TIMEOUT,
+    max_sessions: int = MAX_SESSIONS,
 ) -> GuardedHTTP:
     """The ASGI app ``--http`` serves: the SDK's streamable HTTP app (its Host/Origin checks, its
-    session idle timeout, at most MAX_SESSIONS sessions and MAX_BODY_BYTES a body) behind the guard
-    (a bearer token when one is given, then the body bound, then batch and version)."""
+    session idle timeout, at most ``max_sessions`` sessions open at once (default MAX_SESSIONS;
+    503 to one more) and MAX_BODY_BYTES a body) behind the guard (a bearer token when one is
+    given, then the body bound, then batch and version)."""
     app = server.streamable_http_app(
         transport_security=security,
         host=host,
         session_idle_timeout=idle_timeout,
-        max_sessions=MAX_SESSIONS,
+        max_sessions=max_sessions,
         max_request_body_size=MAX_BODY_BYTES,
     )
     # Dialogues of clients without an MCP session (the stateless protocol) expire after the same time.
