@@ -170,11 +170,13 @@ def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture
 @pytest.mark.slow
 @pytest.mark.parametrize("form", ["json", "text"])
 def test_two_local_worker_processes_give_the_same_bytes(
-    corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, form: str
+    corpus: Path, capsys: pytest.CaptureFixture[str], form: str
 ) -> None:
-    from pgm_explore.dialogue import _corpus
-
-    monkeypatch.setattr(_corpus, "BATCH_FILES", 2)  # three batches for the two workers, not one
+    # Files go to the workers in batches of about a MiB (docs/tables.md): two transcripts of more
+    # than a MiB each (a long blank line at their end) end two batches, so the workers share three.
+    padded = (TRANSCRIPTS / "full-session.jsonl").read_bytes() + b" " * (1 << 20) + b"\n"
+    for name in ("logs/big.jsonl", "logs/day2/big.jsonl"):
+        (corpus / name).write_bytes(padded)
     here = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "0", *GIVEN)
     there = run(capsys, "check", "--corpus", "--format", form, "--no-color", "--workers", "2", *GIVEN)
     assert there == here and here[0] == 1 and here[1]
