@@ -54,8 +54,4 @@ class UndoKeys(anywidget.AnyWidget):
     def _message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         action = self._actions.get(str(content.get("key"))) if isinstance(content, dict) else None
         if action is not None:
-
-            def act() -> None:
-                action()
-
-            after_browser(act)
+            after_browser(action)

@@ -85,7 +85,7 @@ _typed: weakref.WeakSet[widgets.Widget] = weakref.WeakSet()
 class _Wait:
     token: int
     boxes: set[int]
-    action: Callable[[], None]
+    action: Callable[[], object]
     links: list[widgets.Widget] = field(default_factory=list)
 
 
@@ -101,7 +101,7 @@ def _ping_model() -> widgets.IntText:
     return _ping
 
 
-def after_browser(action: Callable[[], None]) -> None:
+def after_browser(action: Callable[[], object]) -> None:
     """Run ``action`` once the browser has sent every value typed before now (see the module)."""
     boxes = [box for box in list(_typed) if box.comm is not None]
     if not boxes:
