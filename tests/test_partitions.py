@@ -299,6 +299,25 @@ def test_validate_writes_the_same_bytes_from_partitions(
         assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == whole, step
 
 
+def test_batches_on_workers_come_in_larger_partitions(tmp_path: Path) -> None:
+    # Each partition costs the client some milliseconds however small: a batch, whose result is
+    # compact, takes about eight partitions a worker, from 1 MiB up to 16 MiB.
+    from pgm_explore.io._partitions import BATCH_BYTES, PARTITION_BYTES, _step
+
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as file:
+        for size, workers, expected in [
+            (10 * 2**20, 2, PARTITION_BYTES),
+            (128 * 2**20, 2, 8 * 2**20),
+            (2**30, 2, BATCH_BYTES),
+            (2**30, 0, PARTITION_BYTES),  # (in this process: as small as ever)
+        ]:
+            file.truncate(size)
+            file.flush()
+            assert _step(str(path), workers, BATCH_BYTES) == expected, (size, workers)
+            assert _step(str(path), workers, PARTITION_BYTES) == PARTITION_BYTES
+
+
 def test_validate_in_this_process_when_told(transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(["validate", "--format", "json", "--workers", "0", str(transcript)], capsys)
     assert status == 1 and out.count("\n") == len(list(iter_documents(transcript)))

@@ -63,8 +63,8 @@ inputs:
   A report keeps at most 100 findings per message and says how many it left out.
 
 where the work runs:
-  A big JSON Lines file is cut into partitions of whole lines (1 MiB each), read,
-  decoded and validated by Dask workers; the reports come back in order. By
+  A big JSON Lines file is cut into partitions of whole lines (1 to 16 MiB), read,
+  decoded, validated and reported by Dask workers; the reports come back in order. By
   default, inputs of 1 GiB or more are validated by one local worker process per
   core (starting them and their first work takes several seconds), smaller ones,
   standard input and pipes in this process. --workers N says how many local workers (0: this process

@@ -2,10 +2,13 @@
 
 A regular JSON Lines file is cut into byte ranges of about :data:`PARTITION_BYTES` (the
 client only knows the file's size); each partition is read, decoded and worked on where
-the :class:`~pgm_explore._engine.Engine` runs it, and gives back what the work made of each
-message, numbered by line *within the partition*, and how many lines it holds. The client
-adds the lines of the partitions before it, in order, to name each message ``PATH:LINE``
-exactly as the reader of the whole file does (DECISIONS D18).
+the :class:`~pgm_explore._engine.Engine` runs it, and gives back what a *batch* function
+made of its messages, numbered by line *within the partition*, and how many lines it holds.
+The client adds the lines of the partitions before it, in order, to name each message
+``PATH:LINE`` exactly as the reader of the whole file does (DECISIONS D18). The batch of
+:func:`iter_worked` keeps one value per message; that of ``validate`` writes the output of
+all of them, so that the client has next to nothing to do per message
+(:func:`iter_batched`).
 
 The cut is that of ``dask.bytes.read_bytes`` and fsspec's ``read_block(..., delimiter=b"\\n")``,
 shifted by one byte so that a partition may start on a line start it is given: a partition
@@ -348,10 +351,12 @@ def iter_batched(
     a :class:`Batch`, in place. ``batch`` is given items whose source is ``""`` and whose
     ``line`` is counted from 1 within the partition (the batch's ``base`` added gives the
     line in the file); it must read them all, and be defined at the top of a module, as
-    ``work``. The same arguments and errors as :func:`iter_worked`.
+    ``work``. The same arguments and errors as :func:`iter_worked`, but that on workers the
+    partitions are larger by default (up to 16 MiB, about eight a worker): what comes back
+    of them is compact.
     """
     path = os.fspath(path)
-    items, spread = _reading(path, kind, engine, step, progress)
+    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES)
     if spread is None:
         return _worked(work, items)
     return _split(items, path, work, batch, *spread)
@@ -363,15 +368,38 @@ def _reading(
     engine: Engine | None,
     step: int | None,
     progress: Callable[[int], object] | None,
+    largest: int = PARTITION_BYTES,
 ) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None] | None]:
     """The items of ``path``, and how to cut it into partitions (None: read it here, message
-    by message)."""
+    by message); ``largest``, see :func:`_step`."""
     step = step or partition_bytes()
     items = iter_documents(path, kind=kind)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (spread or step or progress) or not _regular(path):
         return items, None
-    return items, (engine or Engine(), step or PARTITION_BYTES, progress)
+    if not step:
+        step = _step(path, engine.workers if engine is not None and spread else 0, largest)
+    return items, (engine or Engine(), step, progress)
+
+
+BATCH_BYTES = 16 * 1024 * 1024
+"""The largest partition of :func:`iter_batched` on workers (see :func:`_step`)."""
+
+
+def _step(path: str, workers: int, largest: int) -> int:
+    """The size of the partitions of ``path``: :data:`PARTITION_BYTES`, or where the work is
+    spread over ``workers`` and what comes back of a partition is compact (a batch), about
+    eight partitions a worker, from :data:`PARTITION_BYTES` to ``largest`` bytes. Each
+    partition costs the client some milliseconds of its own, whatever its size (submitting
+    it, waiting for it, taking its result in: a third of the client's work on partitions of
+    1 MiB); eight a worker keep the workers busy to the end, a few in flight each."""
+    if not workers or largest <= PARTITION_BYTES:
+        return PARTITION_BYTES
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return PARTITION_BYTES
+    return max(PARTITION_BYTES, min(largest, size // (8 * workers)))
 
 
 def _regular(path: str) -> bool:
