@@ -3,16 +3,18 @@
 Each run is a new Python process (nothing imported yet, as for a command) that starts two local
 workers, gives each worker the work of ``check --corpus`` on one small transcript and waits for
 both results; the run prints when the cluster was up and when both results were in, in seconds
-from before ``distributed`` was imported, and the CPU seconds that this process and all it started
-(forkserver, workers) had spent by then: the figure that the machine's other load moves least. Three ways to start the workers are compared, the runs
-alternating round by round so that the machine's other load falls on all of them alike:
+from before ``distributed`` was imported, and the CPU seconds that this process and all it
+started (forkserver, workers) had spent by then: the figure that the machine's other load moves
+least. Three ways to start the workers are compared, the runs alternating round by round so that
+the machine's other load falls on all of them alike:
 
 - **spawn**: ``distributed.LocalCluster`` as ``pgm_explore._engine`` started it up to session 10
   (distributed's defaults: each worker a new interpreter importing distributed and the main
   module again; prometheus metrics and every HTTP route, a profiler sampling the work every
   10 ms, health checks every 20 ms);
 - **forkserver, late**: the same with workers forked from a forkserver that imports distributed
-  and the work's module, started by distributed after this process has imported it;
+  and the work's module, started by distributed after this process has imported it (the
+  timers and routes as before);
 - **engine**: ``pgm_explore._engine.engine(2, preload=...)`` as the commands start workers now
   (the forkserver started first, importing while this process imports distributed).
 
@@ -201,8 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     for way, seconds in second.items():
         print(f"  {way:<17} {min(seconds):5.2f} s  {spread(seconds)}")
     print(f"an idle cluster of two, CPU seconds over {IDLE:g} s in all its processes:")
-    for way, cpu in resting.items():
-        print(f"  {way:<17} {cpu:5.2f} s")
+    for way, spent in resting.items():
+        print(f"  {way:<17} {spent:5.2f} s")
     print("pgm-explore check --corpus data/corpus, end to end:")
     for workers, seconds in commands.items():
         print(f"  {workers:<17} {min(seconds):5.2f} s  {spread(seconds)}")
