@@ -247,7 +247,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return refuse("check", problems, args.paths, err)
     palette = palette_for(args.color, out)
     try:
-        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
+        engine = engine_for(
+            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES, preload=[__name__]
+        )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
@@ -466,7 +468,9 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     palette = palette_for(args.color, out)
     tally = CorpusTally()
     try:
-        work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
+        work = engine_for(
+            files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM, preload=[__name__]
+        )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
