@@ -179,7 +179,7 @@ def work_on_partition(work: Callable[[Item], T], partition: Partition) -> tuple[
             if piece.long:
                 append((piece.first, TooLong(piece.start)))
                 continue
-            for number, raw, offset, document, notes in decoded(piece):
+            for number, raw, offset, document, notes in decoded(piece, typed=True):
                 if document is REFUSED:
                     append((number, Reread(raw)))
                 else:
@@ -261,7 +261,7 @@ def iter_worked(
     """
     path = os.fspath(path)
     step = step or partition_bytes()
-    items = iter_documents(path, kind=kind)  # (raises now, not at the first message)
+    items = iter_documents(path, kind=kind, typed=True)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (spread or step or progress) or not _regular(path):
         return _worked(work, items)
