@@ -184,7 +184,7 @@ class TranscriptChecker:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
         for (dialog, type_name), dialogue in self._state.dialogues.items():
-            for query_id, pending in dialogue.pending.items():
+            for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
                         pending.source,
@@ -193,12 +193,12 @@ class TranscriptChecker:
                         Finding.of(
                             "unanswered",
                             ("QueryID",),
-                            f"Request {query_id} has no Response by the end of the transcript.",
+                            f"Request {pending.query_id} has no Response by the end of the transcript.",
                             data_type=type_name,
                         ),
                     )
                 )
-            dialogue.pending.clear()
+            dialogue.pending = None
         return Found(tuple(out))
 
     # --- the two modes --------------------------------------------------------------------------
@@ -227,7 +227,7 @@ class TranscriptChecker:
         for rule in REQUEST_RULES[type_name]:
             rule(self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:
-            dialogue.pending[facts.query_id] = request
+            dialogue.wait(request)
         return request
 
     def _response(self, facts: Facts, type_name: str, dialogue: DialogueState, found: list[Finding]) -> None:
