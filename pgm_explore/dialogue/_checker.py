@@ -155,8 +155,8 @@ class TranscriptChecker:
             dialogue = state.dialogues.get(key)
             if dialogue is None:
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = DialogueState(
-                    last_time=opener.time if opener else None
+                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
+                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
                 )
             if opener is not None and facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
