@@ -13,15 +13,16 @@ are small msgspec Structs: cheap to keep, to send and to read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
-from pgm_explore.io import Item, report_fields
+from pgm_explore.io import Item, Packing, report_fields
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Finding, Report
 
 __all__ = [
+    "FACTS_PACKING",
     "Facts",
     "entities",
     "facts_of",
@@ -30,7 +31,6 @@ __all__ = [
 ]
 
 _ID_SUFFIXES = ("ID", "IDs")
-_NOTHING: frozenset[str] = frozenset()
 
 
 def entities(value: Any, into: set[str], key: str = "") -> None:
@@ -62,17 +62,23 @@ def entities(value: Any, into: set[str], key: str = "") -> None:
         into.add(value)
 
 
-class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False):
+TypeName = Literal["PC Prompt", "BKN-PRC", "BKN-DAC", "BKN-PAL"]
+"""The data types, as a validation report names them."""
+
+
+class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
     """What the transcript rules read of one message (see the module). Fields a message of
     its type and mode has no use for keep their defaults.
 
     A msgspec Struct: made, read and sent between processes (as MessagePack) several times
     faster than a NamedTuple or a dataclass. Not tracked by the garbage collector: nothing
-    in it can refer back to it.
+    in it can refer back to it. What the client decodes of each message is kept to few
+    objects: the type and mode are the Literal's own strings (no copy made, and compared by
+    identity), sets of names are tuples (no hash table), the defaults at the end are left out.
     """
 
-    type: str | None
-    mode: str | None
+    type: TypeName | None
+    mode: Literal["RQ", "RS"] | None
     findings: tuple[Finding, ...]
     """The validation report's findings."""
     dialog: str | None
@@ -86,7 +92,7 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False):
     # --- PC Prompts, and what a BKN-PRC Response's Representation adds to their context
     prompt_id: str | None = None
     action_context: dict[str, Any] | None = None
-    entities: frozenset[str] | None = None
+    entities: tuple[str, ...] | None = None
     """Entity ids a PC Prompt mentions (ResolvedReferents, SceneContext, ActionContext), or
     those a BKN-PRC Response's Representation adds; None when it has no Representation."""
     # --- Requests
@@ -102,7 +108,7 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False):
     # --- Responses
     request_id: str | None = None
     outcome: Any = None
-    filled: frozenset[str] = _NOTHING
+    filled: tuple[str, ...] = ()
     """The payload with content: "Feasibility", "CommitmentStatus", "Representation.Intent", "Answer.Text", ..."""
     feasibility: tuple[tuple[int, Any], ...] | None = None
     """(Step, PAStatus) of each Feasibility.Steps item with a Step; None when Feasibility is not an object."""
@@ -152,7 +158,7 @@ def facts_of(document: Any, report: Report) -> Facts:
     return _facts_of(document, report.type, report.mode, report.findings)
 
 
-def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: tuple[Finding, ...]) -> Facts:
+def _facts_of(document: Any, type_name: Any, mode: Any, findings: tuple[Finding, ...]) -> Facts:
     dialog = document.get("DialogID") if isinstance(document, dict) else None
     if type(dialog) is not str:
         dialog = None
@@ -175,7 +181,7 @@ def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: 
             simple_time_seconds(doc.get("PCPromptTime")),
             prompt_id=prompt_id if type(prompt_id) is str else None,
             action_context=action_context if isinstance(action_context, dict) else None,
-            entities=frozenset(found),
+            entities=tuple(found),
         )
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
@@ -190,7 +196,13 @@ def _facts_of(document: Any, type_name: str | None, mode: str | None, findings: 
 
 
 _Head = tuple[
-    str, str | None, tuple[Finding, ...], str | None, tuple[Any, Any, Any], tuple[bool, float] | None, str | None
+    TypeName,
+    Literal["RQ", "RS"] | None,
+    tuple[Finding, ...],
+    str | None,
+    tuple[Any, Any, Any],
+    tuple[bool, float] | None,
+    str | None,
 ]
 """The first fields of :class:`Facts`, which every Request and Response has: type, mode, findings,
 dialog, ids, time and query_id (a tuple spread into the Struct: made once, no field named twice)."""
@@ -244,7 +256,7 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
         found: set[str] = set()
         for key in ("ResolvedReferents", "ActionContext"):
             entities(representation.get(key), found)
-        added = frozenset(found)
+        added = tuple(found)
         action_context = representation.get("ActionContext")
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
@@ -254,7 +266,7 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
         entities=added,
         request_id=request_id if type(request_id) is str else None,
         outcome=doc.get("Outcome"),
-        filled=frozenset(filled) if filled else _NOTHING,
+        filled=tuple(filled),
         feasibility=tuple(
             [
                 (item["Step"], item.get("PAStatus"))
@@ -282,3 +294,51 @@ def item_facts(item: Item) -> Facts:
     (:func:`pgm_explore.io.report_fields`): the work done on each message of a transcript."""
     type_name, mode, _, findings = report_fields(item)
     return _facts_of(item.document, type_name, mode, findings)
+
+
+_encode_facts = msgspec.msgpack.Encoder().encode
+_decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
+_replace = msgspec.structs.replace
+
+PackedFacts = tuple[bytes, list[tuple[Finding, ...]], list[tuple[int, int]]]
+"""The facts of a partition's messages without their findings, as one MessagePack array; each
+distinct tuple of findings once; and (message, tuple) for each message that has findings."""
+
+
+def pack_facts(facts: list[Facts]) -> PackedFacts:
+    """The facts of a partition's messages, packed (on the worker).
+
+    The findings travel beside, each distinct tuple of them once, as objects: a log that
+    repeats one mistake on every line (a header-only message has nine findings) holds one
+    tuple of findings for all of them (:func:`pgm_explore.io._read._shared`), and so must the
+    client, which MessagePack, writing each message's in full, would not let it."""
+    tables: dict[int, int] = {}  # id of a tuple of findings -> its place in the table
+    table: list[tuple[Finding, ...]] = []
+    marks: list[tuple[int, int]] = []
+    bare = facts
+    for position, fact in enumerate(facts):
+        findings = fact.findings
+        if findings:
+            if bare is facts:
+                bare = list(facts)
+            index = tables.get(id(findings))
+            if index is None:
+                index = tables[id(findings)] = len(table)
+                table.append(findings)
+            marks.append((position, index))
+            bare[position] = _replace(fact, findings=())
+    return _encode_facts(bare), table, marks
+
+
+def unpack_facts(packed: PackedFacts) -> list[Facts]:
+    """The facts :func:`pack_facts` packed (in the client)."""
+    encoded, table, marks = packed
+    facts = _decode_facts(encoded)
+    for position, index in marks:
+        facts[position] = _replace(facts[position], findings=table[index])
+    return facts
+
+
+FACTS_PACKING = Packing(pack_facts, unpack_facts)
+"""How the facts of a partition come back from a worker: MessagePack, which the client decodes
+several times faster than it unpickles the Structs one by one, and the findings beside."""

@@ -33,7 +33,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.io._partitions import iter_worked
+from pgm_explore.io._partitions import Packing, iter_worked
 from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
@@ -44,6 +44,7 @@ from pgm_explore.validation import Report
 __all__ = [
     "InputKind",
     "Item",
+    "Packing",
     "UnreadablePath",
     "input_kind",
     "iter_documents",
@@ -59,6 +60,7 @@ __all__ = [
 UnreadablePath.__module__ = __name__
 Item.__module__ = __name__
 iter_worked.__module__ = __name__
+Packing.__module__ = __name__
 report_fields.__module__ = __name__
 
 

@@ -22,6 +22,10 @@ What a line's number changes is made in the client: a line whose text the fast d
 refuses comes back as its bytes (:class:`Reread`) and a line too long as its place
 (:class:`TooLong`), and the client words their findings with the line's number in the file.
 Such lines are rare; everything else is made on the worker.
+
+What the work makes of the messages of a partition may travel back packed (:class:`Packing`):
+say one ``bytes`` object for the whole partition, which the transport copies instead of
+pickling a thousand small objects, and which the client unpacks as it reads them.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import stat
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 from typing import IO, Any, NamedTuple, TypeVar
 
 from pgm_explore._engine import Engine
@@ -52,6 +57,7 @@ from pgm_explore.io._read import (
 
 __all__ = [
     "PARTITION_BYTES",
+    "Packing",
     "Partition",
     "Reread",
     "TooLong",
@@ -99,6 +105,25 @@ class TooLong(NamedTuple):
     """A line longer than the reader takes, at byte ``offset`` of the file (its bytes skipped)."""
 
     offset: int
+
+
+class Packing(NamedTuple):
+    """How the values of a partition travel back from where it was worked on: ``pack`` (run
+    there) turns the list of them into what costs less to send (bytes, and few objects),
+    ``unpack`` (run here) turns that back into the list. Both must be defined at the top of
+    a module, as the work must."""
+
+    pack: Callable[[list[Any]], Any]
+    unpack: Callable[[Any], list[Any]]
+
+
+class Packed(NamedTuple):
+    """The messages of a partition, packed: the line of each value, the values packed, and
+    the rare lines the client finishes (:class:`Reread`, :class:`TooLong`) with their lines."""
+
+    numbers: list[int]
+    values: Any
+    rare: list[tuple[int, Any]]
 
 
 def partitions(path: str, start: int, size: int, step: int) -> Iterator[Partition]:
@@ -162,10 +187,38 @@ class _Through(io.RawIOBase):
     read = read1
 
 
-def work_on_partition(work: Callable[[Item], T], partition: Partition) -> tuple[int, list[tuple[int, Any]]]:
+def work_on_partition(
+    work: Callable[[Item], T], partition: Partition, pack: Callable[[list[Any]], Any] | None = None
+) -> tuple[int, list[tuple[int, Any]] | Packed]:
     """How many lines the partition holds, and ``(line, value)`` for each of its messages
     (``line`` counted from 1 within the partition; ``value`` is ``work(item)``, or a
-    :class:`Reread` or :class:`TooLong` for the client to finish). Runs on a worker."""
+    :class:`Reread` or :class:`TooLong` for the client to finish), or with ``pack`` the same
+    :class:`Packed`. Runs on a worker."""
+    lines, done = _work_on_lines(work, partition)
+    if pack is None:
+        return lines, done
+    numbers: list[int] = []
+    values: list[Any] = []
+    rare: list[tuple[int, Any]] = []
+    for number, value in done:
+        if type(value) is Reread or type(value) is TooLong:
+            rare.append((number, value))
+        else:
+            numbers.append(number)
+            values.append(value)
+    return lines, Packed(numbers, pack(values), rare)
+
+
+def _unpacked(packed: Packed, unpack: Callable[[Any], list[Any]]) -> list[tuple[int, Any]]:
+    """The ``(line, value)`` pairs of a :class:`Packed` partition, in the order of its lines."""
+    done = list(zip(packed.numbers, unpack(packed.values), strict=True))
+    if packed.rare:
+        done += packed.rare
+        done.sort(key=itemgetter(0))
+    return done
+
+
+def _work_on_lines(work: Callable[[Item], T], partition: Partition) -> tuple[int, list[tuple[int, Any]]]:
     with open(partition.path, "rb") as file:
         first = _first_line(file, partition.start, partition.end) if partition.start else 0
         if first is None:
@@ -195,18 +248,21 @@ def iter_partitioned(
     line: int,
     step: int,
     progress: Callable[[int], object] | None = None,
+    packing: Packing | None = None,
 ) -> Iterator[tuple[str, T]]:
     """(source, value) of every message of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes worked on by
     ``engine``, in order. A read error is raised as :class:`UnreadablePath` after the
     messages of the partitions before it. ``progress`` is told the bytes of each partition
-    whose messages are about to come."""
+    whose messages are about to come; ``packing``, how their values travel (only where the
+    engine spreads the work: in this process they are handed over as they are)."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
-    results = engine.map(partial(work_on_partition, work), partitions(path, start, size, step))
+    pack = packing.pack if packing is not None and not engine.in_process else None
+    results = engine.map(partial(work_on_partition, work, pack=pack), partitions(path, start, size, step))
     base = line - 1
     while True:
         try:
@@ -219,7 +275,17 @@ def iter_partitioned(
         if progress is not None:  # (the partitions come in order: this one starts where the last ended)
             progress(step if start + step < size else max(size - start, 0))  # (the last: to the end)
             start += step
-        for number, value in done:
+        if isinstance(done, Packed):
+            assert packing is not None  # (packed only with a packing)
+            if not done.rare:  # (the common case: every value made where the partition was)
+                for number, value in zip(done.numbers, packing.unpack(done.values), strict=True):
+                    yield f"{prefix}{number + base}", value
+                base += lines
+                continue
+            pairs = _unpacked(done, packing.unpack)
+        else:
+            pairs = done
+        for number, value in pairs:
             number += base
             source = f"{prefix}{number}"
             if type(value) is Reread:
@@ -240,6 +306,7 @@ def iter_worked(
     engine: Engine | None = None,
     step: int | None = None,
     progress: Callable[[int], object] | None = None,
+    packing: Packing | None = None,
 ) -> Iterator[tuple[str, T]]:
     """Every message in ``path``, in order, as its source (``PATH:LINE``, ``PATH#INDEX``)
     and ``work(item)``: the one reading path of ``validate``, ``check`` and the library.
@@ -258,6 +325,9 @@ def iter_worked(
     ``progress`` (a progress bar's ``update``) is told the bytes read as partitions are
     done: a regular JSON Lines file is then worked on partition by partition in this
     process too (the same values); anything else is not counted here.
+
+    ``packing`` (a :class:`Packing`) packs the values of each partition worked on elsewhere
+    into what costs the transport less than a list of objects.
     """
     path = os.fspath(path)
     step = step or partition_bytes()
@@ -265,7 +335,7 @@ def iter_worked(
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (spread or step or progress) or not _regular(path):
         return _worked(work, items)
-    return _split(items, path, work, engine or Engine(), step or PARTITION_BYTES, progress)
+    return _split(items, path, work, engine or Engine(), step or PARTITION_BYTES, progress, packing)
 
 
 def _regular(path: str) -> bool:
@@ -295,6 +365,7 @@ def _split(
     engine: Engine,
     step: int,
     progress: Callable[[int], object] | None = None,
+    packing: Packing | None = None,
 ) -> Iterator[tuple[str, T]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
@@ -310,4 +381,4 @@ def _split(
     start = first.offset + len(first.raw)
     if progress is not None:
         progress(start)
-    yield from iter_partitioned(path, work, engine, start, first.line + 1, step, progress)
+    yield from iter_partitioned(path, work, engine, start, first.line + 1, step, progress, packing)
