@@ -25,11 +25,13 @@ parse and validate partitions of the file while the checking process applies the
 rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone.
 
 With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
-in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the peak resident set size of that process
-(``resource.getrusage(...).ru_maxrss``) plus that of its largest worker process (Linux gives the
-largest child's peak only: with two workers and their nannies, the machine holds more) against
-the target of 300 MB, beside the peak of the same
-command on a 13-message transcript (the interpreter, the imports and the compiled schemas) and on
+in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the
+peak resident set size of that process (``VmHWM`` of ``/proc/self/status``: on Linux, ``ru_maxrss``
+also holds the peak of the process that spawned it, this one, which may have read a whole file to
+count its dialogues) plus that of its largest worker process (``ru_maxrss`` of its children: Linux
+gives the largest child's peak only; with two workers and their nannies, the machine holds more)
+against the target of 300 MB, beside the peak of the same command on a 13-message transcript (the
+interpreter, the imports and the compiled schemas) and on
 the throughput file, to show how memory grows with the transcript. The 1M file (about 1 GB) is
 deleted afterwards. ``--memory-only`` skips the throughput part. With ``--findings-lines N`` it
 also runs ``check`` on N header-only messages (nine findings each) in this process and on the
@@ -214,6 +216,11 @@ start = time.perf_counter()
 status = main(["check", "--format", "json", *sys.argv[2:], sys.argv[1]])
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:  # Linux: ru_maxrss keeps the peak of the process that spawned this one (vfork), VmHWM does not
+    with open("/proc/self/status", encoding="ascii") as proc:
+        peak = next(int(line.split()[1]) for line in proc if line.startswith("VmHWM:"))
+except OSError:
+    pass
 helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest worker process, if any ran
 sys.stderr.write(json.dumps({"status": status, "seconds": seconds, "peak": peak, "helper": helper}) + "\\n")
 """
@@ -404,8 +411,8 @@ def main_(argv: list[str] | None = None) -> int:
         parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")
     paths = {} if args.memory_only else {mix: generated(args.messages, mix) for mix in mixes}
     if args.memory or args.memory_only:
-        # First, while this process is small: on Linux a child's ru_maxrss starts from the
-        # resident size of the process that spawned it, which the throughput passes grow.
+        # First, while this process is small: the workers' ru_maxrss starts from the peak of
+        # the process that spawned them, which the throughput passes grow.
         first = next(iter(paths.items()), None)
         memory(args.memory_messages, None if first is None else (first[1], args.messages))
         if args.findings_lines:

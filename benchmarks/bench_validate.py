@@ -5,7 +5,8 @@ both modes, mostly conforming, one in 200 not, a few with consistency warnings) 
 ``benchmarks/out/`` (git-ignored), then measures in one run:
 
 1. bare ``json.loads`` over every line of the file (the yardstick),
-2. the library bulk path: :func:`pgm_explore.io.iter_reports` (reader + ``validate``),
+2. the library bulk path: :func:`pgm_explore.io.iter_reports` (reader + ``validate``) in
+   this process,
 3. the command end to end: ``main(["validate", "--format", "json", PATH])`` in process,
    with standard output sent to ``os.devnull``,
 
@@ -13,11 +14,22 @@ and prints messages per second and the ratios to the yardstick (target: the libr
 at least 0.5 of ``json.loads``), then the time ``import pgm_explore`` and
 ``import pgm_explore.cli`` take in a fresh interpreter (target 0.5 s).
 
+With ``--workers N`` (N > 0) the command runs three ways in the same run, to compare one
+process with N local Dask workers (issue 20's target: 2 workers at least 2.0 of
+``json.loads``):
+
+3. ``--workers 0``: one process;
+4. ``--scheduler ADDRESS`` of N local workers the benchmark started before (and warmed up
+   with a pass of its own): the steady rate, without the workers' start;
+5. ``--workers N``: end to end, the command starting and stopping its own workers;
+
+and prints the start-up (5 minus 4) apart from the steady rate.
+
 Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R] [--workers N]``
-(``--workers 2``: the command's passes on two local Dask workers, their start included).
-Each figure is the best of R passes (default 5); the passes of the three take turns
+(e.g. ``--workers 2 --messages 1000000 --repeat 3``: a file of about 1 GB).
+Each figure is the best of R passes (default 5); the passes take turns
 (``json.loads``, library, command, ``json.loads``, ...), so that a burst of load from
-other work on the machine slows all three alike instead of one of them, and the ratios
+other work on the machine slows all alike instead of one of them, and the ratios
 stay comparable within a run. One warm-up pass over a few messages of every kind comes
 first, so that compiling the validators and importing python-jsonschema (which only
 non-conforming messages need) are not counted.
@@ -41,9 +53,8 @@ from pgm_explore.cli import main
 from pgm_explore.io import iter_reports
 
 OUT = Path(__file__).resolve().parent / "out"
-WORKERS: list[str] = []
-"""``--workers N`` for the command's passes, when given (``--workers``)."""
 TARGET_RATIO = 0.5
+TARGET_WORKERS = 2.0
 TARGET_IMPORT = 0.5
 
 # --- realistic messages --------------------------------------------------------------------
@@ -252,14 +263,15 @@ def bare_json(path: Path) -> None:
 
 def library(path: Path) -> int:
     nonconforming = 0
-    for rep in iter_reports(str(path)):
+    for rep in iter_reports(str(path), parallel=False):
         nonconforming += not rep.conforms
     return nonconforming
 
 
-def command(path: Path) -> int:
+def command(path: Path, *where: str) -> int:
+    """``pgm-explore validate --format json [WHERE] PATH``, its output sent to ``os.devnull``."""
     with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
-        return main(["validate", "--format", "json", *WORKERS, str(path)])
+        return main(["validate", "--format", "json", *where, str(path)])
 
 
 def import_time(module: str, runs: int = 7) -> float:
@@ -285,11 +297,12 @@ def main_(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=200_000, help="messages in the file (default 200000)")
     parser.add_argument("--repeat", type=int, default=5, help="passes per measurement; the best counts (default 5)")
     parser.add_argument(
-        "--workers", type=int, default=None, help="the command's --workers (default: as the command decides)"
+        "--workers",
+        type=int,
+        default=None,
+        help="compare the command on one process with N local workers (default: the command as it decides)",
     )
     args = parser.parse_args(argv)
-    if args.workers is not None:
-        WORKERS[:] = ["--workers", str(args.workers)]
     count = args.messages
 
     path = OUT / f"bench-{count}.jsonl"
@@ -302,20 +315,23 @@ def main_(argv: list[str] | None = None) -> int:
     warm_up()
     nonconforming = library(path)
     print(f"non-conforming messages: {nonconforming}")
-    t_json, t_lib, t_cli = best_in_turn(
-        args.repeat, lambda: bare_json(path), lambda: library(path), lambda: command(path)
-    )
 
     def rate(seconds: float) -> str:
         return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"
 
-    ratio_lib, ratio_cli = t_json / t_lib, t_json / t_cli
-    print(f"json.loads                      {rate(t_json)}")
-    print(f"library (read + validate)       {rate(t_lib)}")
-    print(f"command (validate --format json) {rate(t_cli)}")
-    status = "ok" if ratio_lib >= TARGET_RATIO else "BELOW TARGET"
-    print(f"validate / json.loads = {ratio_lib:.2f} (target {TARGET_RATIO}) {status}")
-    print(f"command  / json.loads = {ratio_cli:.2f}")
+    if args.workers:
+        compare_workers(path, args.workers, args.repeat, rate)
+    else:
+        t_json, t_lib, t_cli = best_in_turn(
+            args.repeat, lambda: bare_json(path), lambda: library(path), lambda: command(path)
+        )
+        print(f"json.loads                      {rate(t_json)}")
+        print(f"library (read + validate)       {rate(t_lib)}")
+        print(f"command (validate --format json) {rate(t_cli)}")
+        ratio_lib = t_json / t_lib
+        status = "ok" if ratio_lib >= TARGET_RATIO else "BELOW TARGET"
+        print(f"validate / json.loads = {ratio_lib:.2f} (target {TARGET_RATIO}) {status}")
+        print(f"command  / json.loads = {t_json / t_cli:.2f}")
 
     bare = import_time("sys")
     for module in ("pgm_explore", "pgm_explore.cli"):
@@ -323,6 +339,39 @@ def main_(argv: list[str] | None = None) -> int:
         status = "ok" if seconds <= TARGET_IMPORT else "ABOVE TARGET"
         print(f"import {module:<16} {seconds:.3f} s (target {TARGET_IMPORT} s; bare interpreter {bare:.3f} s) {status}")
     return 0
+
+
+def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float], str]) -> None:
+    """One process against ``workers`` local Dask workers, steady and end to end, in one run."""
+    from pgm_explore._engine import engine
+
+    start = time.perf_counter()
+    with engine(workers) as cluster:
+        started = time.perf_counter() - start
+        address = cluster.client.scheduler.address  # type: ignore[attr-defined]  # (a Dask engine)
+        command(path, "--scheduler", address)  # (the workers import and compile the validators once)
+        t_json, t_lib, t_one, t_steady, t_whole = best_in_turn(
+            repeat,
+            lambda: bare_json(path),
+            lambda: library(path),
+            lambda: command(path, "--workers", "0"),
+            lambda: command(path, "--scheduler", address),
+            lambda: command(path, "--workers", str(workers)),
+        )
+    print(f"json.loads                                 {rate(t_json)}")
+    print(f"library, one process                       {rate(t_lib)}")
+    print(f"command, one process (--workers 0)         {rate(t_one)}")
+    print(f"command, {workers} workers started (--scheduler)  {rate(t_steady)}")
+    print(f"command, {workers} workers end to end (--workers) {rate(t_whole)}")
+    print(
+        f"start-up of {workers} workers: {t_whole - t_steady:.2f} s in the command ({started:.2f} s to start the cluster)"
+    )
+    ratio = t_json / t_steady
+    status = "ok" if ratio >= TARGET_WORKERS else "BELOW TARGET"
+    print(f"command, one process   / json.loads = {t_json / t_one:.2f}")
+    print(f"command, {workers} workers steady / json.loads = {ratio:.2f} (target {TARGET_WORKERS} for 2) {status}")
+    print(f"command, {workers} workers whole  / json.loads = {t_json / t_whole:.2f}")
+    print(f"command, {workers} workers steady / one process = {t_one / t_steady:.2f}")
 
 
 if __name__ == "__main__":

@@ -867,6 +867,25 @@ def test_the_partitions_of_a_big_file_bound_lines_too(
         assert found == expected, step
 
 
+@pytest.mark.parametrize("form", [["--format", "json"], ["--no-color"]])
+def test_validate_words_the_lines_too_long_of_partitions_as_whole(
+    form: list[str],
+    small_limit: int,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker leaves a line too long for the client, which words it with its line in the file.
+    lines = [GOOD, _long(_LIMIT + 1), GOOD, _long(3 * _LIMIT), b"", GOOD, _long(_LIMIT * 2) + b"x"]
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    whole = main(["validate", *form, "--workers", "0", str(path)]), capsys.readouterr()
+    assert whole[0] == 1 and whole[1].out.count("too-large") == 3
+    for step in ("1000", "5000", "100000"):
+        monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", step)
+        assert (main(["validate", *form, "--workers", "0", str(path)]), capsys.readouterr()) == whole, step
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_cat_dev_zero_into_check_says_so_and_does_not_grow() -> None:

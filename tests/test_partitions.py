@@ -20,9 +20,9 @@ import pytest
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.cli import main
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
-from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.dialogue._facts import PackedFacts, facts_batch, item_facts, packed_facts_batch, unpacked_facts
 from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
-from pgm_explore.io._partitions import partitions, work_on_partition
+from pgm_explore.io._partitions import Left, partitions, work_on_partition
 from pgm_explore.validation import Report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
@@ -131,17 +131,25 @@ def test_partitions_are_whole_lines_each_counted_once(tmp_path: Path) -> None:
     for step in range(1, len(text) + 2):
         total, numbered = 0, []
         for partition in partitions(str(path), 0, len(text), step):
-            count, done = work_on_partition(_raw, partition)
-            numbered += [(total + number, raw) for number, raw in done]
+            count, done = work_on_partition(_raws, partition)
+            for got in done:  # (the lines that are no JSON are left for the client to word)
+                if isinstance(got, Left):
+                    numbered.append((total + got.number, got.value.raw))  # type: ignore[union-attr]
+                else:
+                    numbered += [(total + number, raw) for number, raw in got]
             total += count
         assert total == len(lines), step
         expected = [(n, line + b"\n") for n, line in enumerate(lines, 1) if line.strip()]
         expected[-1] = (len(lines), lines[-1])  # (no line break after the last)
-        assert [(n, raw if isinstance(raw, bytes) else raw.raw) for n, raw in numbered] == expected, step
+        assert numbered == expected, step
 
 
 def _raw(item: Item) -> bytes | None:
     return item.raw
+
+
+def _raws(items: Iterator[Item]) -> list[tuple[int | None, bytes | None]]:
+    return [(item.line, item.raw) for item in items]
 
 
 def test_crlf_blank_lines_and_no_final_line_break(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,7 +244,7 @@ def test_the_commands_say_the_same_on_a_dask_cluster(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for form in (["--format", "json"], ["--no-color"]):
+    for form in (["--format", "json"], ["--no-color"], ["--color"]):
         here = _run([command, *form, "--workers", "0", str(transcript)], capsys)
         monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
         there = _run([command, *form, "--scheduler", cluster, str(transcript)], capsys)
@@ -271,6 +279,45 @@ def test_check_says_the_same_on_local_workers(
     assert split.count("\n") == renamed.count("\n")
 
 
+@pytest.mark.parametrize("form", [["--format", "json"], ["--no-color"], ["--color"]])
+def test_validate_writes_the_same_bytes_from_partitions(
+    form: list[str],
+    tmp_path: Path,
+    transcript: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The workers write the output of their partitions and the client puts the line numbers
+    # in: a name that JSON and the terminal escape must come out as when written whole, and
+    # so must the lines the workers leave for the client (NaN, bad UTF-8, a BOM, blank lines).
+    odd = tmp_path / 'we"ird \x1b[2J né.jsonl'
+    odd.write_bytes(transcript.read_bytes())
+    whole = _run(["validate", *form, "--workers", "0", str(odd)], capsys)
+    assert whole[0] == 1 and whole[1].count("\n") > 100
+    for step in (1, 700, 5000):
+        monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+        assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == whole, step
+
+
+def test_batches_on_workers_come_in_larger_partitions(tmp_path: Path) -> None:
+    # Each partition costs the client some milliseconds however small: a batch, whose result is
+    # compact, takes about eight partitions a worker, from 1 MiB up to 16 MiB.
+    from pgm_explore.io._partitions import BATCH_BYTES, PARTITION_BYTES, _step
+
+    path = tmp_path / "sparse.jsonl"
+    with path.open("wb") as file:
+        for size, workers, expected in [
+            (10 * 2**20, 2, PARTITION_BYTES),
+            (128 * 2**20, 2, 8 * 2**20),
+            (2**30, 2, BATCH_BYTES),
+            (2**30, 0, PARTITION_BYTES),  # (in this process: as small as ever)
+        ]:
+            file.truncate(size)
+            file.flush()
+            assert _step(str(path), workers, BATCH_BYTES) == expected, (size, workers)
+            assert _step(str(path), workers, PARTITION_BYTES) == PARTITION_BYTES
+
+
 def test_validate_in_this_process_when_told(transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(["validate", "--format", "json", "--workers", "0", str(transcript)], capsys)
     assert status == 1 and out.count("\n") == len(list(iter_documents(transcript)))
@@ -293,3 +340,18 @@ def test_workers_that_cannot_start_are_a_plain_error(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode != 0
     assert "EngineUnavailable: could not start work on 2 local worker processes" in run.stderr
+
+
+def test_packed_facts_are_the_facts_and_share_repeated_findings(transcript: Path) -> None:
+    # What a worker packs is what the client unpacks, and a mistake repeated on every line
+    # (nine findings of a header-only message) stays one tuple of findings, as pickle kept it.
+    header_only = b'{"Header": "PGM-KPA-V1.0"}\n'
+    path = transcript.with_name("repeated.jsonl")
+    path.write_bytes(header_only * 50 + transcript.read_bytes() + header_only * 50)
+    numbers, facts = facts_batch(iter_documents(path))
+    packed = packed_facts_batch(iter_documents(path))
+    assert isinstance(packed, PackedFacts) and len(packed.table) < len(packed.marks)
+    assert unpacked_facts(packed) == (numbers, facts)
+    repeated = [f.findings for f in unpacked_facts(packed)[1][:50]]
+    assert len(repeated[0]) == 9 and all(findings is repeated[0] for findings in repeated)
+    assert unpacked_facts((numbers, facts)) == (numbers, facts)

@@ -213,7 +213,7 @@ class TranscriptChecker:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
         for (dialog, type_name), dialogue in self._state.dialogues.items():
-            for query_id, pending in dialogue.pending.items():
+            for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
                         pending.source,
@@ -222,12 +222,12 @@ class TranscriptChecker:
                         Finding.of(
                             "unanswered",
                             ("QueryID",),
-                            f"Request {query_id} has no Response by the end of the transcript.",
+                            f"Request {pending.query_id} has no Response by the end of the transcript.",
                             data_type=type_name,
                         ),
                     )
                 )
-            dialogue.pending.clear()
+            dialogue.pending = None
         return Found(tuple(out))
 
     def _request(
@@ -260,7 +260,7 @@ class TranscriptChecker:
         )
         REQUEST_RULES[type_name](self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:
-            dialogue.pending[facts.query_id] = request
+            dialogue.wait(request)
         return request
 
 

@@ -6,28 +6,34 @@ for its type (a value of the wrong type is the schema's business: a rule sees no
 there) and worked out (a QueryTime in seconds, the ``(Step, Statement)`` pairs, the Entity
 ids a PC Prompt mentions). Facts depend on the message alone, so they are made where the
 message is read -- in this process, or on a worker for a partition of a big file
-(:func:`item_facts` is the work :func:`pgm_explore.io._partitions.iter_worked` runs there)
--- while the rules, which depend on every message before, run in order in one place. They
+(:func:`iter_facts`; :func:`packed_facts_batch` packs a partition's for the trip back) --
+while the rules, which depend on every message before, run in order in one place. They
 are small msgspec Structs: cheap to keep, to send and to read.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable, Iterator
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
-from pgm_explore.io import Item, Packing, report_fields
+from pgm_explore._engine import Engine
+from pgm_explore.io import Batch, Item, iter_batched, report_fields
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Finding, Report
 
 __all__ = [
-    "FACTS_PACKING",
     "Facts",
+    "PackedFacts",
     "entities",
     "facts_of",
+    "facts_batch",
     "item_facts",
+    "iter_facts",
+    "packed_facts_batch",
     "simple_time_seconds",
+    "unpacked_facts",
 ]
 
 _ID_SUFFIXES = ("ID", "IDs")
@@ -300,45 +306,79 @@ _encode_facts = msgspec.msgpack.Encoder().encode
 _decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
 _replace = msgspec.structs.replace
 
-PackedFacts = tuple[bytes, list[tuple[Finding, ...]], list[tuple[int, int]]]
-"""The facts of a partition's messages without their findings, as one MessagePack array; each
-distinct tuple of findings once; and (message, tuple) for each message that has findings."""
+
+class PackedFacts(NamedTuple):
+    """The facts of consecutive messages of a partition, as a worker sends them back: their
+    lines (within the partition); their facts without findings, as one MessagePack array; each
+    distinct tuple of findings once; and (message, tuple) for each message that has findings."""
+
+    numbers: list[int]
+    encoded: bytes
+    table: list[tuple[Finding, ...]]
+    marks: list[tuple[int, int]]
 
 
-def pack_facts(facts: list[Facts]) -> PackedFacts:
-    """The facts of a partition's messages, packed (on the worker).
+def facts_batch(items: Iterator[Item]) -> tuple[list[int], list[Facts]]:
+    """The lines and facts of consecutive messages of a partition worked on in this process."""
+    numbers: list[int] = []
+    facts: list[Facts] = []
+    for item in items:
+        numbers.append(item.line)  # type: ignore[arg-type]  # (a partition's items have their line)
+        facts.append(item_facts(item))
+    return numbers, facts
+
+
+def packed_facts_batch(items: Iterator[Item]) -> PackedFacts:
+    """:func:`facts_batch` packed, on a worker: the client decodes one MessagePack array several
+    times faster than it unpickles a thousand Structs.
 
     The findings travel beside, each distinct tuple of them once, as objects: a log that
     repeats one mistake on every line (a header-only message has nine findings) holds one
-    tuple of findings for all of them (:func:`pgm_explore.io._read._shared`), and so must the
-    client, which MessagePack, writing each message's in full, would not let it."""
+    tuple of findings for all of them (the reader shares them), and so must the client, which
+    MessagePack, writing each message's in full, would not let it."""
+    numbers, facts = facts_batch(items)
     tables: dict[int, int] = {}  # id of a tuple of findings -> its place in the table
     table: list[tuple[Finding, ...]] = []
     marks: list[tuple[int, int]] = []
-    bare = facts
     for position, fact in enumerate(facts):
         findings = fact.findings
         if findings:
-            if bare is facts:
-                bare = list(facts)
             index = tables.get(id(findings))
             if index is None:
                 index = tables[id(findings)] = len(table)
                 table.append(findings)
             marks.append((position, index))
-            bare[position] = _replace(fact, findings=())
-    return _encode_facts(bare), table, marks
+            facts[position] = _replace(fact, findings=())
+    return PackedFacts(numbers, _encode_facts(facts), table, marks)
 
 
-def unpack_facts(packed: PackedFacts) -> list[Facts]:
-    """The facts :func:`pack_facts` packed (in the client)."""
-    encoded, table, marks = packed
-    facts = _decode_facts(encoded)
-    for position, index in marks:
+def unpacked_facts(batch: tuple[list[int], list[Facts]] | PackedFacts) -> tuple[list[int], list[Facts]]:
+    """The lines and facts of a batch, unpacked if a worker packed them."""
+    if not isinstance(batch, PackedFacts):
+        return batch
+    facts = _decode_facts(batch.encoded)
+    table = batch.table
+    for position, index in batch.marks:
         facts[position] = _replace(facts[position], findings=table[index])
-    return facts
+    return batch.numbers, facts
 
 
-FACTS_PACKING = Packing(pack_facts, unpack_facts)
-"""How the facts of a partition come back from a worker: MessagePack, which the client decodes
-several times faster than it unpickles the Structs one by one, and the findings beside."""
+def iter_facts(
+    path: str, engine: Engine | None = None, progress: Callable[[int], object] | None = None
+) -> Iterator[tuple[str, Facts]]:
+    """The source and facts of every message of ``path``, in order, made where ``engine`` works
+    (see :func:`pgm_explore.io.iter_batched`; ``progress`` is told the bytes done): what the
+    transcript rules read of a transcript file."""
+    spread = engine is not None and not engine.in_process
+    batches = iter_batched(
+        path, item_facts, packed_facts_batch if spread else facts_batch, engine=engine, progress=progress
+    )
+    prefix = f"{path}:"
+    for got in batches:
+        if type(got) is Batch:
+            base = got.base
+            numbers, facts = unpacked_facts(got.value)
+            for number, fact in zip(numbers, facts, strict=True):
+                yield f"{prefix}{base + number}", fact
+        else:
+            yield got  # type: ignore[misc]  # (a (source, facts) pair: what is not a Batch)

@@ -205,7 +205,7 @@ def answers_a_request(
     request_id = facts.request_id
     if request_id is None:
         return None
-    if request_id in state.answered and request_id not in dialogue.pending:
+    if request_id in state.answered and not dialogue.waits_for(request_id):
         found.append(
             Finding.of(
                 "response-duplicate",
@@ -219,7 +219,7 @@ def answers_a_request(
         assert first_use is not None
         turn_matches_request(facts, type_name, state.answered_turn(request_id), state.sources.source(first_use), found)
         return None
-    pending = dialogue.pending.pop(request_id, None)
+    pending = dialogue.take(request_id)
     if pending is None:
         found.append(
             Finding.of(

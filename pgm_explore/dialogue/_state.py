@@ -104,7 +104,10 @@ class DialogueState(msgspec.Struct, gc=False):
 
     last_turn: int | None = None
     last_time: tuple[bool, float] | None = None
-    pending: dict[str, PendingRequest] = {}  # (msgspec gives each instance a dictionary of its own)
+    pending: PendingRequest | dict[str, PendingRequest] | None = None
+    """The Requests waiting for their Response, by QueryID: none (most dialogues, most of the
+    time), the one Request itself, or a dictionary of several. A dictionary for every dialogue of
+    a transcript, empty or of one entry, would take 180 bytes each of hundreds of thousands."""
     commitments: CommitmentLedger | None = None
     """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
 
@@ -112,6 +115,48 @@ class DialogueState(msgspec.Struct, gc=False):
         if self.commitments is None:
             self.commitments = CommitmentLedger()
         return self.commitments
+
+    def wait(self, request: PendingRequest) -> None:
+        """Keep ``request`` (which has a QueryID) until its Response; it takes the place of a
+        Request of the same QueryID still waiting."""
+        query_id = request.query_id
+        assert query_id is not None
+        pending = self.pending
+        if pending is None or (type(pending) is PendingRequest and pending.query_id == query_id):
+            self.pending = request
+        elif type(pending) is PendingRequest:
+            assert pending.query_id is not None
+            self.pending = {pending.query_id: pending, query_id: request}
+        else:
+            pending[query_id] = request
+
+    def waits_for(self, query_id: str) -> bool:
+        pending = self.pending
+        if type(pending) is PendingRequest:
+            return pending.query_id == query_id
+        return pending is not None and query_id in pending
+
+    def take(self, query_id: str) -> PendingRequest | None:
+        """The Request ``query_id`` waiting for its Response, no longer waiting; None if none waits."""
+        pending = self.pending
+        if type(pending) is PendingRequest:
+            if pending.query_id != query_id:
+                return None
+            self.pending = None
+            return pending
+        if pending is None:
+            return None
+        request = pending.pop(query_id, None)
+        if len(pending) < 2:
+            self.pending = next(iter(pending.values()), None)
+        return request
+
+    def waiting(self) -> list[PendingRequest]:
+        """The Requests waiting for their Response, in the order they came."""
+        pending = self.pending
+        if pending is None:
+            return []
+        return [pending] if type(pending) is PendingRequest else list(pending.values())
 
 
 class SourceLog:
@@ -253,8 +298,13 @@ class TranscriptState:
         session = facts.session
         if session is not None:
             session = shared(session)
+            if session in self.session_entities:
+                self._session_entities(session).update(entities)
+            else:
+                # All the session knows is what its first PC Prompt mentions: it shares the
+                # context's dictionary until more comes (_session_entities).
+                self.session_entities[session] = entities
             self.session_context[session] = context
-            self.session_entities.setdefault(session, {}).update(entities)
 
     def refine_context(self, facts: Facts) -> None:
         """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
@@ -264,10 +314,31 @@ class TranscriptState:
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
         added = dict.fromkeys(map(self.shared, facts.entities))
+        session, lender = facts.session, context.ids[2]
+        if type(lender) is str and lender != session and self.session_entities.get(lender) is context.entities:
+            # The context lends its dictionary to the session of its PC Prompt, which a Response
+            # given under another session (or none) does not add to.
+            self.session_entities[lender] = dict(context.entities)
         context.entities.update(added)
-        session = facts.session
-        if session is not None:
-            self.session_entities.setdefault(self.shared(session), {}).update(added)
+        if session is not None and self.session_entities.get(session) is not context.entities:
+            self._session_entities(self.shared(session)).update(added)
+
+    def _session_entities(self, session: str) -> dict[str, None]:
+        """The Entities known to ``session``, as a dictionary it does not share, to add to.
+
+        A session's first PC Prompt lends its context's dictionary (most sessions have one PC
+        Prompt, and a second dictionary of the same ids for each would take as much again); the
+        session's dictionary is lent exactly when it is that of its latest PC Prompt's context,
+        which a second PC Prompt replaces only after this has made the session one of its own.
+        """
+        known = self.session_entities.get(session)
+        if known is None:
+            known = self.session_entities[session] = {}
+        else:
+            latest = self.session_context.get(session)
+            if latest is not None and known is latest.entities:
+                known = self.session_entities[session] = dict(known)
+        return known
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP

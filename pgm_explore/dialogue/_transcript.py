@@ -17,9 +17,9 @@ from typing import Any
 from pgm_explore import _display
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
-from pgm_explore.dialogue._facts import FACTS_PACKING, item_facts
+from pgm_explore.dialogue._facts import iter_facts
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, iter_worked, report
+from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -268,7 +268,7 @@ def check_paths(
     names = [os.fspath(path) for path in paths]
     if not parallel and workers is None and scheduler is None:
         workers = 0
-    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES) as engine:
+    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES, preload=[__name__]) as engine:
         yield from check_facts(names, engine)
 
 
@@ -276,7 +276,7 @@ def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFind
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker(contexts=False)
     for path in paths:
-        for source, facts in iter_worked(path, item_facts, engine=engine, packing=FACTS_PACKING):
+        for source, facts in iter_facts(path, engine):
             if found := checker.feed_facts(source, facts).findings:
                 yield from found
     yield from checker.finish()

@@ -33,7 +33,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.io._partitions import Packing, iter_worked
+from pgm_explore.io._partitions import Batch, iter_batched, iter_worked
 from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
@@ -42,11 +42,12 @@ from pgm_explore.io._read import report as _report
 from pgm_explore.validation import Report
 
 __all__ = [
+    "Batch",
     "InputKind",
     "Item",
-    "Packing",
     "UnreadablePath",
     "input_kind",
+    "iter_batched",
     "iter_documents",
     "iter_reports",
     "iter_stream",
@@ -60,7 +61,8 @@ __all__ = [
 UnreadablePath.__module__ = __name__
 Item.__module__ = __name__
 iter_worked.__module__ = __name__
-Packing.__module__ = __name__
+iter_batched.__module__ = __name__
+Batch.__module__ = __name__
 report_fields.__module__ = __name__
 
 
@@ -146,7 +148,11 @@ def iter_reports(
     the iteration ends. The reports are the same wherever they are made. ``progress`` is
     told the bytes done, as :func:`iter_worked` says.
     """
-    own = engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES) if engine is None and parallel else None
+    own = (
+        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__])
+        if engine is None and parallel
+        else None
+    )
     try:
         pairs = iter_worked(path, report_fields, kind=kind, engine=engine or own, progress=progress)
     except BaseException:

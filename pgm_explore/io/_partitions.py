@@ -2,10 +2,13 @@
 
 A regular JSON Lines file is cut into byte ranges of about :data:`PARTITION_BYTES` (the
 client only knows the file's size); each partition is read, decoded and worked on where
-the :class:`~pgm_explore._engine.Engine` runs it, and gives back what the work made of each
-message, numbered by line *within the partition*, and how many lines it holds. The client
-adds the lines of the partitions before it, in order, to name each message ``PATH:LINE``
-exactly as the reader of the whole file does (DECISIONS D18).
+the :class:`~pgm_explore._engine.Engine` runs it, and gives back what a *batch* function
+made of its messages, numbered by line *within the partition*, and how many lines it holds.
+The client adds the lines of the partitions before it, in order, to name each message
+``PATH:LINE`` exactly as the reader of the whole file does (DECISIONS D18). The batch of
+:func:`iter_worked` keeps one value per message; that of ``validate`` writes the output of
+all of them, so that the client has next to nothing to do per message
+(:func:`iter_batched`).
 
 The cut is that of ``dask.bytes.read_bytes`` and fsspec's ``read_block(..., delimiter=b"\\n")``,
 shifted by one byte so that a partition may start on a line start it is given: a partition
@@ -22,10 +25,6 @@ What a line's number changes is made in the client: a line whose text the fast d
 refuses comes back as its bytes (:class:`Reread`) and a line too long as its place
 (:class:`TooLong`), and the client words their findings with the line's number in the file.
 Such lines are rare; everything else is made on the worker.
-
-What the work makes of the messages of a partition may travel back packed (:class:`Packing`):
-say one ``bytes`` object for the whole partition, which the transport copies instead of
-pickling a thousand small objects, and which the client unpacks as it reads them.
 """
 
 from __future__ import annotations
@@ -36,8 +35,7 @@ import stat
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
-from operator import itemgetter
-from typing import IO, Any, NamedTuple, TypeVar
+from typing import IO, Generic, NamedTuple, TypeVar
 
 from pgm_explore._engine import Engine
 from pgm_explore.io._read import (
@@ -57,10 +55,12 @@ from pgm_explore.io._read import (
 
 __all__ = [
     "PARTITION_BYTES",
-    "Packing",
+    "Batch",
+    "Left",
     "Partition",
     "Reread",
     "TooLong",
+    "iter_batched",
     "iter_partitioned",
     "iter_worked",
     "partition_bytes",
@@ -69,6 +69,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 PARTITION_BYTES = 1024 * 1024
 """The size of a partition, in bytes: about 1,000 messages of a typical transcript, enough
@@ -105,25 +106,6 @@ class TooLong(NamedTuple):
     """A line longer than the reader takes, at byte ``offset`` of the file (its bytes skipped)."""
 
     offset: int
-
-
-class Packing(NamedTuple):
-    """How the values of a partition travel back from where it was worked on: ``pack`` (run
-    there) turns the list of them into what costs less to send (bytes, and few objects),
-    ``unpack`` (run here) turns that back into the list. Both must be defined at the top of
-    a module, as the work must."""
-
-    pack: Callable[[list[Any]], Any]
-    unpack: Callable[[Any], list[Any]]
-
-
-class Packed(NamedTuple):
-    """The messages of a partition, packed: the line of each value, the values packed, and
-    the rare lines the client finishes (:class:`Reread`, :class:`TooLong`) with their lines."""
-
-    numbers: list[int]
-    values: Any
-    rare: list[tuple[int, Any]]
 
 
 def partitions(path: str, start: int, size: int, step: int) -> Iterator[Partition]:
@@ -187,82 +169,97 @@ class _Through(io.RawIOBase):
     read = read1
 
 
-def work_on_partition(
-    work: Callable[[Item], T], partition: Partition, pack: Callable[[list[Any]], Any] | None = None
-) -> tuple[int, list[tuple[int, Any]] | Packed]:
-    """How many lines the partition holds, and ``(line, value)`` for each of its messages
-    (``line`` counted from 1 within the partition; ``value`` is ``work(item)``, or a
-    :class:`Reread` or :class:`TooLong` for the client to finish), or with ``pack`` the same
-    :class:`Packed`. Runs on a worker."""
-    lines, done = _work_on_lines(work, partition)
-    if pack is None:
-        return lines, done
-    numbers: list[int] = []
-    values: list[Any] = []
-    rare: list[tuple[int, Any]] = []
-    for number, value in done:
-        if type(value) is Reread or type(value) is TooLong:
-            rare.append((number, value))
-        else:
-            numbers.append(number)
-            values.append(value)
-    return lines, Packed(numbers, pack(values), rare)
+class Left(NamedTuple):
+    """A message of a partition left for the client: line ``number`` (within the partition)
+    and what the client needs to word its findings (a :class:`Reread` or a :class:`TooLong`)."""
+
+    number: int
+    value: Reread | TooLong
 
 
-def _unpacked(packed: Packed, unpack: Callable[[Any], list[Any]]) -> list[tuple[int, Any]]:
-    """The ``(line, value)`` pairs of a :class:`Packed` partition, in the order of its lines."""
-    done = list(zip(packed.numbers, unpack(packed.values), strict=True))
-    if packed.rare:
-        done += packed.rare
-        done.sort(key=itemgetter(0))
-    return done
+class Batch(NamedTuple, Generic[R]):
+    """What ``batch`` made on a worker of consecutive messages of a partition (``value``).
+
+    The batch was given the messages numbered by line *within the partition*; ``base`` is the
+    number of the file's lines before the partition, which the client adds to name them
+    ``PATH:LINE``."""
+
+    base: int
+    value: R
 
 
-def _work_on_lines(work: Callable[[Item], T], partition: Partition) -> tuple[int, list[tuple[int, Any]]]:
+def work_on_partition(batch: Callable[[Iterator[Item]], R], partition: Partition) -> tuple[int, list[R | Left]]:
+    """How many lines the partition holds, and what ``batch`` made of its messages: one value
+    for each run of messages between the lines left for the client (a :class:`Left` each,
+    in place). ``batch`` is given the items of a run (source ``""``, ``line`` counted from 1
+    within the partition) and must read them all. Runs on a worker."""
     with open(partition.path, "rb") as file:
         first = _first_line(file, partition.start, partition.end) if partition.start else 0
         if first is None:
             return 0, []
         file.seek(first)
-        lines = 0
-        done: list[tuple[int, Any]] = []
-        append = done.append
-        for piece in _pieces(_Through(file, first, partition.end), first, 1):  # type: ignore[arg-type]
-            lines += piece.lines
-            if piece.long:
-                append((piece.first, TooLong(piece.start)))
-                continue
-            for number, raw, offset, document, notes in decoded(piece):
-                if document is REFUSED:
-                    append((number, Reread(raw)))
-                else:
-                    append((number, work(_item(("", number, None, document, None, raw, offset, notes)))))
-        return lines, done
+        counted = [0]
+        entries = _entries(_Through(file, first, partition.end), first, counted)  # type: ignore[arg-type]
+        done: list[R | Left] = []
+        left: list[Left] = []
+        while True:
+            done.append(batch(_run(entries, left)))
+            if not left:
+                return counted[0], done
+            done.append(left.pop())
+
+
+def _entries(stream: IO[bytes], first: int, counted: list[int]) -> Iterator[Item | Left]:
+    """The partition's messages, or a :class:`Left` for each line the client words;
+    ``counted[0]`` is the lines read so far."""
+    for piece in _pieces(stream, first, 1):
+        counted[0] += piece.lines
+        if piece.long:
+            yield Left(piece.first, TooLong(piece.start))
+            continue
+        for number, raw, offset, document, notes in decoded(piece, typed=True):
+            if document is REFUSED:
+                yield Left(number, Reread(raw))
+            else:
+                yield _item(("", number, None, document, None, raw, offset, notes))
+
+
+def _run(entries: Iterator[Item | Left], left: list[Left]) -> Iterator[Item]:
+    """The items of ``entries`` up to the next line left for the client, which goes to ``left``."""
+    for entry in entries:
+        if type(entry) is Left:
+            left.append(entry)
+            return
+        yield entry  # type: ignore[misc]  # (an Item: what is not Left)
+
+
+def _each(work: Callable[[Item], T], items: Iterator[Item]) -> list[tuple[int, T]]:
+    """``(line, work(item))`` of each item: the batch of :func:`iter_worked`."""
+    return [(item.line, work(item)) for item in items]  # type: ignore[misc]  # (items of a partition have a line)
 
 
 def iter_partitioned(
     path: str,
     work: Callable[[Item], T],
+    batch: Callable[[Iterator[Item]], R],
     engine: Engine,
     start: int,
     line: int,
     step: int,
     progress: Callable[[int], object] | None = None,
-    packing: Packing | None = None,
-) -> Iterator[tuple[str, T]]:
-    """(source, value) of every message of the JSON Lines file ``path`` from byte ``start``
+) -> Iterator[tuple[str, T] | Batch[R]]:
+    """What ``batch`` made of the messages of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes worked on by
-    ``engine``, in order. A read error is raised as :class:`UnreadablePath` after the
-    messages of the partitions before it. ``progress`` is told the bytes of each partition
-    whose messages are about to come; ``packing``, how their values travel (only where the
-    engine spreads the work: in this process they are handed over as they are)."""
+    ``engine``, in order, as :class:`Batch` values; ``(source, work(item))`` in their place
+    for the lines the client words. A read error is raised as :class:`UnreadablePath` after
+    what the partitions before it made. ``progress`` is told the bytes of each partition
+    whose messages are about to come."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
-    pack = packing.pack if packing is not None and not engine.in_process else None
-    results = engine.map(partial(work_on_partition, work, pack=pack), partitions(path, start, size, step))
+    results = engine.map(partial(work_on_partition, batch), partitions(path, start, size, step))
     base = line - 1
     while True:
         try:
@@ -275,26 +272,18 @@ def iter_partitioned(
         if progress is not None:  # (the partitions come in order: this one starts where the last ended)
             progress(step if start + step < size else max(size - start, 0))  # (the last: to the end)
             start += step
-        if isinstance(done, Packed):
-            assert packing is not None  # (packed only with a packing)
-            if not done.rare:  # (the common case: every value made where the partition was)
-                for number, value in zip(done.numbers, packing.unpack(done.values), strict=True):
-                    yield f"{prefix}{number + base}", value
-                base += lines
+        for value in done:
+            if type(value) is not Left:
+                yield Batch(base, value)
                 continue
-            pairs = _unpacked(done, packing.unpack)
-        else:
-            pairs = done
-        for number, value in pairs:
-            number += base
+            number = base + value.number
             source = f"{prefix}{number}"
-            if type(value) is Reread:
-                document, problem, notes = _parse_slowly(value.raw, number)
-                yield source, work(Item(source, number, None, document, problem, value.raw, None, notes))
-            elif type(value) is TooLong:
-                yield source, work(_long_line(path, number, value.offset))
+            left = value.value
+            if type(left) is Reread:
+                document, problem, notes = _parse_slowly(left.raw, number)
+                yield source, work(Item(source, number, None, document, problem, left.raw, None, notes))
             else:
-                yield source, value
+                yield source, work(_long_line(path, number, left.offset))
         base += lines
 
 
@@ -306,7 +295,6 @@ def iter_worked(
     engine: Engine | None = None,
     step: int | None = None,
     progress: Callable[[int], object] | None = None,
-    packing: Packing | None = None,
 ) -> Iterator[tuple[str, T]]:
     """Every message in ``path``, in order, as its source (``PATH:LINE``, ``PATH#INDEX``)
     and ``work(item)``: the one reading path of ``validate``, ``check`` and the library.
@@ -325,17 +313,93 @@ def iter_worked(
     ``progress`` (a progress bar's ``update``) is told the bytes read as partitions are
     done: a regular JSON Lines file is then worked on partition by partition in this
     process too (the same values); anything else is not counted here.
-
-    ``packing`` (a :class:`Packing`) packs the values of each partition worked on elsewhere
-    into what costs the transport less than a list of objects.
     """
     path = os.fspath(path)
+    items, spread = _reading(path, kind, engine, step, progress)
+    if spread is None:
+        return _worked(work, items)
+    return _unbatched(_split(items, path, work, partial(_each, work), *spread), f"{path}:")
+
+
+def _unbatched(got: Iterator[tuple[str, T] | Batch[list[tuple[int, T]]]], prefix: str) -> Iterator[tuple[str, T]]:
+    for entry in got:
+        if type(entry) is Batch:
+            base = entry.base
+            for number, value in entry.value:
+                yield f"{prefix}{base + number}", value
+        else:
+            yield entry  # type: ignore[misc]  # (a (source, value) pair: what is not a Batch)
+
+
+def iter_batched(
+    path: str | os.PathLike[str],
+    work: Callable[[Item], T],
+    batch: Callable[[Iterator[Item]], R],
+    *,
+    kind: InputKind | None = None,
+    engine: Engine | None = None,
+    step: int | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Iterator[tuple[str, T] | Batch[R]]:
+    """:func:`iter_worked`, where the messages of a partition are given to ``batch`` together
+    on the worker, which makes of them what the client needs (the finished lines of
+    ``pgm-explore validate``, say) so that the client does next to nothing per message.
+
+    What is read in this process message by message (standard input, a JSON file, the first
+    message of a file, a line the worker left for the client to word) comes as
+    ``(source, work(item))``; what ``batch`` made of consecutive messages of a partition as
+    a :class:`Batch`, in place. ``batch`` is given items whose source is ``""`` and whose
+    ``line`` is counted from 1 within the partition (the batch's ``base`` added gives the
+    line in the file); it must read them all, and be defined at the top of a module, as
+    ``work``. The same arguments and errors as :func:`iter_worked`, but that on workers the
+    partitions are larger by default (up to 16 MiB, about eight a worker): what comes back
+    of them is compact.
+    """
+    path = os.fspath(path)
+    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES)
+    if spread is None:
+        return _worked(work, items)
+    return _split(items, path, work, batch, *spread)
+
+
+def _reading(
+    path: str,
+    kind: InputKind | None,
+    engine: Engine | None,
+    step: int | None,
+    progress: Callable[[int], object] | None,
+    largest: int = PARTITION_BYTES,
+) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None] | None]:
+    """The items of ``path``, and how to cut it into partitions (None: read it here, message
+    by message); ``largest``, see :func:`_step`."""
     step = step or partition_bytes()
-    items = iter_documents(path, kind=kind)  # (raises now, not at the first message)
+    items = iter_documents(path, kind=kind, typed=True)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (spread or step or progress) or not _regular(path):
-        return _worked(work, items)
-    return _split(items, path, work, engine or Engine(), step or PARTITION_BYTES, progress, packing)
+        return items, None
+    if not step:
+        step = _step(path, engine.workers if engine is not None and spread else 0, largest)
+    return items, (engine or Engine(), step, progress)
+
+
+BATCH_BYTES = 16 * 1024 * 1024
+"""The largest partition of :func:`iter_batched` on workers (see :func:`_step`)."""
+
+
+def _step(path: str, workers: int, largest: int) -> int:
+    """The size of the partitions of ``path``: :data:`PARTITION_BYTES`, or where the work is
+    spread over ``workers`` and what comes back of a partition is compact (a batch), about
+    eight partitions a worker, from :data:`PARTITION_BYTES` to ``largest`` bytes. Each
+    partition costs the client some milliseconds of its own, whatever its size (submitting
+    it, waiting for it, taking its result in: a third of the client's work on partitions of
+    1 MiB); eight a worker keep the workers busy to the end, a few in flight each."""
+    if not workers or largest <= PARTITION_BYTES:
+        return PARTITION_BYTES
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return PARTITION_BYTES
+    return max(PARTITION_BYTES, min(largest, size // (8 * workers)))
 
 
 def _regular(path: str) -> bool:
@@ -362,11 +426,11 @@ def _split(
     items: Iterator[Item],
     path: str,
     work: Callable[[Item], T],
+    batch: Callable[[Iterator[Item]], R],
     engine: Engine,
     step: int,
     progress: Callable[[int], object] | None = None,
-    packing: Packing | None = None,
-) -> Iterator[tuple[str, T]]:
+) -> Iterator[tuple[str, T] | Batch[R]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
     # (one JSON value, read whole) is worked on here.
@@ -381,4 +445,4 @@ def _split(
     start = first.offset + len(first.raw)
     if progress is not None:
         progress(start)
-    yield from iter_partitioned(path, work, engine, start, first.line + 1, step, progress, packing)
+    yield from iter_partitioned(path, work, batch, engine, start, first.line + 1, step, progress)

@@ -1,0 +1,461 @@
+"""A typed fast path for the verdict: msgspec types compiled from the data types' schemas.
+
+:func:`clean_type` is the msgspec type of a "clean" message of a data type and Mode: one that
+conforms to the schema *and* has nothing the advisory checks (:mod:`._advisory`) would warn
+about, which is what :func:`~pgm_explore.validation._advisory.is_clean` asks jsonschema-rs.
+msgspec checks it in one pass in C, far faster than jsonschema-rs walks Python objects.
+
+The compiler is SOUND, not complete: every value its type accepts is one ``is_clean`` accepts
+(a test holds it to that over every message of the repository and systematic mutations of
+them), but it may refuse values ``is_clean`` accepts, and a refusal only means that the
+caller asks jsonschema-rs as before. So a keyword is mapped only where msgspec checks exactly
+what JSON Schema asks; a keyword it does not know raises :class:`Unmapped` when the type is
+built, so that a change of the schemas is noticed by a test, not by a wrong verdict. Where a
+schema allows alternatives that msgspec cannot tell apart (a ``oneOf`` of objects, an
+``if``/``then`` on a property's value), the type keeps one alternative, or those that it can
+tell apart exactly, and refuses the others.
+
+What the types cannot see is what the reader made of the text: a number with a fraction
+that the JSON reader reads next to an integer, a name written twice, a lone surrogate. So
+:func:`is_clean_typed` judges the values the reader made (``msgspec.convert``), where these
+were settled before, as they are for jsonschema-rs; and :func:`read_clean`, which reads the
+text itself, takes only a text that is exactly what msgspec writes for the value it read
+(compact, in the schema's order of properties, as programs write messages): such a text has
+no name twice, no escape msgspec would not write, and no number written otherwise than as
+the shortest text of its value, so the json module reads the very same value from it.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Mapping
+from functools import cache
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from pgm_explore.spec import HEADERS, DataType, resolve
+from pgm_explore.validation._advisory import _advisory
+from pgm_explore.validation._schema import _ecma_dollars
+
+__all__ = ["Unmapped", "clean_type", "is_clean_typed", "read_clean"]
+
+# Keywords that say nothing about which values are valid (2020-12: annotations), and those
+# this compiler reads itself; any other keyword in a schema node raises Unmapped.
+_ANNOTATIONS = frozenset({"description", "title", "$comment", "default", "$schema", "$id", "$defs", "examples"})
+_ADVICE = frozenset({"minLength", "minItems", "minimum", "maximum", "items", "properties", "$comment"})
+# A JSON integer beyond 64 bits is read exactly by the reader, but jsonschema-rs does not take
+# it as a number: such values go the old way (msgspec's int has no bound of its own).
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+# Patterns whose Python reading is that of ECMA-262 once $ is made \Z: no class escape (\d, \w,
+# \s and \b take Unicode in Python), no flag, no lookbehind or named group syntax.
+_PLAIN_PATTERN = re.compile(r"(?:[^\\(]|\\[.\-^$*+?()\[\]{}|/\\]|\((?!\?))*")
+
+
+class Unmapped(ValueError):
+    """A schema holds a keyword (or a shape of one) that the compiler does not map exactly."""
+
+
+Json = Mapping[str, Any]
+
+
+def clean_type(dt: DataType, mode: str | None) -> Any:
+    """The msgspec type of a clean message of ``dt`` in ``mode`` (None for a data type without
+    Modes); raises :class:`Unmapped` when a schema says what it cannot map."""
+    return _clean_type(dt, mode if dt.modes else None)
+
+
+@cache
+def _clean_type(dt: DataType, mode: str | None) -> Any:
+    schema = dt.schema
+    advice = _advisory(dict(schema), schema)
+    return _Compiler(dt).object_type(schema, schema, advice, "", mode)
+
+
+def is_clean_typed(dt: DataType, mode: Any, document: Any) -> bool:
+    """True when ``document`` (a value the JSON reader made) is of :func:`clean_type`: then it
+    is clean (``_advisory.is_clean`` holds). False says nothing: ask jsonschema-rs."""
+    if dt.modes and mode not in ("RQ", "RS"):
+        return False
+    try:
+        _convert(document, _clean_type(dt, mode if dt.modes else None))
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+_encode = msgspec.json.Encoder().encode
+_format = msgspec.json.format
+_MSGSPEC_ERRORS = (ValueError, msgspec.DecodeError, RecursionError)
+
+
+@cache
+def _decoders() -> dict[bytes, tuple[Any, bool]]:
+    """The typed decoder for each way a message may begin, and whether that way is spaced.
+
+    The first names of a message in the schema's order say its data type and Mode:
+    ``{"Header":"PGM-KDA-V1.0","Mode":"RQ",`` as msgspec, JavaScript and most programs write
+    it, or ``{"Header": "PGM-KDA-V1.0", "Mode": "RQ", `` as Python's json module does."""
+    found = {}
+    for header, dt in HEADERS.items():
+        for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
+            for mode in dt.modes or (None,):
+                begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
+                decoder = msgspec.json.Decoder(clean_type(dt, mode))
+                found[begins.encode()] = (decoder.decode, spaced)
+    return found
+
+
+def read_clean(raw: bytes) -> dict[str, Any] | None:
+    """The message of ``raw`` (one line of JSON Lines) when it is clean and written as msgspec
+    writes it, compactly or spaced as Python's json module writes it, its names in the schema's
+    order: then the dict is the very dict the json module reads (its names in the same order).
+    Otherwise None: read and judge the line the usual way."""
+    decoders = _decoders()
+    # (Each way of beginning has one length per data type, with a Mode or without.)
+    found = decoders.get(raw[:_WITH_MODE]) or decoders.get(raw[:_WITH_MODE_SPACED])
+    if found is None:
+        found = decoders.get(raw[:_WITHOUT_MODE]) or decoders.get(raw[:_WITHOUT_MODE_SPACED])
+        if found is None:
+            return None
+    decode, spaced = found
+    try:
+        value = decode(raw)
+    except _MSGSPEC_ERRORS:
+        return None
+    written = _encode(value)
+    if spaced:
+        written = _format(written, indent=0)
+    rest = len(raw) - len(written)
+    if not (raw.startswith(written) and (rest == 0 or raw[-rest:].isspace())):
+        return None
+    return msgspec.to_builtins(value)
+
+
+# The lengths of the beginnings _decoders() knows (every Header has 12 characters, every Mode 2).
+_WITHOUT_MODE = len('{"Header":"PGM-PCP-V1.0",')
+_WITHOUT_MODE_SPACED = len('{"Header": "PGM-PCP-V1.0", ')
+_WITH_MODE = len('{"Header":"PGM-KDA-V1.0","Mode":"RQ",')
+_WITH_MODE_SPACED = len('{"Header": "PGM-KDA-V1.0", "Mode": "RQ", ')
+
+
+def _convert(document: Any, target: Any) -> Any:
+    # strict: no number written as a string is taken for one, nothing is coerced.
+    return msgspec.convert(document, target, strict=True)
+
+
+class _Compiler:
+    def __init__(self, dt: DataType) -> None:
+        self._dt = dt
+        self._names: dict[str, int] = {}
+
+    def _struct_name(self, hint: str) -> str:
+        base = re.sub(r"\W", "", hint) or "Object"
+        count = self._names.get(base, 0)
+        self._names[base] = count + 1
+        return f"{self._dt.acronym.replace('-', '')}{base}{count or ''}"
+
+    # --- any node --------------------------------------------------------------------------
+
+    def node_type(self, node: Any, root: Json, advice: Json, hint: str) -> Any:
+        if node is True or node == {}:
+            if advice:
+                raise Unmapped(f"{hint}: advice on a schema that takes anything")
+            return Any
+        if not isinstance(node, Mapping):
+            raise Unmapped(f"{hint}: schema {node!r}")
+        if unknown := set(advice) - _ADVICE:
+            raise Unmapped(f"{hint}: advice {sorted(unknown)}")
+        if "$ref" in node:
+            if set(node) - _ANNOTATIONS - {"$ref"}:
+                raise Unmapped(f"{hint}: $ref beside other keywords")
+            target, target_root = resolve(node["$ref"], root)
+            # _advisory follows local references only: an external one gets no advice.
+            if not node["$ref"].startswith("#/") and advice:
+                raise Unmapped(f"{hint}: advice on an external $ref")
+            return self.node_type(target, target_root, advice, hint)
+        if "oneOf" in node:
+            return self._one_of(node, root, advice, hint)
+        if "const" in node or "enum" in node:
+            return self._literal(node, advice, hint)
+        types = node.get("type")
+        if isinstance(types, list):
+            if set(node) - _ANNOTATIONS - {"type"} or len(set(types)) != len(types):
+                raise Unmapped(f"{hint}: a list of types with other keywords")
+            members = [self.node_type({"type": t}, root, _advice_for(t, advice, hint), hint) for t in types]
+            union = members[0]
+            for member in members[1:]:
+                union = union | member
+            return union
+        if types == "string":
+            return self._string(node, advice, hint)
+        if types in ("integer", "number"):
+            return self._number(node, advice, hint, types)
+        if types == "boolean":
+            _only(node, {"type"}, hint)
+            if advice:
+                raise Unmapped(f"{hint}: advice on a boolean")
+            return bool
+        if types == "array":
+            return self._array(node, root, advice, hint)
+        if types == "object":
+            return self.object_type(node, root, advice, hint, None)
+        raise Unmapped(f"{hint}: type {types!r}")
+
+    def _literal(self, node: Json, advice: Json, hint: str) -> Any:
+        _only(node, {"type", "const", "enum"}, hint)
+        values = [node["const"]] if "const" in node else list(node["enum"])
+        if "const" in node and "enum" in node:
+            raise Unmapped(f"{hint}: const beside enum")
+        # A JSON string equals only a str; other values (1 == 1.0 == true in Python) are not mapped.
+        if node.get("type") != "string" or not values or not all(type(v) is str for v in values):
+            raise Unmapped(f"{hint}: an enum that is not of strings")
+        if set(advice) - {"$comment"}:
+            raise Unmapped(f"{hint}: advice on an enum")
+        return Literal[tuple(values)]
+
+    def _string(self, node: Json, advice: Json, hint: str) -> Any:
+        _only(node, {"type", "minLength", "maxLength", "pattern"}, hint)
+        _advised(advice, {"minLength"}, hint)
+        meta: dict[str, Any] = {}
+        least = max(node.get("minLength", 0), advice.get("minLength", 0))
+        if least:
+            meta["min_length"] = least
+        if "maxLength" in node:
+            meta["max_length"] = node["maxLength"]
+        if "pattern" in node:
+            pattern = node["pattern"]
+            if not _PLAIN_PATTERN.fullmatch(pattern):
+                raise Unmapped(f"{hint}: pattern {pattern!r} may read differently in Python")
+            meta["pattern"] = _ecma_dollars(pattern)  # (msgspec uses re.search, as JSON Schema does)
+        return Annotated[str, msgspec.Meta(**meta)] if meta else str
+
+    def _number(self, node: Json, advice: Json, hint: str, kind: str) -> Any:
+        _only(node, {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}, hint)
+        _advised(advice, {"minimum", "maximum"}, hint)
+        # The advice asks for a double's range: msgspec reads no float beyond it, and the
+        # ints here are bounded to 64 bits, far inside it.
+        if advice and (advice.get("minimum"), advice.get("maximum")) != (
+            -1.7976931348623157e308,
+            1.7976931348623157e308,
+        ):
+            raise Unmapped(f"{hint}: advice other than a double's range")
+        bounds = {
+            meta: node[word]
+            for word, meta in (
+                ("minimum", "ge"),
+                ("maximum", "le"),
+                ("exclusiveMinimum", "gt"),
+                ("exclusiveMaximum", "lt"),
+            )
+            if word in node
+        }
+        if not all(type(v) is int for v in bounds.values()):
+            # (a float bound against an int value compares exactly in Python, but keep to the plain case)
+            raise Unmapped(f"{hint}: a bound that is not an integer")
+        whole = dict(bounds)
+        whole["ge"] = max(whole.get("ge", _INT_MIN), _INT_MIN)
+        whole["le"] = min(whole.get("le", _INT_MAX), _INT_MAX)
+        integer = Annotated[int, msgspec.Meta(**whole)]
+        if kind == "integer":
+            return integer
+        # A JSON number is an int when written without a fraction or an exponent, else a float;
+        # both are numbers to JSON Schema. (A float is never NaN or infinite: JSON has none.)
+        return integer | (Annotated[float, msgspec.Meta(**bounds)] if bounds else float)
+
+    def _array(self, node: Json, root: Json, advice: Json, hint: str) -> Any:
+        _only(node, {"type", "items", "minItems", "maxItems"}, hint)
+        _advised(advice, {"minItems", "items"}, hint)
+        items = self.node_type(node.get("items", True), root, advice.get("items", {}), f"{hint}Item")
+        meta: dict[str, Any] = {}
+        least = max(node.get("minItems", 0), advice.get("minItems", 0))
+        if least:
+            meta["min_length"] = least
+        if "maxItems" in node:
+            meta["max_length"] = node["maxItems"]
+        return Annotated[list[items], msgspec.Meta(**meta)] if meta else list[items]  # type: ignore[valid-type]
+
+    def _one_of(self, node: Json, root: Json, advice: Json, hint: str) -> Any:
+        """A ``oneOf`` of closed objects. When each has one required property of its own
+        (``{"AIMID": ...}`` or ``{"ImplementerAIMID": ...}``), an object of exactly one of those
+        names is valid against exactly that alternative: msgspec tells them apart as a dict of
+        one entry whose key is one of the names, for the names whose values are plain strings
+        (the others are refused, left to jsonschema-rs). Otherwise the first alternative is
+        kept, when it requires a property that no other alternative allows (so that a value
+        valid against it is valid against it alone), and the others are refused."""
+        _only(node, {"oneOf"}, hint)
+        if advice:
+            raise Unmapped(f"{hint}: advice on a oneOf")
+        alternatives: list[tuple[Json, Json]] = []
+        for alternative in node["oneOf"]:
+            where = root
+            while isinstance(alternative, Mapping) and "$ref" in alternative:
+                alternative, where = resolve(alternative["$ref"], where)
+            _only(alternative, {"type", "required", "additionalProperties", "properties"}, hint)
+            if alternative.get("type") != "object" or alternative.get("additionalProperties") is not False:
+                raise Unmapped(f"{hint}: a oneOf alternative that is not a closed object")
+            alternatives.append((alternative, where))
+        names = [list(a.get("properties", {})) for a, _ in alternatives]
+        if all(len(n) == 1 and a.get("required") == n for n, (a, _) in zip(names, alternatives, strict=True)):
+            if len({n[0] for n in names}) != len(names):
+                raise Unmapped(f"{hint}: two oneOf alternatives of one name")
+            plain = [
+                n[0]
+                for n, (a, where) in zip(names, alternatives, strict=True)
+                if self.node_type(a["properties"][n[0]], where, {}, f"{hint}{n[0]}") is str
+            ]
+            if not plain:
+                raise Unmapped(f"{hint}: no oneOf alternative of a plain string")
+            keys: Any = Literal[tuple(plain)]  # (a type made at run time: mypy sees a value)
+            return Annotated[dict[keys, str], msgspec.Meta(min_length=1, max_length=1)]
+        (first, where), others = alternatives[0], alternatives[1:]
+        own = set(first.get("required", ()))
+        if not all(own - set(other.get("properties", {})) for other, _ in others):
+            raise Unmapped(f"{hint}: a oneOf whose first alternative is not told apart by a property")
+        return self.object_type(first, where, {}, hint, None)
+
+    # --- objects -----------------------------------------------------------------------------
+
+    def object_type(self, node: Json, root: Json, advice: Json, hint: str, mode: str | None) -> Any:
+        _only(node, {"type", "additionalProperties", "required", "properties", "allOf"}, hint)
+        _advised(advice, {"properties"}, hint)
+        if node.get("type") != "object":
+            raise Unmapped(f"{hint}: an object schema without type object")
+        properties: Mapping[str, Any] = node.get("properties", {})
+        closed = node.get("additionalProperties", True)
+        if closed is not False:
+            if closed is not True or properties or "required" in node or "allOf" in node or advice:
+                raise Unmapped(f"{hint}: an open object with constraints")
+            return dict[str, Any]
+        required = set(node.get("required", ()))
+        forbidden: set[str] = set()
+        fixed: dict[str, tuple[str, ...]] = {}  # property -> the values a branch choice allows
+        if "allOf" in node:
+            required, forbidden, fixed = _branches(node["allOf"], required, properties, mode, hint)
+        if unknown := required - set(properties):
+            # With additionalProperties false, a required name that is not a property cannot be there.
+            raise Unmapped(f"{hint}: required {sorted(unknown)} not among the properties")
+        advised = advice.get("properties", {})
+        fields: list[tuple[str, Any, Any]] = []
+        rename: dict[str, str] = {}
+        for name, sub in properties.items():
+            if name in forbidden or sub is False:
+                continue  # forbid_unknown_fields refuses it
+            kind = self.node_type(sub, root, advised.get(name, {}), f"{hint}{name}")
+            if name in fixed:
+                kind = _narrowed(kind, fixed[name], hint)
+            attribute = name if name.isidentifier() and not keyword.iskeyword(name) else f"field{len(rename)}_"
+            if attribute != name:
+                rename[attribute] = name
+            if name in required:
+                fields.append((attribute, kind, msgspec.NODEFAULT))
+            else:
+                fields.append((attribute, kind | msgspec.UnsetType, msgspec.UNSET))
+        return msgspec.defstruct(
+            self._struct_name(hint or (mode or "Message")),
+            [(a, k) if d is msgspec.NODEFAULT else (a, k, d) for a, k, d in fields],
+            kw_only=True,
+            forbid_unknown_fields=True,
+            omit_defaults=True,
+            rename=rename or None,
+        )
+
+
+def _branches(
+    rules: Any, required: set[str], properties: Json, mode: str | None, hint: str
+) -> tuple[set[str], set[str], dict[str, tuple[str, ...]]]:
+    """The ``allOf`` of ``if``/``then`` rules on one property's value (the Mode of a message,
+    the AccuracyMode of a time segment), for one choice: that property's value ``mode`` at
+    the top of a message, or, elsewhere, the choices whose rules come to the same as those of
+    its default value (or of leaving it out). Returns the required and forbidden properties under that choice,
+    and the values the property is narrowed to."""
+    if not isinstance(rules, list):
+        raise Unmapped(f"{hint}: allOf {rules!r}")
+    parsed: list[tuple[str, str, bool, set[str], set[str]]] = []
+    for rule in rules:
+        if not isinstance(rule, Mapping) or set(rule) != {"if", "then"}:
+            raise Unmapped(f"{hint}: an allOf item other than if/then")
+        condition, then = rule["if"], rule["then"]
+        _only(condition, {"required", "properties"}, hint)
+        _only(then, {"required", "properties"}, hint)
+        tested = condition.get("properties", {})
+        if len(tested) != 1:
+            raise Unmapped(f"{hint}: an if on other than one property")
+        ((name, test),) = tested.items()
+        if set(test) != {"const"} or type(test["const"]) is not str:
+            raise Unmapped(f"{hint}: an if other than a string const")
+        needs_presence = condition.get("required", []) == [name]
+        if "required" in condition and not needs_presence:
+            raise Unmapped(f"{hint}: an if that requires other properties")
+        banned = set()
+        for key, sub in then.get("properties", {}).items():
+            if sub is not False:
+                raise Unmapped(f"{hint}: a then that constrains {key} other than forbidding it")
+            banned.add(key)
+        parsed.append((name, test["const"], needs_presence, set(then.get("required", ())), banned))
+    names = {p[0] for p in parsed}
+    if len(names) != 1:
+        raise Unmapped(f"{hint}: if/then rules on several properties")
+    (name,) = names
+
+    def outcome(value: str | None) -> tuple[frozenset[str], frozenset[str]]:
+        # value None: the property is left out, so "properties" holds vacuously and "required" fails.
+        wanted, banned = set(), set()
+        for _, const, needs_presence, then_required, then_banned in parsed:
+            if (value is None and not needs_presence) or value == const:
+                wanted |= then_required
+                banned |= then_banned
+        return frozenset(wanted), frozenset(banned)
+
+    if mode is not None:
+        if name != "Mode":
+            raise Unmapped(f"{hint}: a Mode asked of rules on {name}")
+        then_required, then_banned = outcome(mode)
+        return required | then_required, set(then_banned), {name: (mode,)}
+    if name in required:
+        raise Unmapped(f"{hint}: rules on a required {name} without a choice of its value")
+    # One struct takes the choices (a value, or the property left out) whose rules come to the
+    # same: those of the property's default value if it has one (what most producers write),
+    # else those of leaving it out.
+    default = properties.get(name, {}).get("default") if isinstance(properties.get(name), Mapping) else None
+    chosen = outcome(default if default in {p[1] for p in parsed} else None)
+    same = tuple(const for _, const, *_ in parsed if outcome(const) == chosen)
+    wanted, banned = set(chosen[0]), set(chosen[1])  # (no longer those of outcome())
+    if outcome(None) != chosen:
+        wanted.add(name)  # (the choice holds only when the property is there)
+    if not same:
+        banned.add(name)  # (the choice holds only when it is left out)
+    return required | wanted, banned, {name: same} if same else {}
+
+
+def _narrowed(kind: Any, values: tuple[str, ...], hint: str) -> Any:
+    """A property's type narrowed to ``values`` (the values a branch choice allows)."""
+    allowed = getattr(kind, "__args__", ()) if getattr(kind, "__origin__", None) is Literal else ()
+    if not set(values) <= set(allowed):
+        raise Unmapped(f"{hint}: a branch on a value its enum does not hold")
+    return Literal[values]
+
+
+def _only(node: Any, keywords: set[str], hint: str) -> None:
+    if not isinstance(node, Mapping):
+        raise Unmapped(f"{hint}: schema {node!r}")
+    if unknown := set(node) - keywords - _ANNOTATIONS:
+        raise Unmapped(f"{hint}: keywords {sorted(unknown)}")
+
+
+def _advised(advice: Json, keywords: set[str], hint: str) -> None:
+    if unknown := set(advice) - keywords - {"$comment"}:
+        raise Unmapped(f"{hint}: advice {sorted(unknown)}")
+
+
+def _advice_for(kind: str, advice: Json, hint: str) -> Json:
+    """The part of a node's advice that applies to one of its types (``["object", "string"]``)."""
+    words = {"string": {"minLength"}, "integer": {"minimum", "maximum"}, "number": {"minimum", "maximum"}}
+    words |= {"array": {"minItems", "items"}, "object": {"properties"}, "boolean": set()}
+    return {k: v for k, v in advice.items() if k in words.get(kind, set()) | {"$comment"}}
+
+
+def all_clean_types() -> dict[tuple[str, str | None], Any]:
+    """The type of every data type and Mode, built now (a test builds them all)."""
+    return {(dt.name, mode): clean_type(dt, mode) for dt in HEADERS.values() for mode in (dt.modes or (None,))}
