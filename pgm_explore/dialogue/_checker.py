@@ -195,6 +195,8 @@ class TranscriptChecker:
                     sent = pending.time
                     if len(found) == before and time and sent and time[1] < sent[1] and time[0] == sent[0]:
                         _rules.time_after_request(facts, pending, found)
+                    if facts.outcome == "answered" and isinstance(pending.kind, str):
+                        _rules.payload_fits_kind(state, facts, dialogue, pending, found)
                     RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
         if found:
             if len(found) - len(facts.findings) > MAX_FINDINGS:

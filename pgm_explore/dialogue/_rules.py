@@ -36,6 +36,7 @@ __all__ = [
     "context_ids_match",
     "dialogue_opened_once",
     "opened_by_a_prompt",
+    "payload_fits_kind",
     "prompt_id_unused",
     "query_id_unused",
     "time_after_request",
@@ -585,8 +586,6 @@ def _dac_request(
 def _prc_response(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
-    if facts.outcome == "answered" and isinstance(pending.kind, str):
-        payload_fits_kind(state, facts, dialogue, pending, found)
     if facts.entities is not None:
         representation_refines_context(state, facts, dialogue, pending, found)
 
@@ -594,8 +593,6 @@ def _prc_response(
 def _dac_response(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
-    if facts.outcome == "answered" and isinstance(pending.kind, str):
-        payload_fits_kind(state, facts, dialogue, pending, found)
     if facts.statuses or pending.commitments:
         commitments_reported(state, facts, dialogue, pending, found)
     if facts.feasibility is not None and pending.steps:
@@ -605,8 +602,6 @@ def _dac_response(
 def _pal_response(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
-    if facts.outcome == "answered" and isinstance(pending.kind, str):
-        payload_fits_kind(state, facts, dialogue, pending, found)
     if facts.stance is not None and pending.constraints:
         stance_keeps_constraints(state, facts, dialogue, pending, found)
 
@@ -621,4 +616,4 @@ RESPONSE_RULES: dict[str, ResponseRules] = {
     "BKN-PAL": _pal_response,
 }
 """The rules of a Response of each data type that answers a known Request (after correlation,
-turn and time), as one call."""
+turn, time and :func:`payload_fits_kind`, which every type has), as one call."""
