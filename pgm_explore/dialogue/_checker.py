@@ -170,8 +170,8 @@ class TranscriptChecker:
             dialogue = state.dialogues.get((dialog, type_name))
             if dialogue is None:
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = DialogueState(
-                    last_time=opener.time if opener else None
+                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
+                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
                 )
             if facts.mode == "RQ":
                 context = opener

@@ -185,15 +185,15 @@ def time_moves_forward(facts: Facts, dialogue: DialogueState, found: list[Findin
     if time is None:
         return
     last = dialogue.last_time
-    if last is not None and time[0] == last[0] and time[1] < last[1]:
+    if last is not None and time[0] == dialogue.last_absolute and time[1] < last:
         found.append(
             Finding.of(
                 "time-backwards",
                 ("QueryTime",),
-                f"QueryTime is {last[1] - time[1]:.3f} s earlier than the message before it in this dialogue.",
+                f"QueryTime is {last - time[1]:.3f} s earlier than the message before it in this dialogue.",
             )
         )
-    dialogue.last_time = time
+    dialogue.last_absolute, dialogue.last_time = time
 
 
 # --- every Response: correlation -------------------------------------------------------------------
