@@ -269,10 +269,10 @@ class TranscriptChecker:
 def _time_moves_forward(time: tuple[bool, float], facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:
     """:func:`_rules.time_moves_forward`, called only when the time goes back."""
     last = dialogue.last_time
-    if last is not None and time[1] < last[1] and time[0] == last[0]:
+    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
         _rules.time_moves_forward(facts, dialogue, found)
     else:
-        dialogue.last_time = time
+        dialogue.last_absolute, dialogue.last_time = time
 
 
 def check_documents(items: Iterable[tuple[str, Any, Finding | None]]) -> list[TranscriptFinding]:

@@ -80,7 +80,8 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     faster than a NamedTuple or a dataclass. Not tracked by the garbage collector: nothing
     in it can refer back to it. What the client decodes of each message is kept to few
     objects: the type and mode are the Literal's own strings (no copy made, and compared by
-    identity), sets of names are tuples (no hash table), the defaults at the end are left out.
+    identity), the names of the payload's members a tuple (no hash table), the defaults at the
+    end are left out.
     """
 
     type: TypeName | None
@@ -98,7 +99,7 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     # --- PC Prompts, and what a BKN-PRC Response's Representation adds to their context
     prompt_id: str | None = None
     action_context: dict[str, Any] | None = None
-    entities: tuple[str, ...] | None = None
+    entities: frozenset[str] | None = None
     """Entity ids a PC Prompt mentions (ResolvedReferents, SceneContext, ActionContext), or
     those a BKN-PRC Response's Representation adds; None when it has no Representation."""
     # --- Requests
@@ -187,7 +188,7 @@ def _facts_of(document: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             simple_time_seconds(doc.get("PCPromptTime")),
             prompt_id=prompt_id if type(prompt_id) is str else None,
             action_context=action_context if isinstance(action_context, dict) else None,
-            entities=tuple(found),
+            entities=frozenset(found),
         )
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
@@ -262,7 +263,7 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
         found: set[str] = set()
         for key in ("ResolvedReferents", "ActionContext"):
             entities(representation.get(key), found)
-        added = tuple(found)
+        added = frozenset(found)
         action_context = representation.get("ActionContext")
         action_context = action_context if isinstance(action_context, dict) else None
     return Facts(
