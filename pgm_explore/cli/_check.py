@@ -266,8 +266,7 @@ def check_transcript(
     big files (None: this process); ``bar`` is told the bytes done.
     """
     from pgm_explore.dialogue import TranscriptChecker
-    from pgm_explore.dialogue._facts import item_facts
-    from pgm_explore.io import iter_worked
+    from pgm_explore.dialogue._facts import iter_facts
 
     if form == "json":
         write = out.write
@@ -293,14 +292,14 @@ def check_transcript(
     tally = Tally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
     # of the summary (the facts of a big file's messages made by the engine's workers).
-    checker = TranscriptChecker()
+    checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
     for path in paths:
         stdin_notice("check", path, err)
         before = bar.done if bar is not None else 0
         try:
-            for source, facts in iter_worked(path, item_facts, engine=engine, progress=counted):
-                found = checker.feed_facts(source, facts)
+            for source, facts in iter_facts(path, engine, counted):
+                found = checker.feed_facts(source, facts).findings
                 tally.message(facts.dialog, facts.type, facts.mode)
                 if found:
                     tally.add_findings(found)
@@ -319,7 +318,7 @@ def check_transcript(
         if bar is not None:
             bar.top_up(before, input_size([path]))
     else:
-        found = checker.finish()
+        found = checker.finish().findings
         tally.add_findings(found)
         emit(found)
     tally.dialogues = checker.dialogues(tally.others)

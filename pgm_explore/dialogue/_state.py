@@ -120,7 +120,7 @@ class PendingRequest(msgspec.Struct, gc=False):
     kind: Any
     time: tuple[bool, float] | None
     steps: tuple[tuple[int, str], ...]
-    commitments: list[str]
+    commitments: tuple[str, ...]
     """The CommitmentIDs it submitted."""
     constraints: Mapping[str, Any] | None
     new_commitments: frozenset[str] = _NO_COMMITMENTS
