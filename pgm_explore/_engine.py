@@ -22,6 +22,7 @@ below every layer: it knows nothing of messages.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -36,7 +37,7 @@ from pgm_explore.errors import PgmExploreError
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from distributed import Client, Future
+    from distributed import Client, Future, LocalCluster
 
 __all__ = ["Engine", "EngineUnavailable", "cores", "engine", "engine_for"]
 
@@ -155,15 +156,28 @@ class _DaskEngine(Engine):
             cluster.close()
 
 
-def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: float = START_TIMEOUT) -> Engine:
+def engine(
+    workers: int | None = 0,
+    scheduler: str | None = None,
+    *,
+    timeout: float = START_TIMEOUT,
+    preload: Iterable[str] = (),
+) -> Engine:
     """Where to run bulk work: ``scheduler`` (a Dask scheduler's address) if given, else
     ``workers`` local worker processes (``None``: one per core), else this process (0).
+
+    ``preload`` names the modules the work's functions live in: local workers start with
+    them imported (see :func:`_start_forkserver`); elsewhere they are imported by the
+    first piece of work that needs them.
 
     Raises :class:`EngineUnavailable` with a plain reason when the cluster cannot be
     reached or the workers cannot start.
     """
     if scheduler is None and workers == 0:
         return Engine()
+    if scheduler is None:
+        # Before this process imports distributed: the two imports then run at once.
+        _start_forkserver(preload)
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:  # pragma: no cover - dask[distributed] is a runtime dependency
@@ -178,24 +192,78 @@ def engine(workers: int | None = 0, scheduler: str | None = None, *, timeout: fl
                 # first bytes of its answer for the length of a message and tries to allocate it.
                 raise OSError("what answers there is not a Dask scheduler") from None
             return _DaskEngine(client, own_cluster=False)
-        cluster = LocalCluster(
-            n_workers=workers or cores(),
-            threads_per_worker=1,  # the work holds the GIL: one thread a process
-            processes=True,
-            dashboard_address=None,  # no dashboard nobody asked for ...
-            # ... and the scheduler's own HTTP server (health, metrics) on a free loopback
-            # port: its default, 8787 on every interface, is taken by the first cluster of
-            # the machine, and the next ones warn.
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-            timeout=timeout,
-        )
+        cluster = _local_cluster(LocalCluster, workers or cores(), timeout)
         return _DaskEngine(Client(cluster, timeout=timeout), own_cluster=True)
     except (OSError, TimeoutError, RuntimeError) as exc:
         # (RuntimeError: distributed's "Nanny failed to start", as when a script without
         # `if __name__ == "__main__":` is imported again by the spawned workers.)
         where = f"the Dask scheduler at {scheduler}" if scheduler else f"{workers} local worker processes"
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
+
+
+HTTP_ROUTES = ["distributed.http.health"]
+"""What the HTTP servers of a local cluster serve: whether they are alive, nothing more. The
+default routes import prometheus_client (a tenth of a second a process) for metrics that
+nobody scrapes from a cluster living as long as one command."""
+
+
+def _start_forkserver(preload: Iterable[str]) -> None:
+    """Start the process that local workers are forked from, importing ``distributed`` and
+    ``preload`` once, while this process goes on with its own imports.
+
+    With ``spawn``, distributed's default, every worker is a new interpreter that imports
+    distributed (a second or more on a loaded machine) and the caller's main module again,
+    each worker on its own; ``fork`` copies a process whose event-loop threads may hold
+    locks. A forkserver is a single-threaded process that has imported all that once:
+    each worker is a fork of it, started in a few milliseconds, and a second cluster in
+    the same process (a notebook, tests) starts at once. It lives as long as this process,
+    with the environment it was started with (which the work does not read).
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():  # (Windows: spawn it is)
+        return
+    # Only the first list counts: a running forkserver keeps what it imported.
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", *preload])
+    with contextlib.suppress(OSError):  # (starting the cluster tries again, and says why it fails)
+        forkserver.ensure_running()
+
+
+def _local_cluster(local_cluster: type[LocalCluster], workers: int, timeout: float) -> LocalCluster:
+    """``workers`` local worker processes, forked from the forkserver when there is one,
+    with nothing running that the work does not need."""
+    import multiprocessing
+
+    import dask
+    import distributed.utils
+
+    settings: dict[str, object] = {
+        "distributed.scheduler.http.routes": HTTP_ROUTES,
+        "distributed.worker.http.routes": HTTP_ROUTES,
+        # Every 10 ms a worker's event loop would take the GIL from the work to sample its
+        # stack for a dashboard profile that nobody sees.
+        "distributed.worker.profile.enabled": False,
+    }
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        settings["distributed.worker.multiprocessing-method"] = "forkserver"
+        # distributed would otherwise set its own preload list, importing numpy and pandas
+        # in this process first (a second or more) to have the forkserver import them:
+        # ours runs already. (Were the flag renamed, the workers would only start slower.)
+        distributed.utils._forkserver_preload_set = True
+    with dask.config.set(settings):
+        return local_cluster(
+            n_workers=workers,
+            threads_per_worker=1,  # the work holds the GIL: one thread a process
+            processes=True,
+            dashboard_address=None,  # no dashboard nobody asked for ...
+            # ... and the scheduler's HTTP server (health) on a free loopback port: its
+            # default, 8787 on every interface, is taken by the first cluster of the
+            # machine, and the next ones warn.
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "dashboard": False},
+            silence_logs=logging.ERROR,
+            timeout=timeout,
+        )
 
 
 def _probe(address: str, timeout: float, wait: float) -> None:
@@ -234,7 +302,12 @@ def _probe(address: str, timeout: float, wait: float) -> None:
 
 
 def engine_for(
-    paths: Iterable[str], *, workers: int | None = None, scheduler: str | None = None, min_bytes: int
+    paths: Iterable[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    min_bytes: int,
+    preload: Iterable[str] = (),
 ) -> Engine:
     """The engine for work on the files ``paths`` (what ``--workers`` and ``--scheduler`` say):
     ``scheduler`` if given; else ``workers`` local worker processes if given (0: this
@@ -243,10 +316,10 @@ def engine_for(
     ``min_bytes`` or more together (below that, starting workers costs more than it wins),
     and this process otherwise (standard input, pipes, small files) or when those workers
     cannot start. Workers or a scheduler asked for that cannot start raise
-    :class:`EngineUnavailable`.
+    :class:`EngineUnavailable`. ``preload``: as for :func:`engine`.
     """
     if scheduler is not None or workers is not None:
-        return engine(workers, scheduler)
+        return engine(workers, scheduler, preload=preload)
     if os.environ.get("PGM_EXPLORE_PARALLEL", "").strip() == "0" or cores() < 2:
         return Engine()
     total = 0
@@ -260,7 +333,7 @@ def engine_for(
     if total < min_bytes:
         return Engine()
     try:
-        return engine(None)
+        return engine(None, preload=preload)
     except EngineUnavailable:
         # Not asked for: the same work in this process, slower and otherwise the same.
         return Engine()

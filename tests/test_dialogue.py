@@ -318,3 +318,133 @@ def test_a_second_response_with_another_turn_has_both_d16_errors() -> None:
         assert f"(t#1) has TurnIndex {turn};" in found[1][1]
         same_turn = [*docs[:3], response("BKN-PRC", "q-3", "q-1", turn, 4_000)]  # type: ignore[arg-type]
         assert [rule for index, rule in rules(same_turn) if index == 3 and rule != "type"] == ["response-duplicate"]
+
+
+def _order(documents: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(message, rule) of every finding, in the order they are reported."""
+    return [(int(f.source.split("#")[1]), f.rule) for f in Transcript.from_documents(documents, source="t").findings]
+
+
+def test_requests_waiting_together_are_answered_in_any_order() -> None:
+    docs = [
+        request("BKN-PAL", "q-1", 0, 1_000, dialog="pal-1"),
+        request("BKN-PAL", "q-2", 1, 1_100, dialog="pal-1"),
+        request("BKN-DAC", "q-9", 0, 1_150, dialog="dac-1"),
+        request("BKN-PAL", "q-3", 2, 1_200, dialog="pal-1"),
+        request("BKN-PAL", "q-4", 3, 1_250, dialog="pal-1"),
+        response("BKN-PAL", "r-2", "q-2", 1, 1_300, dialog="pal-1"),
+        response("BKN-PAL", "r-1", "q-1", 0, 1_400, dialog="pal-1"),
+        response("BKN-PAL", "r-4", "q-4", 3, 1_450, dialog="pal-1"),
+        response("BKN-PAL", "r-5", "q-1", 0, 1_500, dialog="pal-1"),  # a second Response
+        response("BKN-PAL", "r-6", "q-2", 2, 1_600, dialog="pal-1"),  # a second one, of another turn
+    ]
+    # What is left waiting is reported at the end, dialogue by dialogue in the order they began.
+    assert _order(docs) == [
+        (8, "response-duplicate"),
+        (9, "response-duplicate"),
+        (9, "turn-mismatch"),
+        (3, "unanswered"),
+        (2, "unanswered"),
+    ]
+
+
+def test_a_request_that_reuses_a_waiting_query_id_takes_its_place() -> None:
+    docs = [
+        request("BKN-PAL", "q-1", 0, 1_000, dialog="pal-1"),
+        request("BKN-PAL", "q-2", 1, 1_100, dialog="pal-1"),
+        request("BKN-PAL", "q-1", 2, 1_200, dialog="pal-1"),
+        response("BKN-PAL", "r-1", "q-1", 0, 1_300, dialog="pal-1"),
+    ]
+    found = Transcript.from_documents(docs, source="t").findings
+    assert [(f.source, f.rule) for f in found] == [
+        ("t#2", "query-id-reused"),
+        ("t#3", "turn-mismatch"),
+        ("t#1", "unanswered"),
+    ]
+    assert "(t#2) has TurnIndex 2" in found[1].message
+
+
+def _referent(entity: str) -> list[dict[str, str]]:
+    return [{"Expression": f"the {entity}", "EntityID": entity}]
+
+
+def test_a_dialogue_keeps_its_own_entities_apart_from_its_session() -> None:
+    # Without a SessionID, a Request is held to the Entities of its own dialogue's PC Prompt (and
+    # what that dialogue's Prompt Creation returned); with one, to those of the whole session.
+    first = prompt("d-1", 1_000, ResolvedReferents=_referent("stall-05"))
+    second = prompt("d-2", 1_100, ResolvedReferents=_referent("lantern-1"))
+    other = prompt("d-3", 1_150, SessionID="s-2", ResolvedReferents=_referent("well-2"))
+    # Prompt Creation is asked and answers, in dialogue d-3, under session s-1: one Entity more.
+    ask = request("BKN-PRC", "q-1", 0, 1_200, dialog="d-3")
+    answer = response(
+        "BKN-PRC",
+        "q-2",
+        "q-1",
+        0,
+        1_300,
+        dialog="d-3",
+        Outcome="answered",
+        Representation={"Text": "A crate too.", "ResolvedReferents": _referent("crate-7")},
+    )
+
+    def asking(query: str, ms: int, dialog: str, session: str | None, entity: str) -> dict[str, Any]:
+        doc = request("BKN-DAC", query, 0, ms, dialog=dialog, Kind="affordances", EntityIDs=[entity])
+        if session is None:
+            del doc["SessionID"]
+        else:
+            doc["SessionID"] = session
+        return doc
+
+    asks = [
+        asking("q-3", 2_000, "d-1", None, "lantern-1"),  # the session's second PC Prompt's, not d-1's
+        asking("q-4", 2_100, "d-1", None, "crate-7"),  # the session's, by d-3's Response, not d-1's
+        asking("q-5", 2_200, "d-2", "s-1", "lantern-1"),
+        asking("q-6", 2_300, "d-2", "s-1", "crate-7"),
+        asking("q-7", 2_400, "d-2", "s-1", "stall-05"),
+        asking("q-8", 2_500, "d-3", None, "crate-7"),  # d-3's own
+        asking("q-9", 2_600, "d-3", "s-2", "crate-7"),  # not s-2's: the Response said s-1
+        asking("q-10", 2_700, "d-3", "s-2", "well-2"),
+    ]
+    found = [
+        (position, rule)
+        for position, rule in _order([first, second, other, ask, answer, *asks])
+        if rule in ("entity-unknown", "context-mismatch")
+    ]
+    assert found == [
+        (3, "context-mismatch"),
+        (4, "context-mismatch"),
+        (5, "entity-unknown"),
+        (6, "entity-unknown"),
+        (11, "entity-unknown"),
+    ]
+
+
+def test_entities_learnt_by_the_hundred_and_by_the_thousand_of_sets() -> None:
+    # Prompt Creation resolves 300 referents in one Response, then one more in each of the next
+    # two; thousands of PC Prompts mention sets of their own. Each set is known where it was said.
+    docs = [prompt("d-1", 1_000, ResolvedReferents=_referent("stall-05"))]
+    many = [entity for i in range(300) for entity in _referent(f"e-{i}")]
+    for turn, referents in enumerate([many, _referent("e-300"), _referent("e-301")]):
+        docs.append(request("BKN-PRC", f"q-{turn}", turn, 1_100 + turn, dialog="d-1"))
+        representation = {"Text": "More.", "ResolvedReferents": referents}
+        answer = response("BKN-PRC", f"r-{turn}", f"q-{turn}", turn, 1_150 + turn, dialog="d-1", Outcome="answered")
+        docs.append(answer | {"Representation": representation})
+    for number in range(4_200):
+        docs.append(prompt(f"o-{number}", 2_000, SessionID=f"s-o{number}", ResolvedReferents=_referent(f"x-{number}")))
+    for query, (dialog, session, entity) in enumerate(
+        [
+            ("d-1", "s-1", "e-299"),
+            ("d-1", "s-1", "e-301"),
+            ("d-1", "s-1", "ghost"),
+            ("o-0", "s-o0", "x-0"),  # the first of the sets, forgotten by then, still known to its own
+            ("o-0", "s-o0", "x-1"),
+            ("o-4199", "s-o4199", "x-4199"),
+        ]
+    ):
+        ask = request("BKN-DAC", f"k-{query}", 0, 3_000, dialog=dialog, Kind="affordances", EntityIDs=[entity])
+        docs.append(ask | {"SessionID": session})
+    first = len(docs) - 6
+    assert [(position - first, rule) for position, rule in _order(docs) if rule == "entity-unknown"] == [
+        (2, "entity-unknown"),
+        (4, "entity-unknown"),
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -62,6 +63,45 @@ def test_an_exception_comes_at_its_partition() -> None:
         for n in e.map(fails_at_three, range(8)):
             got.append(n)
     assert got == [0, 1, 2]
+
+
+WORKER_STATE = """
+import json, os, sys
+from pgm_explore._engine import engine
+
+
+def state():
+    return os.getppid(), sorted(m for m in ("pandas", "prometheus_client") if m in sys.modules)
+
+
+if __name__ == "__main__":
+    seen = []
+    for _ in range(2):
+        with engine(2, preload=["pgm_explore.analysis._corpus"]) as e:
+            seen.append(sorted(e.client.run(state).values()))
+    print(json.dumps({"me": os.getpid(), "here": "pandas" in sys.modules, "seen": seen}))
+"""
+
+
+@pytest.mark.slow
+def test_local_workers_start_with_the_works_modules_imported(tmp_path) -> None:
+    # A new interpreter, as a command is: a process's forkserver keeps the modules it was
+    # started with. Nothing is submitted, so what the workers hold, they started with.
+    script = tmp_path / "workers.py"
+    script.write_text(WORKER_STATE, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    first, second = got["seen"]
+    # Both clusters' workers are forked from one process, which is not this one: the second
+    # cluster reuses what the first one imported.
+    parents = {parent for parent, _ in first + second}
+    assert len(first) == len(second) == 2 and len(parents) == 1 and got["me"] not in parents
+    # The work's module (and pandas, which it imports) came with the fork; prometheus_client,
+    # for metrics nobody reads, was never imported.
+    assert all(modules == ["pandas"] for _, modules in first + second)
+    # This process did not import pandas for the workers' sake (distributed's own preload does).
+    assert got["here"] is False
 
 
 def _free_port() -> int:

@@ -165,7 +165,11 @@ class Corpus:
         frames = []
         with (
             engine_for(
-                self.files, workers=self.workers, scheduler=self.scheduler, min_bytes=LOCAL_WORKERS_FROM
+                self.files,
+                workers=self.workers,
+                scheduler=self.scheduler,
+                min_bytes=LOCAL_WORKERS_FROM,
+                preload=[__name__],
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
         ):

@@ -33,6 +33,7 @@ from pgm_explore.cli._output import (
 )
 from pgm_explore.dialogue import dialogue_key
 from pgm_explore.io import UnreadablePath, iter_documents
+from pgm_explore.spec import DATA_TYPES
 
 if TYPE_CHECKING:
     from pgm_explore._engine import Engine
@@ -149,19 +150,29 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Tally(Severities):
-    __slots__ = ("dialogues", "messages", "stopped")
+    __slots__ = ("_bits", "_types", "dialogues", "messages", "stopped")
 
     def __init__(self) -> None:
         super().__init__()
         self.messages = 0
-        # (DialogID, data type) of every dialogue seen: grows with dialogues, like the checker.
-        self.dialogues: set[tuple[str, str]] = set()
+        self.dialogues = 0  # (DialogID, data type) pairs seen (dialogue_key)
+        # DialogID -> a bit for each data type seen with it: a DialogID kept once (the checker's
+        # own string) and a small int (one object for all), where a set of pairs took a tuple and
+        # a set entry for each of hundreds of thousands of dialogues.
+        self._types: dict[str, int] = {}
+        self._bits = dict(_TYPE_BITS)
         self.stopped = False
 
     def message(self, dialog: str | None, type_name: str | None) -> None:
         self.messages += 1
         if dialog is not None and type_name is not None:
-            self.dialogues.add(dialogue_key(dialog, type_name))
+            bit = self._bits.get(type_name)
+            if bit is None:  # (no data type of the spec: never seen, yet counted apart)
+                bit = self._bits[type_name] = 1 << len(self._bits)
+            seen = self._types.get(dialog, 0)
+            if not seen & bit:
+                self._types[dialog] = seen | bit
+                self.dialogues += 1
 
     @property
     def status(self) -> int:
@@ -173,17 +184,24 @@ class Tally(Severities):
         """What the summary counts.
 
         >>> t = Tally(); t.messages, t.errors, t.warnings = 105, 0, 2
-        >>> t.dialogues = {("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")}
+        >>> for dialog, type_name in [("d-1", "PC Prompt"), ("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")]:
+        ...     t.message(dialog, type_name)
+        >>> t.messages = 105
         >>> t.summary()
         '105 messages in 3 dialogues: 0 errors, 2 warnings'
-        >>> t.messages, t.errors, t.warnings, t.dialogues, t.stopped = 1, 1, 0, {("d", "BKN-PAL")}, True
+        >>> t.messages, t.errors, t.warnings, t.dialogues, t.stopped = 1, 1, 0, 1, True
         >>> t.summary()
         '1 message in 1 dialogue: 1 error, 0 warnings; stopped at a path that could not be read'
         """
-        return f"{count(self.messages, 'message')} in {count(len(self.dialogues), 'dialogue')}: {findings}"
+        return f"{count(self.messages, 'message')} in {count(self.dialogues, 'dialogue')}: {findings}"
 
     def problem(self) -> str | None:
         return "stopped at a path that could not be read" if self.stopped else None
+
+
+_DIALOGUE_TYPES = list(dict.fromkeys(dialogue_key("", dt.name)[1] for dt in DATA_TYPES))
+_TYPE_BITS = {dt.name: 1 << _DIALOGUE_TYPES.index(dialogue_key("", dt.name)[1]) for dt in DATA_TYPES}
+"""A data type's bit in :attr:`Tally._types`: a PC Prompt has that of BKN-PRC, whose dialogue it opens."""
 
 
 def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
@@ -229,7 +247,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return refuse("check", problems, args.paths, err)
     palette = palette_for(args.color, out)
     try:
-        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES)
+        engine = engine_for(
+            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES, preload=[__name__]
+        )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
@@ -382,7 +402,7 @@ def check_file(path: str, form: str, palette: Palette) -> FileChecked:
     # In the worker's own process: the corpus is spread over the workers file by file.
     tally = check_transcript([path], form, palette, out, err)
     return FileChecked(
-        out.getvalue(), err.getvalue(), tally.messages, len(tally.dialogues), tally.errors, tally.warnings, tally.status
+        out.getvalue(), err.getvalue(), tally.messages, tally.dialogues, tally.errors, tally.warnings, tally.status
     )
 
 
@@ -448,7 +468,9 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     palette = palette_for(args.color, out)
     tally = CorpusTally()
     try:
-        work = engine_for(files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM)
+        work = engine_for(
+            files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM, preload=[__name__]
+        )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE

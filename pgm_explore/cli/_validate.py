@@ -169,7 +169,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
     try:
-        engine = engine_for(args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES)
+        engine = engine_for(
+            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES, preload=[__name__]
+        )
     except EngineUnavailable as exc:
         err.write(f"{PROG} validate: {clean(str(exc))}\n")
         return EXIT_USAGE

@@ -155,8 +155,8 @@ class TranscriptChecker:
             dialogue = state.dialogues.get(key)
             if dialogue is None:
                 # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = DialogueState(
-                    last_time=opener.time if opener else None
+                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
+                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
                 )
             if opener is not None and facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
@@ -184,7 +184,7 @@ class TranscriptChecker:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
         for (dialog, type_name), dialogue in self._state.dialogues.items():
-            for query_id, pending in dialogue.pending.items():
+            for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
                         pending.source,
@@ -193,12 +193,12 @@ class TranscriptChecker:
                         Finding.of(
                             "unanswered",
                             ("QueryID",),
-                            f"Request {query_id} has no Response by the end of the transcript.",
+                            f"Request {pending.query_id} has no Response by the end of the transcript.",
                             data_type=type_name,
                         ),
                     )
                 )
-            dialogue.pending.clear()
+            dialogue.pending = None
         return Found(tuple(out))
 
     # --- the two modes --------------------------------------------------------------------------
@@ -227,7 +227,7 @@ class TranscriptChecker:
         for rule in REQUEST_RULES[type_name]:
             rule(self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:
-            dialogue.pending[facts.query_id] = request
+            dialogue.wait(request)
         return request
 
     def _response(self, facts: Facts, type_name: str, dialogue: DialogueState, found: list[Finding]) -> None:

@@ -212,15 +212,15 @@ def time_moves_forward(facts: Facts, dialogue: DialogueState, found: list[Findin
     if time is None:
         return
     last = dialogue.last_time
-    if last is not None and time[0] == last[0] and time[1] < last[1]:
+    if last is not None and time[0] == dialogue.last_absolute and time[1] < last:
         found.append(
             Finding.of(
                 "time-backwards",
                 ("QueryTime",),
-                f"QueryTime is {last[1] - time[1]:.3f} s earlier than the message before it in this dialogue.",
+                f"QueryTime is {last - time[1]:.3f} s earlier than the message before it in this dialogue.",
             )
         )
-    dialogue.last_time = time
+    dialogue.last_absolute, dialogue.last_time = time
 
 
 # --- every Response: correlation -------------------------------------------------------------------
@@ -233,7 +233,7 @@ def answers_a_request(
     request_id = facts.request_id
     if request_id is None:
         return None
-    if request_id in state.answered and request_id not in dialogue.pending:
+    if request_id in state.answered and not dialogue.waits_for(request_id):
         found.append(
             Finding.of(
                 "response-duplicate",
@@ -247,7 +247,7 @@ def answers_a_request(
         assert first_use is not None
         turn_matches_request(facts, type_name, state.answered_turn(request_id), state.sources.source(first_use), found)
         return None
-    pending = dialogue.pending.pop(request_id, None)
+    pending = dialogue.take(request_id)
     if pending is None:
         found.append(
             Finding.of(

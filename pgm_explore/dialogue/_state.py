@@ -10,8 +10,14 @@ The checker keeps a :class:`DialogueContext` and a :class:`DialogueState` for ev
 has seen (one may go on at any time), tens of thousands in a long transcript. Each full pass of
 the garbage collector walks every container object still alive, so what is kept for long is kept
 in objects it does not track: msgspec Structs with ``gc=False`` (nothing in them refers back to
-them, so they can be in no reference cycle), and sets of Entity ids as dictionaries with None
-values (which, unlike sets, the collector stops tracking when they hold only strings).
+them, so they can be in no reference cycle), and sets of Entity ids kept once each however many
+contexts share them, or, for a context that has learnt more, as dictionaries with None values
+(which, unlike sets, the collector stops tracking when they hold only strings).
+
+Memory is what limits a long transcript (issue 20: a million messages, or a hundred thousand
+dialogues open at once, in less than 300 MB), so what is kept for each dialogue, context and
+QueryID is kept small: no container where most would be empty or hold one item, no tuple where
+two fields do, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
 """
 
 from __future__ import annotations
@@ -40,6 +46,22 @@ __all__ = [
 ]
 
 _encode = msgspec.msgpack.Encoder().encode
+_NO_ENTITIES: frozenset[str] = frozenset()
+
+Entities = frozenset[str] | dict[str, None]
+"""Entity ids: a set shared by every context and session that knows those ids and no others
+(:meth:`TranscriptState.entity_set`, never changed), or, past :data:`_SHARED_ENTITIES` ids, a
+dictionary of one context or session alone (the ids its keys), grown in place."""
+
+_SHARED_ENTITIES = 256
+"""The most Entity ids a shared set holds: growing one makes another, which costs its size each
+time (a context told of one Entity more at each of a thousand Responses would cost a thousand
+times the set), while a dictionary of one's own grows in place."""
+
+_ENTITY_SETS = 4096
+"""The distinct sets of Entity ids :meth:`TranscriptState.entity_set` remembers, the oldest
+forgotten first (a set forgotten stays with whoever holds it; a later equal one is kept anew)."""
+
 _NO_COMMITMENTS: frozenset[str] = frozenset()
 _TURN_BITS = 24
 _OTHER_TURN = (1 << _TURN_BITS) - 1
@@ -72,9 +94,13 @@ class DialogueContext(msgspec.Struct, gc=False):
     ids: tuple[Any, Any, Any]
     """Its MInstance, UEnvironment and SessionID."""
     action_context: KnownActionContext | None
-    entities: dict[str, None]
-    """The Entity ids mentioned so far (the keys)."""
-    time: tuple[bool, float] | None = None
+    entities: Entities
+    """The Entity ids mentioned so far."""
+    time: float | None = None
+    """The PCPromptTime in seconds (:func:`~pgm_explore.spec.simple_time_seconds`) ..."""
+    absolute: bool = False
+    """... and whether it is absolute (on the epoch) or relative: kept apart, as in
+    :class:`DialogueState`."""
 
 
 class PendingRequest(msgspec.Struct, gc=False):
@@ -103,8 +129,15 @@ class DialogueState(msgspec.Struct, gc=False):
     """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
 
     last_turn: int | None = None
-    last_time: tuple[bool, float] | None = None
-    pending: dict[str, PendingRequest] = {}  # (msgspec gives each instance a dictionary of its own)
+    last_time: float | None = None
+    """The latest QueryTime (or the PC Prompt's time) in seconds ..."""
+    last_absolute: bool = False
+    """... and whether it is absolute. The pair :func:`~pgm_explore.spec.simple_time_seconds` gives
+    is kept as two fields: a tuple of them for every dialogue took 64 bytes more each."""
+    pending: PendingRequest | dict[str, PendingRequest] | None = None
+    """The Requests waiting for their Response, by QueryID: none (most dialogues, most of the
+    time), the one Request itself, or a dictionary of several. A dictionary for every dialogue of
+    a transcript, empty or of one entry, would take 180 bytes each of hundreds of thousands."""
     commitments: CommitmentLedger | None = None
     """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
 
@@ -112,6 +145,48 @@ class DialogueState(msgspec.Struct, gc=False):
         if self.commitments is None:
             self.commitments = CommitmentLedger()
         return self.commitments
+
+    def wait(self, request: PendingRequest) -> None:
+        """Keep ``request`` (which has a QueryID) until its Response; it takes the place of a
+        Request of the same QueryID still waiting."""
+        query_id = request.query_id
+        assert query_id is not None
+        pending = self.pending
+        if pending is None or (type(pending) is PendingRequest and pending.query_id == query_id):
+            self.pending = request
+        elif type(pending) is PendingRequest:
+            assert pending.query_id is not None
+            self.pending = {pending.query_id: pending, query_id: request}
+        else:
+            pending[query_id] = request
+
+    def waits_for(self, query_id: str) -> bool:
+        pending = self.pending
+        if type(pending) is PendingRequest:
+            return pending.query_id == query_id
+        return pending is not None and query_id in pending
+
+    def take(self, query_id: str) -> PendingRequest | None:
+        """The Request ``query_id`` waiting for its Response, no longer waiting; None if none waits."""
+        pending = self.pending
+        if type(pending) is PendingRequest:
+            if pending.query_id != query_id:
+                return None
+            self.pending = None
+            return pending
+        if pending is None:
+            return None
+        request = pending.pop(query_id, None)
+        if len(pending) < 2:
+            self.pending = next(iter(pending.values()), None)
+        return request
+
+    def waiting(self) -> list[PendingRequest]:
+        """The Requests waiting for their Response, in the order they came."""
+        pending = self.pending
+        if pending is None:
+            return []
+        return [pending] if type(pending) is PendingRequest else list(pending.values())
 
 
 class SourceLog:
@@ -191,7 +266,10 @@ class TranscriptState:
     """DialogID -> the context of the PC Prompt that opened it."""
     session_context: dict[str, DialogueContext] = field(default_factory=dict)
     """SessionID -> the context of its latest PC Prompt."""
-    session_entities: dict[str, dict[str, None]] = field(default_factory=dict)
+    session_entities: dict[str, Entities] = field(default_factory=dict)
+    """SessionID -> the Entities mentioned by its PC Prompts and by the BKN-PRC Responses given in it."""
+    entity_sets: dict[frozenset[str], frozenset[str]] = field(default_factory=dict)
+    """One copy of each set of Entity ids a PC Prompt mentions (:meth:`entity_set`)."""
     action_contexts: dict[bytes, KnownActionContext] = field(default_factory=dict)
     """One entry for each distinct ActionContext (by its MessagePack encoding): an A-User mostly
     opens dialogue after dialogue with the same one, and keeping one copy saves memory, the
@@ -240,21 +318,47 @@ class TranscriptState:
         """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
         assert facts.dialog is not None
         shared = self.shared
-        entities = dict.fromkeys(map(shared, facts.entities)) if facts.entities else {}
+        entities = self.entity_set(facts.entities or _NO_ENTITIES)
         instance, environment, session_id = facts.ids
+        absolute, seconds = facts.time or (False, None)
         context = DialogueContext(
             source,
             (shared(instance), shared(environment), shared(session_id)),
             self.known_action_context(facts.action_context),
             entities,
-            facts.time,
+            seconds,
+            absolute,
         )
         self.opened[shared(facts.dialog)] = context
         session = facts.session
         if session is not None:
             session = shared(session)
+            known = self.session_entities.get(session)
+            self.session_entities[session] = entities if known is None else self.grown(known, entities)
             self.session_context[session] = context
-            self.session_entities.setdefault(session, {}).update(entities)
+
+    def entity_set(self, entities: frozenset[str]) -> frozenset[str]:
+        """The one copy kept of a set of Entity ids, its ids shared: an A-User opens dialogue
+        after dialogue in the same scene, its PC Prompts mention the same Entities, and Prompt
+        Creation resolves the same referents."""
+        known = self.entity_sets.get(entities)
+        if known is None:
+            known = frozenset(map(self.shared, entities))
+            if len(self.entity_sets) >= _ENTITY_SETS:
+                del self.entity_sets[next(iter(self.entity_sets))]
+            self.entity_sets[known] = known
+        return known
+
+    def grown(self, entities: Entities, added: frozenset[str]) -> Entities:
+        """``entities`` with ``added`` among them."""
+        if type(entities) is dict:
+            entities.update(dict.fromkeys(map(self.shared, added)))
+            return entities
+        if added <= entities:
+            return entities
+        if len(entities) + len(added) > _SHARED_ENTITIES:
+            return dict.fromkeys(map(self.shared, entities | added))
+        return self.entity_set(entities | added)
 
     def refine_context(self, facts: Facts) -> None:
         """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
@@ -263,11 +367,12 @@ class TranscriptState:
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = dict.fromkeys(map(self.shared, facts.entities))
-        context.entities.update(added)
+        added = facts.entities
+        context.entities = self.grown(context.entities, added)
         session = facts.session
         if session is not None:
-            self.session_entities.setdefault(self.shared(session), {}).update(added)
+            session = self.shared(session)
+            self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP
@@ -277,7 +382,7 @@ class TranscriptState:
             return opened
         return self.session_context.get(session) if session is not None else None
 
-    def known_entities(self, session: str | None, context: DialogueContext) -> dict[str, None]:
+    def known_entities(self, session: str | None, context: DialogueContext) -> Entities:
         # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
         # Entity any PC Prompt of the session mentioned is known to them.
         return self.session_entities.get(session, context.entities) if session is not None else context.entities

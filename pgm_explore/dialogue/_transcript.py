@@ -268,7 +268,7 @@ def check_paths(
     names = [os.fspath(path) for path in paths]
     if not parallel and workers is None and scheduler is None:
         workers = 0
-    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES) as engine:
+    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES, preload=[__name__]) as engine:
         yield from check_facts(names, engine)
 
 

@@ -148,7 +148,11 @@ def iter_reports(
     the iteration ends. The reports are the same wherever they are made. ``progress`` is
     told the bytes done, as :func:`iter_worked` says.
     """
-    own = engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES) if engine is None and parallel else None
+    own = (
+        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__])
+        if engine is None and parallel
+        else None
+    )
     try:
         pairs = iter_worked(path, report_fields, kind=kind, engine=engine or own, progress=progress)
     except BaseException:

@@ -217,7 +217,7 @@ def _entries(stream: IO[bytes], first: int, counted: list[int]) -> Iterator[Item
         if piece.long:
             yield Left(piece.first, TooLong(piece.start))
             continue
-        for number, raw, offset, document, notes in decoded(piece):
+        for number, raw, offset, document, notes in decoded(piece, typed=True):
             if document is REFUSED:
                 yield Left(number, Reread(raw))
             else:
@@ -377,7 +377,7 @@ def _reading(
     by message); ``largest``, see :func:`_step`; ``always``: a regular file is cut even
     where it is worked on in this process."""
     step = step or partition_bytes()
-    items = iter_documents(path, kind=kind)  # (raises now, not at the first message)
+    items = iter_documents(path, kind=kind, typed=True)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (always or spread or step or progress) or not _regular(path):
         return items, None

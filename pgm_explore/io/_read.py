@@ -51,6 +51,7 @@ from pgm_explore.validation import (
     ReportFields,
     duplicate_keys,
     parse_json,
+    read_clean,
     read_double,
     read_number,
 )
@@ -148,12 +149,16 @@ def input_kind(path: str) -> InputKind:
     return "auto"
 
 
-def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = None) -> Iterator[Item]:
+def iter_documents(
+    path: str | os.PathLike[str], *, kind: InputKind | None = None, typed: bool = False
+) -> Iterator[Item]:
     """Every message in ``path`` (``"-"`` for standard input), in order.
 
     The path is opened at once, so :class:`UnreadablePath` comes from this call rather
     than from the first ``next()``; a read error later on raises it from the iterator.
-    ``kind`` overrides the choice :func:`input_kind` makes from the extension.
+    ``kind`` overrides the choice :func:`input_kind` makes from the extension. ``typed``:
+    the items go straight to :func:`report_fields` (the bulk paths), so a line that the
+    typed reader finds clean is marked so (see :func:`decoded`).
     """
     path = os.fspath(path)
     kind = kind or input_kind(path)
@@ -163,14 +168,14 @@ def iter_documents(path: str | os.PathLike[str], *, kind: InputKind | None = Non
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # no stdin at all, or a notebook's stand-in
             raise UnreadablePath(path, "standard input is not available here")
-        return _guarded(iter_stream(buffer, STDIN, kind), path)
+        return _guarded(iter_stream(buffer, STDIN, kind, typed=typed), path)
     try:
         if os.path.isdir(path):  # Windows would report a directory as PermissionError
             raise IsADirectoryError(path)
         stream = open(path, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
-    return _guarded(_owned(stream, iter_stream(stream, path, kind)), path)
+    return _guarded(_owned(stream, iter_stream(stream, path, kind, typed=typed)), path)
 
 
 def _owned(stream: IO[bytes], items: Iterator[Item]) -> Iterator[Item]:
@@ -185,7 +190,7 @@ def _guarded(items: Iterator[Item], path: str) -> Iterator[Item]:
         raise UnreadablePath(path, _reason(exc)) from None
 
 
-def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Iterator[Item]:
+def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto", *, typed: bool = False) -> Iterator[Item]:
     """Every message in a binary stream; ``source`` names it in the items.
 
     With ``kind="auto"`` (standard input and unknown extensions) the content decides:
@@ -194,13 +199,13 @@ def iter_stream(stream: IO[bytes], source: str, kind: InputKind = "auto") -> Ite
     line follows. Otherwise it is **one JSON value**, read like a ``.json`` file: a
     pretty-printed document, a one-line message, or a one-line array of messages.
     Only a first line that stops in the middle of a value makes the reader take the
-    whole input in memory; JSON Lines stream.
+    whole input in memory; JSON Lines stream. ``typed`` as :func:`iter_documents` says.
     """
     if kind == "json":
         return _whole(source, _bounded_read(stream, MAX_LINE_BYTES + 1), 1)
     if kind == "jsonl":
-        return _lines(source, _pieces(stream), None)
-    return _sniffed(stream, source)
+        return _lines(source, _pieces(stream), None, typed)
+    return _sniffed(stream, source, typed)
 
 
 # --- parsing one piece of text ------------------------------------------------------------
@@ -252,13 +257,39 @@ REFUSED: Any = _Refused()
 """The document :func:`decoded` gives for a line the fast decoder refuses."""
 
 
-def decoded(piece: _Piece) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
+_TRIES = 8
+"""Lines of a piece the typed reader may refuse before :func:`decoded` stops offering it the
+rest (unless it took as many): a file of messages in another order of names loses little."""
+
+
+class _Clean(tuple):
+    """The notes of a line the typed reader read (``read_clean``): none, as for any line read
+    without a word to say, and the message is clean, so :func:`report_fields` does not ask
+    the schema engines about it again. An empty tuple to everyone else."""
+
+    __slots__ = ()
+
+
+CLEAN: tuple[Finding, ...] = _Clean()
+"""The notes :func:`decoded` gives, with ``typed``, for a line the typed reader found clean."""
+
+
+def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
     """(number, raw, offset, document, notes) of every message of a piece of whole lines, blank
     lines skipped: the one way a stream and a partition of a file split and decode lines.
     ``document`` is :data:`REFUSED` for a line the fast decoder refuses; such a line's
     findings name its line, which only the reader of the whole file knows, so it words them
-    (``_parse_slowly``)."""
+    (``_parse_slowly``).
+
+    With ``typed`` (the items go straight to :func:`report_fields`), each line is first offered
+    to the typed reader (``pgm_explore.validation.read_clean``): a clean message written as
+    programs write them is read and judged in one pass, and its notes are :data:`CLEAN`. Its
+    document is the very dict the other decoder makes (the same names in the same order).
+    A piece whose lines the typed reader keeps refusing (written in another order of names)
+    is read the usual way from then on: each refusal costs a typed read for nothing."""
     decode, noted = _decode_fast, _noted
+    read = read_clean if typed else None
+    taken = refused = 0
     offset = piece.start
     # (The lines of a piece are split as iterating over a file splits them, in C: this
     # loop runs once per message of a transcript.)
@@ -267,6 +298,14 @@ def decoded(piece: _Piece) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding
         offset += len(raw)
         if raw.isspace():  # never empty: a line keeps its b"\n"
             continue
+        if read is not None:
+            if (document := read(raw)) is not None:
+                taken += 1
+                yield number, raw, start, document, CLEAN
+                continue
+            refused += 1
+            if refused > _TRIES and refused > taken:
+                read = None
         try:
             document = decode(raw)
         except (ValueError, RecursionError):
@@ -343,7 +382,7 @@ def _whole(source: str, data: bytes, first_line: int) -> Iterator[Item]:
             yield Item(f"{source}#{index}", None, index, document, None, notes=mine)
 
 
-def _lines(source: str, pieces: Iterable[_Piece], first: Item | None) -> Iterator[Item]:
+def _lines(source: str, pieces: Iterable[_Piece], first: Item | None, typed: bool = False) -> Iterator[Item]:
     """Items of JSON Lines, from pieces of whole lines as :func:`_pieces` makes them."""
     seen = first is not None
     if first is not None:
@@ -353,7 +392,7 @@ def _lines(source: str, pieces: Iterable[_Piece], first: Item | None) -> Iterato
             seen = True
             yield _long_line(source, piece.first, piece.start)
             continue
-        for number, raw, offset, document, notes in decoded(piece):
+        for number, raw, offset, document, notes in decoded(piece, typed):
             seen = True
             if document is REFUSED:
                 document, problem, notes = _parse_slowly(raw, number)
@@ -364,7 +403,7 @@ def _lines(source: str, pieces: Iterable[_Piece], first: Item | None) -> Iterato
         yield _empty(source, "There is no JSON here: the file is empty or has only blank lines.")
 
 
-def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
+def _sniffed(stream: IO[bytes], source: str, typed: bool) -> Iterator[Item]:
     numbered = _numbered(stream)
     first = _next_content(numbered)
     if first is None:
@@ -374,7 +413,7 @@ def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
     if first_raw is _LONG:
         # Beyond repair, and said at once (before the rest of it is skipped, which for
         # `cat /dev/zero` is never): the input is taken for JSON Lines.
-        yield from _lines(source, _one_by_one(numbered), _long_line(source, first_number, first_offset))
+        yield from _lines(source, _one_by_one(numbered), _long_line(source, first_number, first_offset), typed)
         return
     if not _incomplete(first_raw):
         # Complete or beyond repair: JSON Lines exactly when another message follows.
@@ -386,11 +425,11 @@ def _sniffed(stream: IO[bytes], source: str) -> Iterator[Item]:
         lead = Item(f"{source}:{first_number}", first_number, None, document, problem, first_raw, first_offset, notes)
         number, offset, raw = second
         if raw is _LONG:  # (its rest is still to be skipped, line by line)
-            yield from _lines(source, _one_by_one(_chain(second, numbered)), lead)
+            yield from _lines(source, _one_by_one(_chain(second, numbered)), lead, typed)
             return
         # The stream stands just after the second line: the rest is read in pieces.
         rest = _pieces(stream, offset + len(raw), number + 1)
-        yield from _lines(source, _chain(_Piece(offset, number, raw, 1), rest), lead)
+        yield from _lines(source, _chain(_Piece(offset, number, raw, 1), rest), lead, typed)
         return
     # A value that goes on over several lines: read it all, like a .json file.
     yield from _whole(source, first_raw + _bounded_read(stream, MAX_LINE_BYTES + 1 - len(first_raw)), first_number)
@@ -618,6 +657,8 @@ def _fields(item: Item, built: bool) -> ReportFields:
         # string goes back to being text, so that it is reported as not an object.
         document = json.dumps(document)
     try:
+        if item.notes is CLEAN and not built:
+            return _report_fields(document, built=False, clean=True)
         if item.notes:
             type_name, mode, conforms, findings = _report_fields(document, built=built)
             return type_name, mode, conforms, findings + item.notes

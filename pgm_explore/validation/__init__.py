@@ -18,6 +18,7 @@ from pgm_explore.validation._parse import (
 )
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, ReportFields, report_fields, validate
 from pgm_explore.validation._text import validate_json
+from pgm_explore.validation._typed import read_clean
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "json_path",
     "loads",
     "parse_json",
+    "read_clean",
     "read_double",
     "read_number",
     "report_fields",

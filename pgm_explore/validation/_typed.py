@@ -86,44 +86,58 @@ def is_clean_typed(dt: DataType, mode: Any, document: Any) -> bool:
 
 
 _encode = msgspec.json.Encoder().encode
-_HEAD = b'{"Header":"'
-_MODE = b'"Mode":"'
+_format = msgspec.json.format
 _MSGSPEC_ERRORS = (ValueError, msgspec.DecodeError, RecursionError)
 
 
 @cache
-def _decoder(header: bytes, mode: bytes | None) -> Any:
-    """The typed decoder of the data type of ``header`` in ``mode``, or None when there is none."""
-    dt = HEADERS.get(header.decode("utf-8", "replace"))
-    if dt is None or (dt.modes and mode not in (b"RQ", b"RS")):
-        return None
-    return msgspec.json.Decoder(clean_type(dt, mode.decode() if dt.modes and mode else None)).decode
+def _decoders() -> dict[bytes, tuple[Any, bool]]:
+    """The typed decoder for each way a message may begin, and whether that way is spaced.
+
+    The first names of a message in the schema's order say its data type and Mode:
+    ``{"Header":"PGM-KDA-V1.0","Mode":"RQ",`` as msgspec, JavaScript and most programs write
+    it, or ``{"Header": "PGM-KDA-V1.0", "Mode": "RQ", `` as Python's json module does."""
+    found = {}
+    for header, dt in HEADERS.items():
+        for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
+            for mode in dt.modes or (None,):
+                begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
+                decoder = msgspec.json.Decoder(clean_type(dt, mode))
+                found[begins.encode()] = (decoder.decode, spaced)
+    return found
 
 
 def read_clean(raw: bytes) -> dict[str, Any] | None:
     """The message of ``raw`` (one line of JSON Lines) when it is clean and written as msgspec
-    writes it, as the json module reads it (the same dict, its names in the same order), or
-    None: then read and judge it the usual way. The data type and Mode come from the text's
-    first two names, where the schemas' order puts them: ``{"Header":"PGM-KDA-V1.0","Mode":"RQ",``."""
-    if not raw.startswith(_HEAD):
-        return None
-    end = raw.find(b'"', 11)
-    header = raw[11:end]
-    mode = None
-    if raw.startswith(_MODE, end + 2):
-        mode = raw[end + 10 : end + 12]
-    decode = _decoder(header, mode)
-    if decode is None:
-        return None
+    writes it, compactly or spaced as Python's json module writes it, its names in the schema's
+    order: then the dict is the very dict the json module reads (its names in the same order).
+    Otherwise None: read and judge the line the usual way."""
+    decoders = _decoders()
+    # (Each way of beginning has one length per data type, with a Mode or without.)
+    found = decoders.get(raw[:_WITH_MODE]) or decoders.get(raw[:_WITH_MODE_SPACED])
+    if found is None:
+        found = decoders.get(raw[:_WITHOUT_MODE]) or decoders.get(raw[:_WITHOUT_MODE_SPACED])
+        if found is None:
+            return None
+    decode, spaced = found
     try:
         value = decode(raw)
     except _MSGSPEC_ERRORS:
         return None
     written = _encode(value)
+    if spaced:
+        written = _format(written, indent=0)
     rest = len(raw) - len(written)
     if not (raw.startswith(written) and (rest == 0 or raw[-rest:].isspace())):
         return None
     return msgspec.to_builtins(value)
+
+
+# The lengths of the beginnings _decoders() knows (every Header has 12 characters, every Mode 2).
+_WITHOUT_MODE = len('{"Header":"PGM-PCP-V1.0",')
+_WITHOUT_MODE_SPACED = len('{"Header": "PGM-PCP-V1.0", ')
+_WITH_MODE = len('{"Header":"PGM-KDA-V1.0","Mode":"RQ",')
+_WITH_MODE_SPACED = len('{"Header": "PGM-KDA-V1.0", "Mode": "RQ", ')
 
 
 def _convert(document: Any, target: Any) -> Any:
