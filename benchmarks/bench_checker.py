@@ -8,12 +8,14 @@ them, in order, to :meth:`TranscriptChecker.feed_facts <pgm_explore.dialogue.Tra
 mix that makes the command slower can be put down to one side or the other.
 
 For each mix (``--mix``, as in ``bench_check.py``), it generates the transcript, extracts the
-facts of every message once, and keeps them MessagePack-encoded in batches of about 140 messages. Each measurement is then a fresh interpreter that decodes batch
-after batch and feeds it to one new checker, as the command does (a first pass: what a transcript
-the size of the file meets, with no memory left over from an earlier pass to reuse), and reports
-its CPU time (user + system) per message. The mixes alternate round by round (``--rounds``), so
-that a machine busy for a while slows each alike; the median of each mix counts, and its ratio to
-the ``scenarios`` mix, measured in the same run.
+facts of every message once, and keeps them packed as a worker sends them
+(``pgm_explore.dialogue._facts.packed_facts_batch``) in batches of about a partition (1,000
+messages). Each measurement is then a fresh interpreter that unpacks batch after batch, names
+each message ``PATH:LINE`` and feeds it to one new checker, as the command does (a first pass:
+what a transcript the size of the file meets, with no memory left over from an earlier pass to
+reuse), and reports its CPU time (user + system) per message. The mixes alternate round by
+round (``--rounds``), so that a machine busy for a while slows each alike; the median of each
+mix counts, and its ratio to the ``scenarios`` mix, measured in the same run.
 
 Run: ``.venv/bin/python benchmarks/bench_checker.py [--messages N] [--rounds R] [--mix M]``.
 """
@@ -28,28 +30,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
 from bench_check import MIXES, OUT, generate
 
-from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.dialogue._facts import packed_facts_batch
 from pgm_explore.io import iter_documents
 
-BATCH = 140  # messages a batch
+BATCH = 1000  # messages a batch: a partition of about 1 MiB (pgm_explore.io._partitions.PARTITION_BYTES)
 
 _CHILD = """\
 import pickle, resource, sys
-import msgspec
 from pgm_explore.dialogue import TranscriptChecker
-from pgm_explore.dialogue._facts import Facts
-decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
+from pgm_explore.dialogue._facts import unpacked_facts
 with open(sys.argv[1], "rb") as f:
     batches = pickle.load(f)
-checker = TranscriptChecker()
+checker = TranscriptChecker(contexts=False)  # (as check makes it: findings only)
 feed = checker.feed_facts
 before = resource.getrusage(resource.RUSAGE_SELF)
-for first, encoded in batches:
-    for number, facts in enumerate(decode_facts(encoded), first):
-        feed(f"t.jsonl:{number}", facts)
+for base, packed in batches:
+    numbers, facts = unpacked_facts(packed)
+    for number, fact in zip(numbers, facts):
+        feed(f"t.jsonl:{base + number}", fact)
 checker.finish()
 after = resource.getrusage(resource.RUSAGE_SELF)
 seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -58,15 +58,15 @@ sys.stdout.write(str(seconds) + "\\n")
 
 
 def facts_file(mix: str, count: int) -> Path:
-    """The facts of ``count`` messages of ``mix``, in encoded batches, pickled (made once)."""
-    path = OUT / f"facts-{mix}-{count}.pickle"
+    """The facts of ``count`` messages of ``mix``, in packed batches, pickled (made once).
+    (Each item keeps its line in the whole file: the base of every batch is 0.)"""
+    path = OUT / f"packed-facts-{mix}-{count}.pickle"
     if path.exists():
         return path
     transcript = OUT / f"checker-{mix}-{count}.jsonl"
     generate(transcript, count, mix)
-    facts = [item_facts(item) for item in iter_documents(transcript)]
-    encode = msgspec.msgpack.Encoder().encode
-    batches = [(1 + start, encode(facts[start : start + BATCH])) for start in range(0, len(facts), BATCH)]
+    items = list(iter_documents(transcript))
+    batches = [(0, packed_facts_batch(iter(items[start : start + BATCH]))) for start in range(0, len(items), BATCH)]
     with path.open("wb") as out:
         pickle.dump(batches, out)
     transcript.unlink()

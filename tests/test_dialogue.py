@@ -417,3 +417,34 @@ def test_a_dialogue_keeps_its_own_entities_apart_from_its_session() -> None:
         (6, "entity-unknown"),
         (11, "entity-unknown"),
     ]
+
+
+def test_entities_learnt_by_the_hundred_and_by_the_thousand_of_sets() -> None:
+    # Prompt Creation resolves 300 referents in one Response, then one more in each of the next
+    # two; thousands of PC Prompts mention sets of their own. Each set is known where it was said.
+    docs = [prompt("d-1", 1_000, ResolvedReferents=_referent("stall-05"))]
+    many = [entity for i in range(300) for entity in _referent(f"e-{i}")]
+    for turn, referents in enumerate([many, _referent("e-300"), _referent("e-301")]):
+        docs.append(request("BKN-PRC", f"q-{turn}", turn, 1_100 + turn, dialog="d-1"))
+        representation = {"Text": "More.", "ResolvedReferents": referents}
+        answer = response("BKN-PRC", f"r-{turn}", f"q-{turn}", turn, 1_150 + turn, dialog="d-1", Outcome="answered")
+        docs.append(answer | {"Representation": representation})
+    for number in range(4_200):
+        docs.append(prompt(f"o-{number}", 2_000, SessionID=f"s-o{number}", ResolvedReferents=_referent(f"x-{number}")))
+    for query, (dialog, session, entity) in enumerate(
+        [
+            ("d-1", "s-1", "e-299"),
+            ("d-1", "s-1", "e-301"),
+            ("d-1", "s-1", "ghost"),
+            ("o-0", "s-o0", "x-0"),  # the first of the sets, forgotten by then, still known to its own
+            ("o-0", "s-o0", "x-1"),
+            ("o-4199", "s-o4199", "x-4199"),
+        ]
+    ):
+        ask = request("BKN-DAC", f"k-{query}", 0, 3_000, dialog=dialog, Kind="affordances", EntityIDs=[entity])
+        docs.append(ask | {"SessionID": session})
+    first = len(docs) - 6
+    assert [(position - first, rule) for position, rule in _order(docs) if rule == "entity-unknown"] == [
+        (2, "entity-unknown"),
+        (4, "entity-unknown"),
+    ]

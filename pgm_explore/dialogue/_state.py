@@ -10,15 +10,21 @@ The checker keeps a :class:`DialogueContext` and a :class:`DialogueState` for ev
 has seen (one may go on at any time), tens of thousands in a long transcript. Each full pass of
 the garbage collector walks every container object still alive, so what is kept for long is kept
 in objects it does not track: msgspec Structs with ``gc=False`` (nothing in them refers back to
-them, so they can be in no reference cycle), and sets of Entity ids as dictionaries with None
-values (which, unlike sets, the collector stops tracking when they hold only strings).
+them, so they can be in no reference cycle), and sets of Entity ids kept once each however many
+contexts share them, or, for a context that has learnt more, as dictionaries with None values
+(which, unlike sets, the collector stops tracking when they hold only strings).
+
+Memory is what limits a long transcript (issue 20: a million messages, or a hundred thousand
+dialogues open at once, in less than 300 MB), so what is kept for each dialogue, context and
+QueryID is kept small: no container where most would be empty or hold one item, no tuple where
+two fields do, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
 """
 
 from __future__ import annotations
 
 import sys
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -40,6 +46,22 @@ __all__ = [
 ]
 
 _encode = msgspec.msgpack.Encoder().encode
+_NO_ENTITIES: frozenset[str] = frozenset()
+
+Entities = frozenset[str] | dict[str, None]
+"""Entity ids: a set shared by every context and session that knows those ids and no others
+(:meth:`TranscriptState.entity_set`, never changed), or, past :data:`_SHARED_ENTITIES` ids, a
+dictionary of one context or session alone (the ids its keys), grown in place."""
+
+_SHARED_ENTITIES = 256
+"""The most Entity ids a shared set holds: growing one makes another, which costs its size each
+time (a context told of one Entity more at each of a thousand Responses would cost a thousand
+times the set), while a dictionary of one's own grows in place."""
+
+_ENTITY_SETS = 4096
+"""The distinct sets of Entity ids :meth:`TranscriptState.entity_set` remembers, the oldest
+forgotten first (a set forgotten stays with whoever holds it; a later equal one is kept anew)."""
+
 _NO_COMMITMENTS: frozenset[str] = frozenset()
 _TURN_BITS = 24
 _OTHER_TURN = (1 << _TURN_BITS) - 1
@@ -67,14 +89,25 @@ class DialogueContext(msgspec.Struct, gc=False):
     ResolvedReferents add Entities.
     """
 
-    source: str
-    """Where the PC Prompt was read."""
+    log: SourceLog
+    logged: int
+    """Where the PC Prompt was read, as its number in ``log`` (:attr:`source`): the number its
+    PCPromptID is kept with, where the text took some 90 bytes more for each PC Prompt."""
     ids: tuple[Any, Any, Any]
     """Its MInstance, UEnvironment and SessionID."""
     action_context: KnownActionContext | None
-    entities: dict[str, None]
-    """The Entity ids mentioned so far (the keys)."""
-    time: tuple[bool, float] | None = None
+    entities: Entities
+    """The Entity ids mentioned so far."""
+    time: float | None = None
+    """The PCPromptTime in seconds (:func:`~pgm_explore.spec.simple_time_seconds`) ..."""
+    absolute: bool = False
+    """... and whether it is absolute (on the epoch) or relative: kept apart, as in
+    :class:`DialogueState`."""
+
+    @property
+    def source(self) -> str:
+        """Where the PC Prompt was read."""
+        return self.log.source(self.logged)
 
 
 class PendingRequest(msgspec.Struct, gc=False):
@@ -87,7 +120,7 @@ class PendingRequest(msgspec.Struct, gc=False):
     kind: Any
     time: tuple[bool, float] | None
     steps: tuple[tuple[int, str], ...]
-    commitments: list[str]
+    commitments: tuple[str, ...]
     """The CommitmentIDs it submitted."""
     constraints: Mapping[str, Any] | None
     new_commitments: frozenset[str] = _NO_COMMITMENTS
@@ -103,7 +136,11 @@ class DialogueState(msgspec.Struct, gc=False):
     """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
 
     last_turn: int | None = None
-    last_time: tuple[bool, float] | None = None
+    last_time: float | None = None
+    """The latest QueryTime (or the PC Prompt's time) in seconds ..."""
+    last_absolute: bool = False
+    """... and whether it is absolute. The pair :func:`~pgm_explore.spec.simple_time_seconds` gives
+    is kept as two fields: a tuple of them for every dialogue took 64 bytes more each."""
     pending: PendingRequest | dict[str, PendingRequest] | None = None
     """The Requests waiting for their Response, by QueryID: none (most dialogues, most of the
     time), the one Request itself, or a dictionary of several. A dictionary for every dialogue of
@@ -236,7 +273,10 @@ class TranscriptState:
     """DialogID -> the context of the PC Prompt that opened it."""
     session_context: dict[str, DialogueContext] = field(default_factory=dict)
     """SessionID -> the context of its latest PC Prompt."""
-    session_entities: dict[str, dict[str, None]] = field(default_factory=dict)
+    session_entities: dict[str, Entities] = field(default_factory=dict)
+    """SessionID -> the Entities mentioned by its PC Prompts and by the BKN-PRC Responses given in it."""
+    entity_sets: dict[frozenset[str], frozenset[str]] = field(default_factory=dict)
+    """One copy of each set of Entity ids a PC Prompt mentions (:meth:`entity_set`)."""
     action_contexts: dict[bytes, KnownActionContext] = field(default_factory=dict)
     """One entry for each distinct ActionContext (by its MessagePack encoding): an A-User mostly
     opens dialogue after dialogue with the same one, and keeping one copy saves memory, the
@@ -285,26 +325,52 @@ class TranscriptState:
         """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
         assert facts.dialog is not None
         shared = self.shared
-        entities = dict.fromkeys(map(shared, facts.entities)) if facts.entities else {}
+        entities = self.entity_set(facts.entities or _NO_ENTITIES)
         instance, environment, session_id = facts.ids
+        absolute, seconds = facts.time or (False, None)
+        log = self.sources
+        logged = self.prompt_ids.get(facts.prompt_id) if facts.prompt_id is not None else None
+        if logged is None or logged != log.size - 1 or log.source(logged) != source:
+            logged = log.add(source)  # (its PCPromptID was used before, or it has none)
         context = DialogueContext(
-            source,
+            log,
+            logged,
             (shared(instance), shared(environment), shared(session_id)),
             self.known_action_context(facts.action_context),
             entities,
-            facts.time,
+            seconds,
+            absolute,
         )
         self.opened[shared(facts.dialog)] = context
         session = facts.session
         if session is not None:
             session = shared(session)
-            if session in self.session_entities:
-                self._session_entities(session).update(entities)
-            else:
-                # All the session knows is what its first PC Prompt mentions: it shares the
-                # context's dictionary until more comes (_session_entities).
-                self.session_entities[session] = entities
+            known = self.session_entities.get(session)
+            self.session_entities[session] = entities if known is None else self.grown(known, entities)
             self.session_context[session] = context
+
+    def entity_set(self, entities: frozenset[str]) -> frozenset[str]:
+        """The one copy kept of a set of Entity ids, its ids shared: an A-User opens dialogue
+        after dialogue in the same scene, its PC Prompts mention the same Entities, and Prompt
+        Creation resolves the same referents."""
+        known = self.entity_sets.get(entities)
+        if known is None:
+            known = frozenset(map(self.shared, entities))
+            if len(self.entity_sets) >= _ENTITY_SETS:
+                del self.entity_sets[next(iter(self.entity_sets))]
+            self.entity_sets[known] = known
+        return known
+
+    def grown(self, entities: Entities, added: frozenset[str]) -> Entities:
+        """``entities`` with ``added`` among them."""
+        if type(entities) is dict:
+            entities.update(dict.fromkeys(map(self.shared, added)))
+            return entities
+        if added <= entities:
+            return entities
+        if len(entities) + len(added) > _SHARED_ENTITIES:
+            return dict.fromkeys(map(self.shared, entities | added))
+        return self.entity_set(entities | added)
 
     def refine_context(self, facts: Facts) -> None:
         """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
@@ -313,32 +379,20 @@ class TranscriptState:
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = dict.fromkeys(map(self.shared, facts.entities))
-        session, lender = facts.session, context.ids[2]
-        if type(lender) is str and lender != session and self.session_entities.get(lender) is context.entities:
-            # The context lends its dictionary to the session of its PC Prompt, which a Response
-            # given under another session (or none) does not add to.
-            self.session_entities[lender] = dict(context.entities)
-        context.entities.update(added)
-        if session is not None and self.session_entities.get(session) is not context.entities:
-            self._session_entities(self.shared(session)).update(added)
+        added = facts.entities
+        context.entities = self.grown(context.entities, added)
+        session = facts.session
+        if session is not None:
+            session = self.shared(session)
+            self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
 
-    def _session_entities(self, session: str) -> dict[str, None]:
-        """The Entities known to ``session``, as a dictionary it does not share, to add to.
-
-        A session's first PC Prompt lends its context's dictionary (most sessions have one PC
-        Prompt, and a second dictionary of the same ids for each would take as much again); the
-        session's dictionary is lent exactly when it is that of its latest PC Prompt's context,
-        which a second PC Prompt replaces only after this has made the session one of its own.
-        """
-        known = self.session_entities.get(session)
-        if known is None:
-            known = self.session_entities[session] = {}
-        else:
-            latest = self.session_context.get(session)
-            if latest is not None and known is latest.entities:
-                known = self.session_entities[session] = dict(known)
-        return known
+    def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:
+        """How many dialogues the messages so far belong to (D15: a PC Prompt to the BKN-PRC
+        dialogue it opens), with the (DialogID, data type) of ``others``, which nothing here keeps."""
+        dialogues, opened = self.dialogues, self.opened
+        count = len(dialogues) + sum((dialog, "BKN-PRC") not in dialogues for dialog in opened)
+        more = {key for key in others if key not in dialogues and not (key[1] == "BKN-PRC" and key[0] in opened)}
+        return count + len(more)
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP
@@ -348,7 +402,7 @@ class TranscriptState:
             return opened
         return self.session_context.get(session) if session is not None else None
 
-    def known_entities(self, session: str | None, context: DialogueContext) -> dict[str, None]:
+    def known_entities(self, session: str | None, context: DialogueContext) -> Entities:
         # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
         # Entity any PC Prompt of the session mentioned is known to them.
         return self.session_entities.get(session, context.entities) if session is not None else context.entities
