@@ -211,6 +211,12 @@ class TranscriptChecker:
             findings = ()
         return Found(findings, action_context, request.predictions if request is not None else None)
 
+    def dialogues(self, others: Iterable[tuple[str, str]] = ()) -> int:
+        """How many dialogues (:func:`~pgm_explore.dialogue.dialogue_key`) the messages fed so far
+        belong to, with those of ``others``: the (DialogID, data type) of messages of a data type
+        and a DialogID but no Mode, of which nothing is kept."""
+        return self._state.dialogue_count(others)
+
     def finish(self) -> Found:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []

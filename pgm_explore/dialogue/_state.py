@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -89,8 +89,10 @@ class DialogueContext(msgspec.Struct, gc=False):
     ResolvedReferents add Entities.
     """
 
-    source: str
-    """Where the PC Prompt was read."""
+    log: SourceLog
+    logged: int
+    """Where the PC Prompt was read, as its number in ``log`` (:attr:`source`): the number its
+    PCPromptID is kept with, where the text took some 90 bytes more for each PC Prompt."""
     ids: tuple[Any, Any, Any]
     """Its MInstance, UEnvironment and SessionID."""
     action_context: KnownActionContext | None
@@ -101,6 +103,11 @@ class DialogueContext(msgspec.Struct, gc=False):
     absolute: bool = False
     """... and whether it is absolute (on the epoch) or relative: kept apart, as in
     :class:`DialogueState`."""
+
+    @property
+    def source(self) -> str:
+        """Where the PC Prompt was read."""
+        return self.log.source(self.logged)
 
 
 class PendingRequest(msgspec.Struct, gc=False):
@@ -321,8 +328,13 @@ class TranscriptState:
         entities = self.entity_set(facts.entities or _NO_ENTITIES)
         instance, environment, session_id = facts.ids
         absolute, seconds = facts.time or (False, None)
+        log = self.sources
+        logged = self.prompt_ids.get(facts.prompt_id) if facts.prompt_id is not None else None
+        if logged is None or logged != log.size - 1 or log.source(logged) != source:
+            logged = log.add(source)  # (its PCPromptID was used before, or it has none)
         context = DialogueContext(
-            source,
+            log,
+            logged,
             (shared(instance), shared(environment), shared(session_id)),
             self.known_action_context(facts.action_context),
             entities,
@@ -373,6 +385,14 @@ class TranscriptState:
         if session is not None:
             session = self.shared(session)
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
+
+    def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:
+        """How many dialogues the messages so far belong to (D15: a PC Prompt to the BKN-PRC
+        dialogue it opens), with the (DialogID, data type) of ``others``, which nothing here keeps."""
+        dialogues, opened = self.dialogues, self.opened
+        count = len(dialogues) + sum((dialog, "BKN-PRC") not in dialogues for dialog in opened)
+        more = {key for key in others if key not in dialogues and not (key[1] == "BKN-PRC" and key[0] in opened)}
+        return count + len(more)
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP
