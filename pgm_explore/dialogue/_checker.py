@@ -167,12 +167,9 @@ class TranscriptChecker:
                     _rules.opened_by_a_prompt(dialog, found)
             elif facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
-            dialogue = state.dialogues.get((dialog, type_name))
+            dialogue = state.dialogues[type_name].get(dialog)
             if dialogue is None:
-                # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
-                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
-                )
+                dialogue = state.begin(dialog, type_name, opener)
             if facts.mode == "RQ":
                 context = opener
                 if context is None and type(session := facts.ids[2]) is str:
@@ -220,7 +217,7 @@ class TranscriptChecker:
     def finish(self) -> Found:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
-        for (dialog, type_name), dialogue in self._state.dialogues.items():
+        for dialog, type_name, dialogue in self._state.waiting():
             for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
