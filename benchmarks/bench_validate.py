@@ -342,22 +342,48 @@ def main_(argv: list[str] | None = None) -> int:
 
 
 def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float], str]) -> None:
-    """One process against ``workers`` local Dask workers, steady and end to end, in one run."""
+    """One process against ``workers`` local Dask workers, steady and end to end, in one run.
+
+    Besides the wall times, the CPU times (the least of the passes): this process's own, and
+    for the steady passes the workers' too. On a machine that others load, the workers do not
+    get a core each, and the wall times say little about what they would do on idle cores;
+    the CPU times change little with the load. From them, the wall time on ``workers`` idle
+    cores: the work of the workers and the client spread evenly, or the client's alone if
+    more (a projection, printed as such)."""
     from pgm_explore._engine import engine
 
+    count = sum(1 for _ in path.open("rb"))
     start = time.perf_counter()
     with engine(workers) as cluster:
         started = time.perf_counter() - start
-        address = cluster.client.scheduler.address  # type: ignore[attr-defined]  # (a Dask engine)
+        client = cluster.client  # type: ignore[attr-defined]  # (a Dask engine)
+        address = client.scheduler.address
+
+        def workers_cpu() -> float:
+            return sum(client.run(time.process_time).values())
+
         command(path, "--scheduler", address)  # (the workers import and compile the validators once)
-        t_json, t_lib, t_one, t_steady, t_whole = best_in_turn(
-            repeat,
+        runs: list[Callable[[], object]] = [
             lambda: bare_json(path),
             lambda: library(path),
             lambda: command(path, "--workers", "0"),
             lambda: command(path, "--scheduler", address),
             lambda: command(path, "--workers", str(workers)),
-        )
+        ]
+        wall = [float("inf")] * len(runs)
+        cpu = [float("inf")] * len(runs)
+        spread_cpu = float("inf")  # (the workers', in the steady passes)
+        for _ in range(repeat):
+            for i, run in enumerate(runs):
+                steady = i == 3
+                before = workers_cpu() if steady else 0.0
+                start, own = time.perf_counter(), time.process_time()
+                run()
+                wall[i] = min(wall[i], time.perf_counter() - start)
+                cpu[i] = min(cpu[i], time.process_time() - own)
+                if steady:
+                    spread_cpu = min(spread_cpu, workers_cpu() - before)
+    t_json, t_lib, t_one, t_steady, t_whole = wall
     print(f"json.loads                                 {rate(t_json)}")
     print(f"library, one process                       {rate(t_lib)}")
     print(f"command, one process (--workers 0)         {rate(t_one)}")
@@ -372,6 +398,20 @@ def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float
     print(f"command, {workers} workers steady / json.loads = {ratio:.2f} (target {TARGET_WORKERS} for 2) {status}")
     print(f"command, {workers} workers whole  / json.loads = {t_json / t_whole:.2f}")
     print(f"command, {workers} workers steady / one process = {t_one / t_steady:.2f}")
+
+    def micro(seconds: float) -> str:
+        return f"{seconds / count * 1e6:.2f} µs"
+
+    c_json, c_one, c_client = cpu[0], cpu[2], cpu[3]
+    print(
+        f"CPU a message: json.loads {micro(c_json)}, command in one process {micro(c_one)}, "
+        f"on {workers} workers {micro(spread_cpu)} there + {micro(c_client)} in the client"
+    )
+    idle = max((spread_cpu + c_client) / workers, c_client)
+    print(
+        f"projected on {workers} idle cores from the CPU times: {workers} workers / json.loads = "
+        f"{c_json / idle:.2f}, / one process = {c_one / idle:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ processes (``--workers 2``) and on a real ``dask.distributed`` cluster reached b
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +22,9 @@ import pytest
 
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.cli import main
+from pgm_explore.cli._output import ANSI, clean, json_str
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
-from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.dialogue._facts import PackedFacts, facts_batch, item_facts, packed_facts_batch, unpacked_facts
 from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
 from pgm_explore.io._partitions import Left, partitions, work_on_partition
 from pgm_explore.validation import Report
@@ -288,15 +292,23 @@ def test_validate_writes_the_same_bytes_from_partitions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The workers write the output of their partitions and the client puts the line numbers
-    # in: a name that JSON and the terminal escape must come out as when written whole, and
-    # so must the lines the workers leave for the client (NaN, bad UTF-8, a BOM, blank lines).
+    # in: a name that JSON and the terminal escape must come out as when each message is
+    # written on its own (as from a pipe, read message by message), and so must the lines
+    # the workers leave for the client (NaN, bad UTF-8, a BOM, blank lines).
     odd = tmp_path / 'we"ird \x1b[2J né.jsonl'
     odd.write_bytes(transcript.read_bytes())
-    whole = _run(["validate", *form, "--workers", "0", str(odd)], capsys)
-    assert whole[0] == 1 and whole[1].count("\n") > 100
-    for step in (1, 700, 5000):
-        monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
-        assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == whole, step
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(odd.read_bytes())))
+    status, piped, err = _run(["validate", *form, "--input-format", "jsonl", "-"], capsys)
+    if form == ["--format", "json"]:
+        named = piped.replace('{"source":"-:', f'{{"source":"{json_str(str(odd))[1:-1]}:')
+    else:
+        bold = ANSI.bold if form == ["--color"] else ""
+        named = re.sub(rf"^{re.escape(bold)}-:", lambda _: f"{bold}{clean(str(odd))}:", piped, flags=re.MULTILINE)
+    assert status == 1 and named.count("\n") > 100 and named != piped
+    for step in (None, 1, 700, 5000):
+        if step:
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+        assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == (status, named, err), step
 
 
 def test_batches_on_workers_come_in_larger_partitions(tmp_path: Path) -> None:
@@ -340,3 +352,18 @@ def test_workers_that_cannot_start_are_a_plain_error(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode != 0
     assert "EngineUnavailable: could not start work on 2 local worker processes" in run.stderr
+
+
+def test_packed_facts_are_the_facts_and_share_repeated_findings(transcript: Path) -> None:
+    # What a worker packs is what the client unpacks, and a mistake repeated on every line
+    # (nine findings of a header-only message) stays one tuple of findings, as pickle kept it.
+    header_only = b'{"Header": "PGM-KPA-V1.0"}\n'
+    path = transcript.with_name("repeated.jsonl")
+    path.write_bytes(header_only * 50 + transcript.read_bytes() + header_only * 50)
+    numbers, facts = facts_batch(iter_documents(path))
+    packed = packed_facts_batch(iter_documents(path))
+    assert isinstance(packed, PackedFacts) and len(packed.table) < len(packed.marks)
+    assert unpacked_facts(packed) == (numbers, facts)
+    repeated = [f.findings for f in unpacked_facts(packed)[1][:50]]
+    assert len(repeated[0]) == 9 and all(findings is repeated[0] for findings in repeated)
+    assert unpacked_facts((numbers, facts)) == (numbers, facts)

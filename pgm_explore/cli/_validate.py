@@ -1,14 +1,14 @@
 """``pgm-explore validate``: each message on its own, against its schema (layer 3).
 
-The messages are read and validated through :func:`pgm_explore.io.iter_batched`. Where a big
-file is cut into partitions (Dask workers, see ``--workers``), the worker of a partition
-also writes its messages' output and counts them for the summary (:func:`lines_of`), with
-each source's line number left out: only the client knows how many lines the partitions
-before it hold, so it puts the numbers in (:meth:`Lines.text`) and writes the text. The
-client's work per message is then a number to format, which lets two workers go about
-twice as fast as one process. Everything read here message by message (standard input, a
-JSON file, the first line, a line the worker left for the client to word) is reported and
-written one at a time, by the same functions.
+The messages are read and validated through :func:`pgm_explore.io.iter_batched`, which cuts
+a JSON Lines file into partitions (worked on in this process, or by Dask workers: see
+``--workers``). The worker of a partition also writes its messages' output and counts them
+for the summary (:func:`lines_of`), with each source's line number left out: only the client
+knows how many lines the partitions before it hold, so it puts the numbers in
+(:meth:`Lines.text`) and writes the text. The client's work per message is then a number to
+format, which lets two workers go about twice as fast as one process. Everything read here
+message by message (standard input, a JSON file, the first line, a line the worker left for
+the client to word) is reported and written one at a time, by the same functions.
 """
 
 from __future__ import annotations

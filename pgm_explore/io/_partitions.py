@@ -345,7 +345,9 @@ def iter_batched(
     on the worker, which makes of them what the client needs (the finished lines of
     ``pgm-explore validate``, say) so that the client does next to nothing per message.
 
-    What is read in this process message by message (standard input, a JSON file, the first
+    A regular JSON Lines file is cut into partitions wherever it is worked on, in this
+    process too (a batch costs less than a value per message there as well). What is read
+    in this process message by message (standard input, a pipe, a JSON file, the first
     message of a file, a line the worker left for the client to word) comes as
     ``(source, work(item))``; what ``batch`` made of consecutive messages of a partition as
     a :class:`Batch`, in place. ``batch`` is given items whose source is ``""`` and whose
@@ -356,7 +358,7 @@ def iter_batched(
     of them is compact.
     """
     path = os.fspath(path)
-    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES)
+    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES, always=True)
     if spread is None:
         return _worked(work, items)
     return _split(items, path, work, batch, *spread)
@@ -369,13 +371,15 @@ def _reading(
     step: int | None,
     progress: Callable[[int], object] | None,
     largest: int = PARTITION_BYTES,
+    always: bool = False,
 ) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None] | None]:
     """The items of ``path``, and how to cut it into partitions (None: read it here, message
-    by message); ``largest``, see :func:`_step`."""
+    by message); ``largest``, see :func:`_step`; ``always``: a regular file is cut even
+    where it is worked on in this process."""
     step = step or partition_bytes()
     items = iter_documents(path, kind=kind, typed=True)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
-    if path == STDIN or not (spread or step or progress) or not _regular(path):
+    if path == STDIN or not (always or spread or step or progress) or not _regular(path):
         return items, None
     if not step:
         step = _step(path, engine.workers if engine is not None and spread else 0, largest)
