@@ -15,7 +15,13 @@ from typing import Any, overload
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
-from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
+from pgm_explore.dialogue._state import (
+    DialogueContext,
+    DialogueState,
+    PendingRequest,
+    TranscriptState,
+    stance_constraints,
+)
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item
 from pgm_explore.io import report as report_on
@@ -167,12 +173,9 @@ class TranscriptChecker:
                     _rules.opened_by_a_prompt(dialog, found)
             elif facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
-            dialogue = state.dialogues.get((dialog, type_name))
+            dialogue = state.dialogues[type_name].get(dialog)
             if dialogue is None:
-                # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
-                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
-                )
+                dialogue = state.begin(dialog, type_name, opener)
             if facts.mode == "RQ":
                 context = opener
                 if context is None and type(session := facts.ids[2]) is str:
@@ -220,7 +223,7 @@ class TranscriptChecker:
     def finish(self) -> Found:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
-        for (dialog, type_name), dialogue in self._state.dialogues.items():
+        for dialog, type_name, dialogue in self._state.waiting():
             for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
@@ -264,7 +267,7 @@ class TranscriptChecker:
             facts.time,
             facts.steps,
             tuple([cid for _, cid, _ in commitments]) if commitments else (),
-            facts.constraints,
+            stance_constraints(facts.constraints) if facts.constraints else None,
         )
         REQUEST_RULES[type_name](self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:
