@@ -15,7 +15,13 @@ from typing import Any, overload
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
-from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
+from pgm_explore.dialogue._state import (
+    DialogueContext,
+    DialogueState,
+    PendingRequest,
+    TranscriptState,
+    stance_constraints,
+)
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item
 from pgm_explore.io import report as report_on
@@ -261,7 +267,7 @@ class TranscriptChecker:
             facts.time,
             facts.steps,
             tuple([cid for _, cid, _ in commitments]) if commitments else (),
-            facts.constraints,
+            stance_constraints(facts.constraints) if facts.constraints else None,
         )
         REQUEST_RULES[type_name](self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:

@@ -44,6 +44,7 @@ __all__ = [
     "PendingRequest",
     "SourceLog",
     "TranscriptState",
+    "stance_constraints",
 ]
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -123,7 +124,8 @@ class PendingRequest(msgspec.Struct, gc=False):
     steps: tuple[tuple[int, str], ...]
     commitments: tuple[str, ...]
     """The CommitmentIDs it submitted."""
-    constraints: Mapping[str, Any] | None
+    constraints: Mapping[str, str] | None
+    """What the Response's Stance is held to (:func:`stance_constraints`)."""
     new_commitments: frozenset[str] = _NO_COMMITMENTS
     """CommitmentIDs it submitted that the dialogue did not hold before."""
     predictions: list[Prediction] | None = None
@@ -131,6 +133,18 @@ class PendingRequest(msgspec.Struct, gc=False):
     foresees_failure: bool = False
     """Whether the pre-check, under a non-empty ActionContext, foresees a failure: only then can a
     Response be more lenient than it (``precheck-differs``)."""
+
+
+def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
+    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
+    strings: all that is kept of the Constraints while the Request waits (a hundred thousand
+    Requests waiting held some 400 bytes each of Constraints no rule reads).
+
+    >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
+    ({'Role': 'guide'}, None)
+    """
+    kept = {key: value for key in ("Role", "Locale") if isinstance(value := constraints.get(key), str)}
+    return kept or None
 
 
 class DialogueState(msgspec.Struct, gc=False):
