@@ -10,7 +10,8 @@ run:
 - in this process (``workers=0``): no start-up cost, what small inputs, standard input and
   live logs (``tail -f``) need;
 - on ``workers`` local worker processes, a :class:`distributed.LocalCluster` started for
-  the work and closed after it;
+  the work and closed after it, its workers forked from a process that has imported
+  distributed and the work's modules once (:func:`_start_forkserver`);
 - on an existing Dask cluster (``scheduler="tcp://host:8786"``), whose workers must import
   ``pgm_explore`` and read the same paths.
 

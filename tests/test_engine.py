@@ -70,8 +70,9 @@ import json, os, sys
 from pgm_explore._engine import engine
 
 
-def state():
-    return os.getppid(), sorted(m for m in ("pandas", "prometheus_client") if m in sys.modules)
+def state(dask_worker):
+    modules = sorted(m for m in ("pandas", "prometheus_client") if m in sys.modules)
+    return os.getppid(), modules, "profile-cycle" in dask_worker.periodic_callbacks
 
 
 if __name__ == "__main__":
@@ -95,11 +96,11 @@ def test_local_workers_start_with_the_works_modules_imported(tmp_path) -> None:
     first, second = got["seen"]
     # Both clusters' workers are forked from one process, which is not this one: the second
     # cluster reuses what the first one imported.
-    parents = {parent for parent, _ in first + second}
+    parents = {parent for parent, _, _ in first + second}
     assert len(first) == len(second) == 2 and len(parents) == 1 and got["me"] not in parents
     # The work's module (and pandas, which it imports) came with the fork; prometheus_client,
-    # for metrics nobody reads, was never imported.
-    assert all(modules == ["pandas"] for _, modules in first + second)
+    # for metrics nobody reads, was never imported, and no profiler samples the work.
+    assert all(modules == ["pandas"] and not profiling for _, modules, profiling in first + second)
     # This process did not import pandas for the workers' sake (distributed's own preload does).
     assert got["here"] is False
 

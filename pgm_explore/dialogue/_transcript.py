@@ -245,7 +245,9 @@ CHECK_BYTES = 1024 * 1024 * 1024
 (``pgm-explore check`` without ``--workers``): below it, their start-up costs more than
 they win. Measured (benchmarks/bench_check.py, bench_validate.py, session 9): two local
 workers took 4 s to start and 4 s more for their first partitions (imports, compiled
-schemas), then went 1.0-1.5 times as fast as this process alone."""
+schemas), then went 1.0-1.5 times as fast as this process alone. Since session 11 they are
+forked with their imports done (benchmarks/bench_startup.py: 2.6 CPU seconds for the start
+and first work of two, against 4.0); this size has not been measured again."""
 
 
 def check_paths(
