@@ -8,14 +8,25 @@ them, in order, to :meth:`TranscriptChecker.feed_facts <pgm_explore.dialogue.Tra
 mix that makes the command slower can be put down to one side or the other.
 
 For each mix (``--mix``, as in ``bench_check.py``), it generates the transcript, extracts the
-facts of every message once, and keeps them MessagePack-encoded in batches of about 140 messages. Each measurement is then a fresh interpreter that decodes batch
-after batch and feeds it to one new checker, as the command does (a first pass: what a transcript
-the size of the file meets, with no memory left over from an earlier pass to reuse), and reports
-its CPU time (user + system) per message. The mixes alternate round by round (``--rounds``), so
-that a machine busy for a while slows each alike; the median of each mix counts, and its ratio to
-the ``scenarios`` mix, measured in the same run.
+facts of every message once, and keeps them packed as a worker sends them
+(``pgm_explore.dialogue._facts.packed_facts_batch``) in batches of about a partition (1,000
+messages). Each measurement is then a fresh interpreter that unpacks batch after batch (a chunk
+at a time, as ``check`` does), names
+each message ``PATH:LINE`` and feeds it to one new checker, as the command does (a first pass:
+what a transcript the size of the file meets, with no memory left over from an earlier pass to
+reuse), and reports its CPU time (user + system) per message. The mixes alternate round by
+round (``--rounds``), so that a machine busy for a while slows each alike; the median of each
+mix counts, and its ratio to the ``scenarios`` mix, measured in the same run.
 
-Run: ``.venv/bin/python benchmarks/bench_checker.py [--messages N] [--rounds R] [--mix M]``.
+With ``--client W``, it measures instead the whole checking process of ``check_paths([path],
+workers=W)`` on each mix: receiving the facts of each partition from the Dask workers (the
+client's event loop, the scheduler it hosts), unpacking them, the rules and the findings. That
+is its CPU time (user + system, ``RUSAGE_SELF``: the workers are processes of their own) for a
+transcript of ``--messages`` more messages than a first one of 10,000, divided by them: the
+start-up (imports, the cluster, the first partitions) cancels out. The two runs of a round
+are made one after the other, round by round.
+
+Run: ``.venv/bin/python benchmarks/bench_checker.py [--messages N] [--rounds R] [--mix M] [--client W]``.
 """
 
 from __future__ import annotations
@@ -26,30 +37,27 @@ import pickle
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-import msgspec
 from bench_check import MIXES, OUT, generate
 
-from pgm_explore.dialogue._facts import item_facts
-from pgm_explore.io import iter_documents
-
-BATCH = 140  # messages a batch
+BATCH = 1000  # messages a batch: a partition of about 1 MiB (pgm_explore.io._partitions.PARTITION_BYTES)
 
 _CHILD = """\
 import pickle, resource, sys
-import msgspec
 from pgm_explore.dialogue import TranscriptChecker
-from pgm_explore.dialogue._facts import Facts
-decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
+from pgm_explore.dialogue._facts import fact_chunks
 with open(sys.argv[1], "rb") as f:
     batches = pickle.load(f)
-checker = TranscriptChecker()
+checker = TranscriptChecker(contexts=False)  # (as check makes it: findings only)
 feed = checker.feed_facts
 before = resource.getrusage(resource.RUSAGE_SELF)
-for first, encoded in batches:
-    for number, facts in enumerate(decode_facts(encoded), first):
-        feed(f"t.jsonl:{number}", facts)
+for base, packed in batches:  # (the loop of pgm_explore.dialogue._facts.iter_facts)
+    numbers = iter(packed.numbers)
+    for facts in fact_chunks(packed):
+        for fact, number in zip(facts, numbers):
+            feed(f"t.jsonl:{base + number}", fact)
 checker.finish()
 after = resource.getrusage(resource.RUSAGE_SELF)
 seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -58,15 +66,18 @@ sys.stdout.write(str(seconds) + "\\n")
 
 
 def facts_file(mix: str, count: int) -> Path:
-    """The facts of ``count`` messages of ``mix``, in encoded batches, pickled (made once)."""
-    path = OUT / f"facts-{mix}-{count}.pickle"
+    """The facts of ``count`` messages of ``mix``, in packed batches, pickled (made once).
+    (Each item keeps its line in the whole file: the base of every batch is 0.)"""
+    from pgm_explore.dialogue._facts import packed_facts_batch  # (here: --client runs other checkouts too)
+    from pgm_explore.io import iter_documents
+
+    path = OUT / f"packed-facts-{mix}-{count}.pickle"
     if path.exists():
         return path
     transcript = OUT / f"checker-{mix}-{count}.jsonl"
     generate(transcript, count, mix)
-    facts = [item_facts(item) for item in iter_documents(transcript)]
-    encode = msgspec.msgpack.Encoder().encode
-    batches = [(1 + start, encode(facts[start : start + BATCH])) for start in range(0, len(facts), BATCH)]
+    items = list(iter_documents(transcript))
+    batches = [(0, packed_facts_batch(iter(items[start : start + BATCH]))) for start in range(0, len(items), BATCH)]
     with path.open("wb") as out:
         pickle.dump(batches, out)
     transcript.unlink()
@@ -79,16 +90,62 @@ def cold_pass(path: Path) -> float:
     return float(result.stdout.strip().splitlines()[-1])
 
 
+_CLIENT = """\
+import resource, sys
+from pgm_explore.dialogue import check_paths
+if __name__ == "__main__":  # (the local workers import this module again)
+    for finding in check_paths([sys.argv[1]], workers=int(sys.argv[2])):
+        pass
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stdout.write(str(used.ru_utime + used.ru_stime) + "\\n")
+"""
+
+FIRST = 10_000
+"""Messages of the first transcript of ``--client``, whose cost the longer one's loses."""
+
+
+def client_pass(path: Path, workers: int) -> float:
+    """CPU seconds of the checking process of ``check_paths([path], workers=workers)``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        script = Path(scratch) / "client.py"
+        script.write_text(_CLIENT, encoding="utf-8")
+        result = subprocess.run(
+            [sys.executable, str(script), str(path), str(workers)], capture_output=True, check=True, text=True
+        )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def client(mixes: list[str], count: int, rounds: int, workers: int) -> None:
+    files = {}
+    for mix in mixes:
+        files[mix] = (OUT / f"client-{mix}-{FIRST}.jsonl", OUT / f"client-{mix}-{FIRST + count}.jsonl")
+        for path, lines in zip(files[mix], (FIRST, FIRST + count), strict=True):
+            if not path.exists():
+                generate(path, lines, mix)
+    times: dict[str, list[float]] = {mix: [] for mix in mixes}
+    for _ in range(rounds):
+        for mix, (short, long) in files.items():
+            first = client_pass(short, workers)
+            times[mix].append((client_pass(long, workers) - first) / count * 1e6)
+    print(f"the checking process of check_paths(..., workers={workers}), CPU time a message, median of {rounds}:")
+    for mix, found in times.items():
+        print(f"{mix:<10} {statistics.median(found):6.2f} us  (rounds: {json.dumps([round(t, 2) for t in found])})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000, help="messages per mix (default 100000)")
     parser.add_argument("--rounds", type=int, default=5, help="passes per mix, alternating (default 5)")
     parser.add_argument("--mix", default="all", help=f"mixes, comma-separated, of {', '.join(MIXES)}; or all")
+    parser.add_argument("--client", type=int, metavar="W", help="measure the checking process with W local workers")
     args = parser.parse_args(argv)
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
     if unknown := set(mixes) - set(MIXES):
         parser.error(f"no mix {', '.join(sorted(unknown))}: the mixes are {', '.join(MIXES)}")
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.client:
+        client(mixes, args.messages, args.rounds, args.client)
+        return 0
     paths = {mix: facts_file(mix, args.messages) for mix in mixes}
     times: dict[str, list[float]] = {mix: [] for mix in mixes}
     for _ in range(args.rounds):

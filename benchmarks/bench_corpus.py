@@ -10,10 +10,16 @@ their messages interleaved; every file's episodes numbered apart, so no two tran
 
 Then it measures, in one run, the command in this process (``main(["check", "--corpus", "--format",
 "json", ...])``, standard output to ``os.devnull``). The workers are local clusters started by this
-script before the clock runs (a ``distributed.LocalCluster`` of 1 or 2 processes, as ``--workers``
-starts one) and given to the command as ``--scheduler ADDRESS``: the ``--scheduler`` run on an existing
-cluster, timing the work alone. Starting two workers takes seconds on a busy machine: ``--workers 2``
-end to end, start-up included, is shown beside.
+script before the clock runs (``pgm_explore._engine.engine(1)`` and ``engine(2)``, as ``--workers``
+starts them) and given to the command as ``--scheduler ADDRESS``: the ``--scheduler`` run on an
+existing cluster, timing the work alone. ``--workers 2`` end to end, start-up included, is shown
+beside.
+
+Beside each time, the CPU seconds that this process (the command, and the clusters' schedulers)
+and the cluster's workers spent on it, in all and in the busiest of them. On a machine that other
+work keeps busy the times say little (what share of the cores the run got), the CPU seconds
+change much less: the busiest process's CPU seconds are the least time the run can take on a
+quiet machine, so their ratio for 1 and 2 workers is the most 2 workers can gain there.
 
 1. big on 1 worker process and on 2: goal **>= 1.8x**;
 2. small against joined, both on 2 workers: goal **<= 2x** (the cost of a file: opening it, a
@@ -36,9 +42,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
+import psutil
 from bench_check import interleaved, templates
 
+from pgm_explore._engine import engine
 from pgm_explore.cli import main
 
 BIG_FILES, BIG_MESSAGES = 200, 5_000
@@ -72,35 +81,41 @@ def join(small: Path, joined: Path, parts: int) -> None:
                 out.write(name.read_bytes())
 
 
-def check(*argv: str) -> float:
-    """Seconds for ``pgm-explore check --corpus --format json ARGV`` in this process."""
+class Measured(NamedTuple):
+    seconds: float
+    cpu: float  # CPU seconds of this process and the workers
+    busiest: float  # CPU seconds of the busiest of them
+
+
+def check(workers: list[psutil.Process], *argv: str) -> Measured:
+    """``pgm-explore check --corpus --format json ARGV`` in this process, with ``workers`` doing
+    its work (none: this process)."""
+
+    def cpu() -> list[float]:
+        return [time.process_time(), *(sum(w.cpu_times()[:2]) for w in workers)]
+
     with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+        before = cpu()
         started = time.perf_counter()
         status = main(["check", "--corpus", "--format", "json", "--no-progress", *argv])
         seconds = time.perf_counter() - started
+        spent = [after - then for after, then in zip(cpu(), before, strict=True)]
     if status not in (0, 1):
         raise SystemExit(f"check {' '.join(argv)} ended with status {status}")
-    return seconds
+    return Measured(seconds, sum(spent), max(spent))
 
 
 @contextlib.contextmanager
-def local(workers: int) -> Iterator[str]:
-    """A LocalCluster of ``workers`` processes as ``--workers`` starts one, started before the
-    clock runs: its address, for ``--scheduler`` (the work alone is timed)."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # (as pgm_explore._engine starts its own)
-        silence_logs=50,
-    ) as running:
-        yield running.scheduler_address
+def local(workers: int) -> Iterator[tuple[str, list[psutil.Process]]]:
+    """Local workers as ``--workers`` starts them, started before the clock runs: their
+    scheduler's address, for ``--scheduler`` (the work alone is timed), and their processes."""
+    with engine(workers, preload=["pgm_explore.cli._check"]) as running:
+        client = running.client  # type: ignore[attr-defined]  # (a Dask engine)
+        pids = client.run(os.getpid)
+        yield client.scheduler.address, [psutil.Process(pid) for pid in pids.values()]
 
 
-def best(runs: dict[str, list[float]], name: str, run: Callable[[], float]) -> None:
+def best(runs: dict[str, list[Measured]], name: str, run: Callable[[], Measured]) -> None:
     runs.setdefault(name, []).append(run())
 
 
@@ -124,32 +139,45 @@ def main_(argv: list[str] | None = None) -> int:
         )
         print(f"cores: {os.cpu_count()}, load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
         os.chdir(root)  # (the workers read the same relative paths)
-        runs: dict[str, list[float]] = {}
-        with local(1) as one, local(2) as two:
+        runs: dict[str, list[Measured]] = {}
+        with local(1) as (one, one_worker), local(2) as (two, two_workers):
             for _ in range(args.repeat):
-                best(runs, "big, 1 worker (--scheduler)", lambda: check("--scheduler", one, "big"))
-                best(runs, "big, 2 workers (--scheduler)", lambda: check("--scheduler", two, "big"))
-                best(runs, "small files, 2 workers", lambda: check("--scheduler", two, "small"))
-                best(runs, "joined files, 2 workers", lambda: check("--scheduler", two, "joined"))
-                best(runs, "small files, this process", lambda: check("--workers", "0", "small"))
-                best(runs, "joined files, this process", lambda: check("--workers", "0", "joined"))
-                best(runs, "big, --workers 2 (start-up included)", lambda: check("--workers", "2", "big"))
+                best(runs, "big, 1 worker (--scheduler)", lambda: check(one_worker, "--scheduler", one, "big"))
+                best(runs, "big, 2 workers (--scheduler)", lambda: check(two_workers, "--scheduler", two, "big"))
+                best(runs, "small files, 2 workers", lambda: check(two_workers, "--scheduler", two, "small"))
+                best(runs, "joined files, 2 workers", lambda: check(two_workers, "--scheduler", two, "joined"))
+                best(runs, "small files, this process", lambda: check([], "--workers", "0", "small"))
+                best(runs, "joined files, this process", lambda: check([], "--workers", "0", "joined"))
+                # (its workers come and go within the run: the time alone)
+                best(runs, "big, --workers 2 (start-up included)", lambda: check([], "--workers", "2", "big"))
         print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
         width = max(map(len, runs))
-        for name, seconds in runs.items():
-            spread = f"  (runs: {', '.join(f'{s:.1f}' for s in seconds)})" if len(seconds) > 1 else ""
+        print(f"{'':<{width}}  {'time':>9}  {'messages/s':>10}  {'CPU, all':>10}  {'busiest':>9}")
+        for name, measured in runs.items():
+            spread = f"  (runs: {', '.join(f'{m.seconds:.1f}' for m in measured)})" if len(measured) > 1 else ""
             messages = (big_files * BIG_MESSAGES) if name.startswith("big") else (small_files * SMALL_MESSAGES)
-            print(f"{name:<{width}}  {min(seconds):7.1f} s  {messages / min(seconds):9,.0f} messages/s{spread}")
-        t = {name: min(seconds) for name, seconds in runs.items()}
-        workers = t["big, 1 worker (--scheduler)"] / t["big, 2 workers (--scheduler)"]
-        small = t["small files, 2 workers"] / t["joined files, 2 workers"]
-        small_here = t["small files, this process"] / t["joined files, this process"]
-        started = t["big, 1 worker (--scheduler)"] / t["big, --workers 2 (start-up included)"]
+            fastest = min(measured)
+            cpu = f"{min(m.cpu for m in measured):8.1f} s  {min(m.busiest for m in measured):7.1f} s"
+            if "start-up" in name:
+                cpu = ""
+            print(f"{name:<{width}}  {fastest.seconds:7.1f} s  {messages / fastest.seconds:10,.0f}  {cpu}{spread}")
+        t = {name: min(m.seconds for m in measured) for name, measured in runs.items()}
+        cpu = {name: min(m.cpu for m in measured) for name, measured in runs.items()}
+        busiest = {name: min(m.busiest for m in measured) for name, measured in runs.items()}
+        one_, two_ = "big, 1 worker (--scheduler)", "big, 2 workers (--scheduler)"
+        small, joined = "small files, 2 workers", "joined files, 2 workers"
+        small_here, joined_here = "small files, this process", "joined files, this process"
         print()
-        print(f"2 local workers vs 1:                         {workers:.2f}x  (goal >= {GOAL_WORKERS}x)")
-        print(f"small files vs joined, 2 local workers:       {small:.2f}x  (goal <= {GOAL_SMALL}x)")
-        print(f"small files vs joined, this process:          {small_here:.2f}x")
-        print(f"--workers 2 with its start-up vs 1 worker:    {started:.2f}x")
+        print(f"2 local workers vs 1:                            {t[one_] / t[two_]:.2f}x  (goal >= {GOAL_WORKERS}x)")
+        print(f"  the same, busiest process's CPU seconds:       {busiest[one_] / busiest[two_]:.2f}x")
+        print(f"  CPU seconds in all, 2 workers vs 1:            {cpu[two_] / cpu[one_]:.2f}x")
+        print(f"small files vs joined, 2 local workers:          {t[small] / t[joined]:.2f}x  (goal <= {GOAL_SMALL}x)")
+        print(f"  the same, CPU seconds in all:                  {cpu[small] / cpu[joined]:.2f}x")
+        print(f"small files vs joined, this process:             {t[small_here] / t[joined_here]:.2f}x")
+        print(f"  the same, CPU seconds:                         {cpu[small_here] / cpu[joined_here]:.2f}x")
+        print(
+            f"--workers 2 with its start-up vs 1 worker:       {t[one_] / t['big, --workers 2 (start-up included)']:.2f}x"
+        )
     finally:
         os.chdir(Path(__file__).resolve().parent)
         shutil.rmtree(root, ignore_errors=True)

@@ -16,12 +16,15 @@ instructions per cycle than the JSON parser (about half: it chases more pointers
 ratio printed here is higher than the time ratio. It is for comparing commits, not for claims
 about speed.
 
+With ``--subject validate`` the library's ``validate`` is counted instead of the check
+(``iter_reports(..., parallel=False)``: reading and validation only), over the same messages.
+
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
@@ -50,6 +53,13 @@ _CHECK = """\
 import sys
 from pgm_explore.dialogue import check_paths
 for finding in check_paths([sys.argv[1]], parallel=False):
+    pass
+"""
+
+_VALIDATE = """\
+import sys
+from pgm_explore.io import iter_reports
+for report in iter_reports(sys.argv[1], parallel=False):
     pass
 """
 
@@ -92,6 +102,9 @@ def main_(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
     parser.add_argument("--warm-up", type=int, default=2000, help="messages before them (default 2000)")
     parser.add_argument("--source", type=Path, help="another checkout to count as well")
+    parser.add_argument(
+        "--subject", choices=("check", "validate"), default="check", help="what is counted (default check)"
+    )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not on the PATH: nothing counted")
@@ -99,9 +112,10 @@ def main_(argv: list[str] | None = None) -> int:
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
     sources = [ROOT] + ([args.source.resolve()] if args.source else [])
     print(f"instructions a message, after {args.warm_up:,} messages, over {args.messages:,} more")
-    head = f"{'mix':10} {'json.loads':>11} {'check':>9} {'ratio':>6}"
+    subject, code = args.subject, _CHECK if args.subject == "check" else _VALIDATE
+    head = f"{'mix':10} {'json.loads':>11} {subject:>9} {'ratio':>6}"
     if args.source:
-        head += f" {'check of ' + args.source.name:>20} {'vs this':>8}"
+        head += f" {subject + ' of ' + args.source.name:>23} {'vs this':>8}"
     print(head)
     for mix in mixes:
         whole = OUT / f"instructions-{mix}.jsonl"
@@ -110,10 +124,10 @@ def main_(argv: list[str] | None = None) -> int:
         short, long = OUT / f"instructions-{mix}-warm-up.jsonl", whole
         short.write_bytes(b"".join(lines[: args.warm_up]))
         json_work = per_message(_JSON, short, long, args.messages, ROOT)
-        checks = [per_message(_CHECK, short, long, args.messages, source) for source in sources]
+        checks = [per_message(code, short, long, args.messages, source) for source in sources]
         row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
         if args.source:
-            row += f" {checks[1]:20,.0f} {checks[1] / checks[0]:8.3f}"
+            row += f" {checks[1]:23,.0f} {checks[1] / checks[0]:8.3f}"
         print(row, flush=True)
         short.unlink()
         whole.unlink()

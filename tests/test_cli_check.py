@@ -344,6 +344,36 @@ def test_a_valid_transcript_is_one_summary_line(name: str, summary: str, capsys:
     assert run(capsys, "check", str(TRANSCRIPTS / name)) == (0, summary + "\n", "")
 
 
+def test_the_summary_counts_each_dialogue_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # D15: a PC Prompt belongs to the BKN-PRC dialogue it opens; turns are counted per DialogID
+    # and data type, whatever the Mode (or none) of the message.
+    def message(type_name: str, mode: str | None, dialog: str, query: str) -> dict[str, Any]:
+        doc = minimal_message(type_name, mode or "RQ") | {"DialogID": dialog}
+        if type_name != "PC Prompt":
+            doc["QueryID"] = query
+        if mode is None:
+            doc.pop("Mode", None)
+        return doc
+
+    messages = [
+        message("PC Prompt", None, "d-1", ""),
+        message("BKN-PRC", "RQ", "d-1", "q-1"),  # d-1 BKN-PRC, as the PC Prompt
+        message("BKN-DAC", None, "d-1", "q-2"),  # d-1 BKN-DAC
+        message("BKN-DAC", "RQ", "d-1", "q-3"),
+        message("BKN-PRC", None, "d-2", "q-4"),  # d-2 BKN-PRC
+        message("BKN-PRC", "RQ", "d-2", "q-5"),
+        message("BKN-PAL", None, "d-3", "q-6"),  # d-3 BKN-PAL
+        message("BKN-PAL", None, "d-3", "q-7"),
+        message("PC Prompt", None, "d-4", ""),  # d-4 BKN-PRC
+        message("BKN-PRC", None, "d-4", "q-8"),
+        message("BKN-DAC", "RS", "d-5", "q-9"),  # d-5 BKN-DAC
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    _, out, _ = run(capsys, "check", str(path))
+    assert out.splitlines()[-1].startswith("11 messages in 6 dialogues: ")
+
+
 def test_text_shows_each_finding_under_its_message(capsys: pytest.CaptureFixture[str]) -> None:
     path = TRANSCRIPTS / "defective" / "merged-log-out-of-order.json"
     status, out, _ = run(capsys, "check", str(path))

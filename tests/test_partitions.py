@@ -24,7 +24,7 @@ from pgm_explore._engine import Engine, engine_for
 from pgm_explore.cli import main
 from pgm_explore.cli._output import ANSI, clean, json_str
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
-from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.dialogue._facts import PackedFacts, facts_batch, item_facts, packed_facts_batch, unpacked_facts
 from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
 from pgm_explore.io._partitions import Left, partitions, work_on_partition
 from pgm_explore.validation import Report
@@ -352,3 +352,18 @@ def test_workers_that_cannot_start_are_a_plain_error(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode != 0
     assert "EngineUnavailable: could not start work on 2 local worker processes" in run.stderr
+
+
+def test_packed_facts_are_the_facts_and_share_repeated_findings(transcript: Path) -> None:
+    # What a worker packs is what the client unpacks, and a mistake repeated on every line
+    # (nine findings of a header-only message) stays one tuple of findings, as pickle kept it.
+    header_only = b'{"Header": "PGM-KPA-V1.0"}\n'
+    path = transcript.with_name("repeated.jsonl")
+    path.write_bytes(header_only * 50 + transcript.read_bytes() + header_only * 50)
+    numbers, facts = facts_batch(iter_documents(path))
+    packed = packed_facts_batch(iter_documents(path))
+    assert isinstance(packed, PackedFacts) and len(packed.table) < len(packed.marks)
+    assert unpacked_facts(packed) == (numbers, facts)
+    repeated = [f.findings for f in unpacked_facts(packed)[1][:50]]
+    assert len(repeated[0]) == 9 and all(findings is repeated[0] for findings in repeated)
+    assert unpacked_facts((numbers, facts)) == (numbers, facts)

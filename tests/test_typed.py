@@ -31,6 +31,7 @@ from pgm_explore.spec import DATA_TYPES, HEADERS, DataType, schema_resources
 from pgm_explore.validation import _advisory, _schema
 from pgm_explore.validation import _typed as typed_module
 from pgm_explore.validation._typed import Unmapped, _Compiler, all_clean_types, is_clean_typed, read_clean
+from tests.test_models_generated import _nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = [ROOT / "data", ROOT / "tests" / "data"]
@@ -197,16 +198,6 @@ def test_benchmark_messages_go_the_typed_way() -> None:
 # --- soundness over mutations -----------------------------------------------------------------
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    yield path, value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _paths(item, (*path, index))
-
-
 def _replaced(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
     changed = copy.deepcopy(document)
     container = changed
@@ -253,7 +244,7 @@ WRONG_VALUES += [None, [], [""], {}, {"Unknown": 1}, [1], ["x"]]
 
 
 def mutations(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    for path, value in _paths(document):
+    for path, value in _nodes(document):
         if path:
             if isinstance(path[-1], str):
                 yield f"drop {path}", _dropped(document, path)
@@ -349,7 +340,7 @@ def test_read_clean_over_the_repository_and_the_benchmarks() -> None:
 def _text_mutations(raw: bytes) -> Iterator[tuple[str, bytes]]:
     text = raw.decode()
     document = json.loads(raw)
-    for path, value in _paths(document):
+    for path, value in _nodes(document):
         if not path or not isinstance(path[-1], str):
             continue
         key = json.dumps(path[-1])

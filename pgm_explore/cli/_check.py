@@ -31,9 +31,7 @@ from pgm_explore.cli._output import (
     stdin_notice,
     write_text,
 )
-from pgm_explore.dialogue import dialogue_key
 from pgm_explore.io import UnreadablePath, iter_documents
-from pgm_explore.spec import DATA_TYPES
 
 if TYPE_CHECKING:
     from pgm_explore._engine import Engine
@@ -150,29 +148,21 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Tally(Severities):
-    __slots__ = ("_bits", "_types", "dialogues", "messages", "stopped")
+    __slots__ = ("dialogues", "messages", "others", "stopped")
 
     def __init__(self) -> None:
         super().__init__()
         self.messages = 0
-        self.dialogues = 0  # (DialogID, data type) pairs seen (dialogue_key)
-        # DialogID -> a bit for each data type seen with it: a DialogID kept once (the checker's
-        # own string) and a small int (one object for all), where a set of pairs took a tuple and
-        # a set entry for each of hundreds of thousands of dialogues.
-        self._types: dict[str, int] = {}
-        self._bits = dict(_TYPE_BITS)
+        # Counted at the end by the checker, which keeps every dialogue but those of messages
+        # without a Mode (others): a set of its own here took a tuple and a set entry for each.
+        self.dialogues = 0
+        self.others: set[tuple[str, str]] = set()
         self.stopped = False
 
-    def message(self, dialog: str | None, type_name: str | None) -> None:
+    def message(self, dialog: str | None, type_name: str | None, mode: str | None) -> None:
         self.messages += 1
-        if dialog is not None and type_name is not None:
-            bit = self._bits.get(type_name)
-            if bit is None:  # (no data type of the spec: never seen, yet counted apart)
-                bit = self._bits[type_name] = 1 << len(self._bits)
-            seen = self._types.get(dialog, 0)
-            if not seen & bit:
-                self._types[dialog] = seen | bit
-                self.dialogues += 1
+        if mode is None and dialog is not None and type_name is not None and type_name != "PC Prompt":
+            self.others.add((dialog, type_name))
 
     @property
     def status(self) -> int:
@@ -184,9 +174,7 @@ class Tally(Severities):
         """What the summary counts.
 
         >>> t = Tally(); t.messages, t.errors, t.warnings = 105, 0, 2
-        >>> for dialog, type_name in [("d-1", "PC Prompt"), ("d-1", "BKN-PRC"), ("d-1", "BKN-DAC"), ("d-2", "BKN-PAL")]:
-        ...     t.message(dialog, type_name)
-        >>> t.messages = 105
+        >>> t.dialogues = 3
         >>> t.summary()
         '105 messages in 3 dialogues: 0 errors, 2 warnings'
         >>> t.messages, t.errors, t.warnings, t.dialogues, t.stopped = 1, 1, 0, 1, True
@@ -197,11 +185,6 @@ class Tally(Severities):
 
     def problem(self) -> str | None:
         return "stopped at a path that could not be read" if self.stopped else None
-
-
-_DIALOGUE_TYPES = list(dict.fromkeys(dialogue_key("", dt.name)[1] for dt in DATA_TYPES))
-_TYPE_BITS = {dt.name: 1 << _DIALOGUE_TYPES.index(dialogue_key("", dt.name)[1]) for dt in DATA_TYPES}
-"""A data type's bit in :attr:`Tally._types`: a PC Prompt has that of BKN-PRC, whose dialogue it opens."""
 
 
 def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
@@ -283,8 +266,7 @@ def check_transcript(
     big files (None: this process); ``bar`` is told the bytes done.
     """
     from pgm_explore.dialogue import TranscriptChecker
-    from pgm_explore.dialogue._facts import item_facts
-    from pgm_explore.io import iter_worked
+    from pgm_explore.dialogue._facts import iter_facts
 
     if form == "json":
         write = out.write
@@ -310,15 +292,15 @@ def check_transcript(
     tally = Tally()
     # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
     # of the summary (the facts of a big file's messages made by the engine's workers).
-    checker = TranscriptChecker()
+    checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
     for path in paths:
         stdin_notice("check", path, err)
         before = bar.done if bar is not None else 0
         try:
-            for source, facts in iter_worked(path, item_facts, engine=engine, progress=counted):
-                found = checker.feed_facts(source, facts)
-                tally.message(facts.dialog, facts.type)
+            for source, facts in iter_facts(path, engine, counted):
+                found = checker.feed_facts(source, facts).findings
+                tally.message(facts.dialog, facts.type, facts.mode)
                 if found:
                     tally.add_findings(found)
                     emit(found)
@@ -336,9 +318,10 @@ def check_transcript(
         if bar is not None:
             bar.top_up(before, input_size([path]))
     else:
-        found = checker.finish()
+        found = checker.finish().findings
         tally.add_findings(found)
         emit(found)
+    tally.dialogues = checker.dialogues(tally.others)
     return tally
 
 

@@ -15,7 +15,13 @@ from typing import Any, overload
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
-from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
+from pgm_explore.dialogue._state import (
+    DialogueContext,
+    DialogueState,
+    PendingRequest,
+    TranscriptState,
+    stance_constraints,
+)
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item
 from pgm_explore.io import report as report_on
@@ -113,9 +119,13 @@ class TranscriptChecker:
     True
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, contexts: bool = True) -> None:
+        """``contexts``: whether :class:`Found` carries the ActionContext and pre-check of each
+        BKN-DAC Request (the tables show them); without, it is only the findings, as ``check``
+        needs them (and a message with none costs no object of its own)."""
         self._state = TranscriptState()
         self.messages = 0
+        self._contexts = contexts
 
     def feed(self, source: str, document: Any, problem: Finding | None = None) -> Found:
         """Validate one message and check it against what came before; return what was found."""
@@ -131,42 +141,66 @@ class TranscriptChecker:
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
         message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
-        # This runs once per message of a transcript: the common case (a conforming message
-        # with nothing to say) must cost little more than the dictionary lookups it needs.
+        # This runs once per message of a transcript, in the one process that sees them all:
+        # the common case (a conforming message with nothing to say) must cost little more
+        # than the dictionary lookups it needs. So the rules are looked up once by data type
+        # and mode, and a rule is called only when the message gives it something to find
+        # (most QueryIDs are new, most turns and times follow the last): the looks that
+        # decide it are made here, and the rules of _rules make the findings.
         self.messages += 1
-        state = self._state
-        type_name, dialog, mode = facts.type, facts.dialog, facts.mode
-        found: list[Finding] = list(facts.findings)
+        type_name, dialog = facts.type, facts.dialog
+        found: list[Finding] = list(facts.findings) if facts.findings else []
         request: PendingRequest | None = None
         action_context = None
         if type_name == "PC Prompt":
+            state = self._state
             if facts.prompt_id is not None:
                 _rules.prompt_id_unused(state, source, facts.prompt_id, found)
             if dialog is not None:
                 _rules.dialogue_opened_once(state, dialog, found)
                 state.open_dialogue(source, facts)
-        elif type_name is not None and dialog is not None and mode is not None:
-            if facts.query_id is not None:
-                _rules.query_id_unused(state, source, facts.query_id, found)
+        elif type_name is not None and dialog is not None and facts.mode is not None:
+            state = self._state
+            query_id = facts.query_id
+            if query_id is not None:
+                if query_id in state.answered or query_id in state.query_ids:
+                    _rules.query_id_unused(state, source, query_id, found)
+                else:
+                    state.query_ids[query_id] = state.sources.add(source)
             opener = state.opened.get(dialog)
-            if type_name == "BKN-PRC" and opener is None:
-                _rules.opened_by_a_prompt(dialog, found)
-            key = (dialog, type_name)
-            dialogue = state.dialogues.get(key)
-            if dialogue is None:
-                # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
-                state.dialogues[(state.shared(dialog), type_name)] = dialogue = (
-                    DialogueState(last_time=opener.time, last_absolute=opener.absolute) if opener else DialogueState()
-                )
-            if opener is not None and facts.ids != opener.ids:
+            if opener is None:
+                if type_name == "BKN-PRC":
+                    _rules.opened_by_a_prompt(dialog, found)
+            elif facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
-            if mode == "RQ":
-                context = opener or state.context_for(dialog, facts.session)
+            dialogue = state.dialogues[type_name].get(dialog)
+            if dialogue is None:
+                dialogue = state.begin(dialog, type_name, opener)
+            if facts.mode == "RQ":
+                context = opener
+                if context is None and type(session := facts.ids[2]) is str:
+                    context = state.session_context.get(session)
                 request = self._request(source, facts, type_name, dialogue, context, found)
-                if type_name == "BKN-DAC" and context is not None and context.action_context is not None:
-                    action_context = context.action_context.value
+                if self._contexts and type_name == "BKN-DAC" and context is not None:
+                    known = context.action_context
+                    action_context = known.value if known is not None else None
             else:
-                self._response(facts, type_name, dialogue, found)
+                before = len(found)
+                time = facts.time
+                if time is not None:
+                    _time_moves_forward(time, facts, dialogue, found)
+                pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
+                if pending is not None:
+                    turn = facts.turn
+                    if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
+                        _rules.turn_matches_request(facts, type_name, pending.turn, pending.source, found)
+                    # (a Response already dated before the message it follows, or of another turn: not again)
+                    sent = pending.time
+                    if len(found) == before and time and sent and time[1] < sent[1] and time[0] == sent[0]:
+                        _rules.time_after_request(facts, pending, found)
+                    if facts.outcome == "answered" and isinstance(pending.kind, str):
+                        _rules.payload_fits_kind(state, facts, dialogue, pending, found)
+                    RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
         if found:
             if len(found) - len(facts.findings) > MAX_FINDINGS:
                 # The transcript rules keep at most as many findings per message as validation does.
@@ -180,10 +214,16 @@ class TranscriptChecker:
             findings = ()
         return Found(findings, action_context, request.predictions if request is not None else None)
 
+    def dialogues(self, others: Iterable[tuple[str, str]] = ()) -> int:
+        """How many dialogues (:func:`~pgm_explore.dialogue.dialogue_key`) the messages fed so far
+        belong to, with those of ``others``: the (DialogID, data type) of messages of a data type
+        and a DialogID but no Mode, of which nothing is kept."""
+        return self._state.dialogue_count(others)
+
     def finish(self) -> Found:
         """What only the end of the transcript reveals: Requests never answered."""
         out = []
-        for (dialog, type_name), dialogue in self._state.dialogues.items():
+        for dialog, type_name, dialogue in self._state.waiting():
             for pending in dialogue.waiting():
                 out.append(
                     TranscriptFinding(
@@ -201,8 +241,6 @@ class TranscriptChecker:
             dialogue.pending = None
         return Found(tuple(out))
 
-    # --- the two modes --------------------------------------------------------------------------
-
     def _request(
         self,
         source: str,
@@ -212,8 +250,15 @@ class TranscriptChecker:
         context: DialogueContext | None,
         found: list[Finding],
     ) -> PendingRequest:
-        turn = _rules.turn_follows(facts, type_name, dialogue, found)
-        _rules.time_moves_forward(facts, dialogue, found)
+        turn = facts.turn
+        last_turn = dialogue.last_turn
+        if type(turn) is int and last_turn is not None and turn == last_turn + 1:
+            dialogue.last_turn = turn
+        else:
+            turn = _rules.turn_follows(facts, type_name, dialogue, found)
+        if facts.time is not None:
+            _time_moves_forward(facts.time, facts, dialogue, found)
+        commitments = facts.commitments
         request = PendingRequest(
             facts.query_id,
             source,
@@ -221,26 +266,22 @@ class TranscriptChecker:
             facts.kind,
             facts.time,
             facts.steps,
-            [cid for _, cid, _ in facts.commitments] if facts.commitments else [],
-            facts.constraints,
+            tuple([cid for _, cid, _ in commitments]) if commitments else (),
+            stance_constraints(facts.constraints) if facts.constraints else None,
         )
-        for rule in REQUEST_RULES[type_name]:
-            rule(self._state, facts, dialogue, request, context, found)
+        REQUEST_RULES[type_name](self._state, facts, dialogue, request, context, found)
         if facts.query_id is not None:
             dialogue.wait(request)
         return request
 
-    def _response(self, facts: Facts, type_name: str, dialogue: DialogueState, found: list[Finding]) -> None:
-        before = len(found)
+
+def _time_moves_forward(time: tuple[bool, float], facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:
+    """:func:`_rules.time_moves_forward`, called only when the time goes back."""
+    last = dialogue.last_time
+    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
         _rules.time_moves_forward(facts, dialogue, found)
-        pending = _rules.answers_a_request(self._state, facts, type_name, dialogue, found)
-        if pending is None:
-            return
-        _rules.turn_matches_request(facts, type_name, pending.turn, pending.source, found)
-        if len(found) == before:  # a Response already dated before the message it follows, or of another turn
-            _rules.time_after_request(facts, pending, found)
-        for rule in RESPONSE_RULES[type_name]:
-            rule(self._state, facts, dialogue, pending, found)
+    else:
+        dialogue.last_absolute, dialogue.last_time = time
 
 
 def check_documents(items: Iterable[tuple[str, Any, Finding | None]]) -> list[TranscriptFinding]:

@@ -71,7 +71,10 @@ def corpus_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
             found += (os.path.join(folder, name) for name in names if name.endswith(CORPUS_SUFFIXES))
             folders.sort()  # (the order is decided below; sorted folders keep the walk repeatable)
         # Sorted by the path inside the directory, as strings: the same order on every machine.
-        found.sort(key=lambda name: os.path.relpath(name, path).replace(os.sep, "/"))
+        # (Every path the walk makes starts with the directory as given, then a separator:
+        # os.path.relpath, which makes both absolute first, took 6 µs a file, this 0.1 µs.)
+        inside = len(os.path.join(path, ""))
+        found.sort(key=lambda name: name[inside:].replace(os.sep, "/"))
         files += found
     return files
 

@@ -2,9 +2,9 @@
 
 Each rule is a small function named after what it checks. The rules of every Request and every
 Response (identification, turns, times, correlation) run in the order the checker's driver
-(:mod:`._checker`) calls them; the rules of one data type are registered for it and its mode, in
-the manner of :mod:`pgm_explore.validation._consistency`, and run in the order they are defined
-here. A rule appends its findings to ``found`` (most find nothing, and the rules run for every
+(:mod:`._checker`) calls them; the rules of one data type and mode run from one function each
+(:data:`REQUEST_RULES`, :data:`RESPONSE_RULES`, at the end), in the order they are defined here,
+each only when the message has what it reads. A rule appends its findings to ``found`` (most find nothing, and the rules run for every
 message of a transcript: a list handed down costs less than one returned by each) and reads and
 updates what the checker remembers (:mod:`._state`).
 
@@ -36,6 +36,7 @@ __all__ = [
     "context_ids_match",
     "dialogue_opened_once",
     "opened_by_a_prompt",
+    "payload_fits_kind",
     "prompt_id_unused",
     "query_id_unused",
     "time_after_request",
@@ -44,38 +45,10 @@ __all__ = [
     "turn_matches_request",
 ]
 
-RequestRule = Callable[
+RequestRules = Callable[
     [TranscriptState, Facts, DialogueState, PendingRequest, DialogueContext | None, list[Finding]], None
 ]
-ResponseRule = Callable[[TranscriptState, Facts, DialogueState, PendingRequest, list[Finding]], None]
-
-REQUEST_RULES: dict[str, list[RequestRule]] = {"BKN-PRC": [], "BKN-DAC": [], "BKN-PAL": []}
-"""The rules of a Request of each data type (after the turn and time rules), in the order their
-findings are reported. Each sees the :class:`PendingRequest` the checker will keep for it."""
-
-RESPONSE_RULES: dict[str, list[ResponseRule]] = {"BKN-PRC": [], "BKN-DAC": [], "BKN-PAL": []}
-"""The rules of a Response of each data type that answers a known Request (after correlation,
-turn and time), in the order their findings are reported."""
-
-_ALL = ("BKN-PRC", "BKN-DAC", "BKN-PAL")
-
-
-def _request_rule(*type_names: str) -> Callable[[RequestRule], RequestRule]:
-    def register(function: RequestRule) -> RequestRule:
-        for type_name in type_names:
-            REQUEST_RULES[type_name].append(function)
-        return function
-
-    return register
-
-
-def _response_rule(*type_names: str) -> Callable[[ResponseRule], ResponseRule]:
-    def register(function: ResponseRule) -> ResponseRule:
-        for type_name in type_names:
-            RESPONSE_RULES[type_name].append(function)
-        return function
-
-    return register
+ResponseRules = Callable[[TranscriptState, Facts, DialogueState, PendingRequest, list[Finding]], None]
 
 
 # The same members as Facts.filled names them ("Representation.Intent").
@@ -298,7 +271,6 @@ def time_after_request(facts: Facts, pending: PendingRequest, found: list[Findin
 # --- Requests of one type -------------------------------------------------------------------------
 
 
-@_request_rule("BKN-DAC")
 def commitments_submitted(
     state: TranscriptState,
     facts: Facts,
@@ -345,7 +317,6 @@ def commitments_submitted(
             )
 
 
-@_request_rule("BKN-DAC")
 def steps_fit_action_context(
     state: TranscriptState,
     facts: Facts,
@@ -388,7 +359,6 @@ def steps_fit_action_context(
                 )
 
 
-@_request_rule(*_ALL)
 def entities_known(
     state: TranscriptState,
     facts: Facts,
@@ -418,7 +388,6 @@ def entities_known(
 # --- Responses of one type ------------------------------------------------------------------------
 
 
-@_response_rule(*_ALL)
 def payload_fits_kind(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
@@ -451,7 +420,7 @@ def payload_fits_kind(
     if wanted is None:
         return
     holder, keys = wanted
-    if facts.filled.isdisjoint(_QUALIFIED[type_name, kind]):
+    if _QUALIFIED[type_name, kind].isdisjoint(facts.filled):
         found.append(
             Finding.of(
                 "payload-kind",
@@ -464,7 +433,6 @@ def payload_fits_kind(
         )
 
 
-@_response_rule("BKN-PRC")
 def representation_refines_context(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
@@ -472,7 +440,6 @@ def representation_refines_context(
     state.refine_context(facts)
 
 
-@_response_rule("BKN-DAC")
 def commitments_reported(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
@@ -521,7 +488,6 @@ def commitments_reported(
         )
 
 
-@_response_rule("BKN-DAC")
 def feasibility_answers_steps(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
@@ -566,7 +532,6 @@ def feasibility_answers_steps(
             )
 
 
-@_response_rule("BKN-PAL")
 def stance_keeps_constraints(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
@@ -582,3 +547,73 @@ def stance_keeps_constraints(
                     f"The Request ({pending.source}) asked for {key} {wanted}; the Stance gives {given}.",
                 )
             )
+
+
+# --- the rules of each data type and mode, in the order their findings are reported -------------
+# Dispatched once by the checker, by data type and mode. A rule is called only when the message
+# has what it reads (most Requests carry no commitments, steps or Entity ids): each rule would
+# return at once without it, and a call costs more than the look that saves it.
+
+
+def _entities(
+    state: TranscriptState,
+    facts: Facts,
+    dialogue: DialogueState,
+    request: PendingRequest,
+    context: DialogueContext | None,
+    found: list[Finding],
+) -> None:
+    if facts.entity_ids and context is not None:
+        entities_known(state, facts, dialogue, request, context, found)
+
+
+def _dac_request(
+    state: TranscriptState,
+    facts: Facts,
+    dialogue: DialogueState,
+    request: PendingRequest,
+    context: DialogueContext | None,
+    found: list[Finding],
+) -> None:
+    if facts.commitments or facts.released:
+        commitments_submitted(state, facts, dialogue, request, context, found)
+    if facts.steps and context is not None and context.action_context is not None:
+        steps_fit_action_context(state, facts, dialogue, request, context, found)
+    if facts.entity_ids and context is not None:
+        entities_known(state, facts, dialogue, request, context, found)
+
+
+def _prc_response(
+    state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
+) -> None:
+    if facts.entities is not None:
+        representation_refines_context(state, facts, dialogue, pending, found)
+
+
+def _dac_response(
+    state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
+) -> None:
+    if facts.statuses or pending.commitments:
+        commitments_reported(state, facts, dialogue, pending, found)
+    if facts.feasibility is not None and pending.steps:
+        feasibility_answers_steps(state, facts, dialogue, pending, found)
+
+
+def _pal_response(
+    state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
+) -> None:
+    if facts.stance is not None and pending.constraints:
+        stance_keeps_constraints(state, facts, dialogue, pending, found)
+
+
+REQUEST_RULES: dict[str, RequestRules] = {"BKN-PRC": _entities, "BKN-DAC": _dac_request, "BKN-PAL": _entities}
+"""The rules of a Request of each data type (after the turn and time rules), as one call. Each
+sees the :class:`PendingRequest` the checker will keep for it."""
+
+RESPONSE_RULES: dict[str, ResponseRules] = {
+    "BKN-PRC": _prc_response,
+    "BKN-DAC": _dac_response,
+    "BKN-PAL": _pal_response,
+}
+"""The rules of a Response of each data type that answers a known Request (after correlation,
+turn, time and :func:`payload_fits_kind`, which every type has), as one call."""

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "PendingRequest",
     "SourceLog",
     "TranscriptState",
+    "stance_constraints",
 ]
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -89,8 +91,10 @@ class DialogueContext(msgspec.Struct, gc=False):
     ResolvedReferents add Entities.
     """
 
-    source: str
-    """Where the PC Prompt was read."""
+    log: SourceLog
+    logged: int
+    """Where the PC Prompt was read, as its number in ``log`` (:attr:`source`): the number its
+    PCPromptID is kept with, where the text took some 90 bytes more for each PC Prompt."""
     ids: tuple[Any, Any, Any]
     """Its MInstance, UEnvironment and SessionID."""
     action_context: KnownActionContext | None
@@ -101,6 +105,11 @@ class DialogueContext(msgspec.Struct, gc=False):
     absolute: bool = False
     """... and whether it is absolute (on the epoch) or relative: kept apart, as in
     :class:`DialogueState`."""
+
+    @property
+    def source(self) -> str:
+        """Where the PC Prompt was read."""
+        return self.log.source(self.logged)
 
 
 class PendingRequest(msgspec.Struct, gc=False):
@@ -113,9 +122,10 @@ class PendingRequest(msgspec.Struct, gc=False):
     kind: Any
     time: tuple[bool, float] | None
     steps: tuple[tuple[int, str], ...]
-    commitments: list[str]
+    commitments: tuple[str, ...]
     """The CommitmentIDs it submitted."""
-    constraints: Mapping[str, Any] | None
+    constraints: Mapping[str, str] | None
+    """What the Response's Stance is held to (:func:`stance_constraints`)."""
     new_commitments: frozenset[str] = _NO_COMMITMENTS
     """CommitmentIDs it submitted that the dialogue did not hold before."""
     predictions: list[Prediction] | None = None
@@ -125,9 +135,23 @@ class PendingRequest(msgspec.Struct, gc=False):
     Response be more lenient than it (``precheck-differs``)."""
 
 
+def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
+    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
+    strings: all that is kept of the Constraints while the Request waits (a hundred thousand
+    Requests waiting held some 400 bytes each of Constraints no rule reads).
+
+    >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
+    ({'Role': 'guide'}, None)
+    """
+    kept = {key: value for key in ("Role", "Locale") if isinstance(value := constraints.get(key), str)}
+    return kept or None
+
+
 class DialogueState(msgspec.Struct, gc=False):
     """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
 
+    number: int = 0
+    """Its place among the dialogues of the transcript, in the order they began."""
     last_turn: int | None = None
     last_time: float | None = None
     """The latest QueryTime (or the PC Prompt's time) in seconds ..."""
@@ -274,8 +298,33 @@ class TranscriptState:
     """One entry for each distinct ActionContext (by its MessagePack encoding): an A-User mostly
     opens dialogue after dialogue with the same one, and keeping one copy saves memory, the
     collector's time, and the pre-check's work (it compiles each once)."""
-    dialogues: dict[tuple[str, str], DialogueState] = field(default_factory=dict)
-    """(DialogID, data type) -> its state."""
+    dialogues: defaultdict[str, dict[str, DialogueState]] = field(default_factory=lambda: defaultdict(dict))
+    """Data type -> DialogID -> its state. (A dictionary for each data type, not one by (DialogID,
+    data type): a tuple for each dialogue took 64 bytes, and one made to look each message up.)"""
+    begun: int = 0
+    """How many dialogues have begun (:attr:`DialogueState.number`)."""
+
+    def begin(self, dialog: str, type_name: str, opener: DialogueContext | None) -> DialogueState:
+        """The state of a dialogue that begins now (the first message of its DialogID and type)."""
+        number, self.begun = self.begun, self.begun + 1
+        # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
+        if opener is None:
+            dialogue = DialogueState(number)
+        else:
+            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute)
+        self.dialogues[type_name][self.shared(dialog)] = dialogue
+        return dialogue
+
+    def waiting(self) -> list[tuple[str, str, DialogueState]]:
+        """(DialogID, data type, state) of the dialogues with Requests waiting, in the order they began."""
+        found = [
+            (dialog, type_name, dialogue)
+            for type_name, of_type in self.dialogues.items()
+            for dialog, dialogue in of_type.items()
+            if dialogue.pending is not None
+        ]
+        found.sort(key=lambda waiting: waiting[2].number)
+        return found
 
     def answer(self, query_id: str, first_use: int, turn: Any) -> None:
         """Record that the Request ``query_id`` (first used at ``first_use``) has its Response."""
@@ -321,8 +370,13 @@ class TranscriptState:
         entities = self.entity_set(facts.entities or _NO_ENTITIES)
         instance, environment, session_id = facts.ids
         absolute, seconds = facts.time or (False, None)
+        log = self.sources
+        logged = self.prompt_ids.get(facts.prompt_id) if facts.prompt_id is not None else None
+        if logged is None or logged != log.size - 1 or log.source(logged) != source:
+            logged = log.add(source)  # (its PCPromptID was used before, or it has none)
         context = DialogueContext(
-            source,
+            log,
+            logged,
             (shared(instance), shared(environment), shared(session_id)),
             self.known_action_context(facts.action_context),
             entities,
@@ -373,6 +427,19 @@ class TranscriptState:
         if session is not None:
             session = self.shared(session)
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
+
+    def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:
+        """How many dialogues the messages so far belong to (D15: a PC Prompt to the BKN-PRC
+        dialogue it opens), with the (DialogID, data type) of ``others``, which nothing here keeps."""
+        dialogues, opened = self.dialogues, self.opened
+        prc = dialogues.get("BKN-PRC", {})
+        count = sum(map(len, dialogues.values())) + sum(dialog not in prc for dialog in opened)
+        more = {
+            (dialog, type_name)
+            for dialog, type_name in others
+            if dialog not in dialogues.get(type_name, {}) and not (type_name == "BKN-PRC" and dialog in opened)
+        }
+        return count + len(more)
 
     def context_for(self, dialog: str, session: str | None) -> DialogueContext | None:
         """The context of ``dialog``: its PC Prompt's, else (BKN-DAC and BKN-PAL may run in MCP

@@ -17,9 +17,9 @@ from typing import Any
 from pgm_explore import _display
 from pgm_explore._engine import Engine, engine_for
 from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
-from pgm_explore.dialogue._facts import item_facts
+from pgm_explore.dialogue._facts import iter_facts
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, iter_worked, report
+from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 
@@ -274,9 +274,9 @@ def check_paths(
 
 def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFinding]:
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
-    checker = TranscriptChecker()
+    checker = TranscriptChecker(contexts=False)
     for path in paths:
-        for source, facts in iter_worked(path, item_facts, engine=engine):
-            if found := checker.feed_facts(source, facts):
+        for source, facts in iter_facts(path, engine):
+            if found := checker.feed_facts(source, facts).findings:
                 yield from found
     yield from checker.finish()

@@ -91,8 +91,9 @@ _MSGSPEC_ERRORS = (ValueError, msgspec.DecodeError, RecursionError)
 
 
 @cache
-def _decoders() -> dict[bytes, tuple[Any, bool]]:
-    """The typed decoder for each way a message may begin, and whether that way is spaced.
+def _decoders() -> dict[bytes, list[Any]]:
+    """For each way a message may begin: its data type, Mode, whether that way is spaced, and
+    the typed decoder (None until a line needs it: a type takes milliseconds to build).
 
     The first names of a message in the schema's order say its data type and Mode:
     ``{"Header":"PGM-KDA-V1.0","Mode":"RQ",`` as msgspec, JavaScript and most programs write
@@ -102,8 +103,7 @@ def _decoders() -> dict[bytes, tuple[Any, bool]]:
         for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
             for mode in dt.modes or (None,):
                 begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
-                decoder = msgspec.json.Decoder(clean_type(dt, mode))
-                found[begins.encode()] = (decoder.decode, spaced)
+                found[begins.encode()] = [dt, mode, spaced, None]
     return found
 
 
@@ -119,7 +119,9 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
         found = decoders.get(raw[:_WITHOUT_MODE]) or decoders.get(raw[:_WITHOUT_MODE_SPACED])
         if found is None:
             return None
-    decode, spaced = found
+    dt, mode, spaced, decode = found
+    if decode is None:
+        decode = found[3] = msgspec.json.Decoder(clean_type(dt, mode)).decode
     try:
         value = decode(raw)
     except _MSGSPEC_ERRORS:
@@ -218,12 +220,7 @@ class _Compiler:
     def _string(self, node: Json, advice: Json, hint: str) -> Any:
         _only(node, {"type", "minLength", "maxLength", "pattern"}, hint)
         _advised(advice, {"minLength"}, hint)
-        meta: dict[str, Any] = {}
-        least = max(node.get("minLength", 0), advice.get("minLength", 0))
-        if least:
-            meta["min_length"] = least
-        if "maxLength" in node:
-            meta["max_length"] = node["maxLength"]
+        meta = _lengths(node, advice, "minLength", "maxLength")
         if "pattern" in node:
             pattern = node["pattern"]
             if not _PLAIN_PATTERN.fullmatch(pattern):
@@ -268,12 +265,7 @@ class _Compiler:
         _only(node, {"type", "items", "minItems", "maxItems"}, hint)
         _advised(advice, {"minItems", "items"}, hint)
         items = self.node_type(node.get("items", True), root, advice.get("items", {}), f"{hint}Item")
-        meta: dict[str, Any] = {}
-        least = max(node.get("minItems", 0), advice.get("minItems", 0))
-        if least:
-            meta["min_length"] = least
-        if "maxItems" in node:
-            meta["max_length"] = node["maxItems"]
+        meta = _lengths(node, advice, "minItems", "maxItems")
         return Annotated[list[items], msgspec.Meta(**meta)] if meta else list[items]  # type: ignore[valid-type]
 
     def _one_of(self, node: Json, root: Json, advice: Json, hint: str) -> Any:
@@ -435,6 +427,16 @@ def _narrowed(kind: Any, values: tuple[str, ...], hint: str) -> Any:
     if not set(values) <= set(allowed):
         raise Unmapped(f"{hint}: a branch on a value its enum does not hold")
     return Literal[values]
+
+
+def _lengths(node: Json, advice: Json, least: str, most: str) -> dict[str, Any]:
+    """msgspec's length bounds of a string or an array: the schema's and the advice's least, the schema's most."""
+    meta: dict[str, Any] = {}
+    if bound := max(node.get(least, 0), advice.get(least, 0)):
+        meta["min_length"] = bound
+    if most in node:
+        meta["max_length"] = node[most]
+    return meta
 
 
 def _only(node: Any, keywords: set[str], hint: str) -> None:

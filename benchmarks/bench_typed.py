@@ -1,0 +1,92 @@
+"""The typed reading path, part by part, counted in machine instructions (callgrind).
+
+Issue 20 asked for the verdict of a message to come from msgspec types compiled from the schemas
+(``pgm_explore.validation._typed``) and left three ways to feed the consistency rules and the
+transcript facts, which read dicts: (a) the typed decode, then ``msgspec.to_builtins`` for them;
+(b) teaching them to read the Structs; (c) the plain decode, then the typed types as the verdict
+only (``msgspec.convert``). This counts, per message of a ``bench_check.py`` mix, the instructions
+of the reading and the verdict each way, beside ``json.loads``:
+
+- ``old``: the plain decode, the duplicate-name check (``_noted``) and jsonschema-rs (``is_clean``),
+  as the reading path was before the typed types;
+- ``(c)``: the plain decode, ``_noted`` and ``msgspec.convert`` against the typed types;
+- ``(a)``: ``read_clean``, which the reading path uses: the typed decode, the text written back and
+  compared (no name twice, nothing read otherwise), ``to_builtins``;
+- ``typed decode`` and ``to_builtins`` alone: the parts of (a); (b) would save at most the second.
+
+Each is counted as ``bench_instructions.py`` counts (the difference of two runs, over the warm-up
+and over the warm-up and the messages, divided by the messages), less the same count for the
+setup alone (reading the lines, telling their data types), the same on every run.
+
+Run: ``.venv/bin/python benchmarks/bench_typed.py [--mix M] [--messages N] [--warm-up W]``. Needs
+``valgrind``; about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+
+from bench_check import OUT, generate
+from bench_instructions import ROOT, per_message
+
+_SETUP = """\
+import sys, json, msgspec
+from pgm_explore.io._read import _decode_fast, _noted
+from pgm_explore.spec import HEADERS
+from pgm_explore.validation import _advisory, _typed
+lines = open(sys.argv[1], "rb").read().splitlines(keepends=True)
+kinds = []
+for line in lines:
+    document = json.loads(line)
+    dt = HEADERS[document["Header"]]
+    kinds.append((dt, document.get("Mode") if dt.modes else None))
+made = {kind: msgspec.json.Decoder(_typed.clean_type(*kind)).decode for kind in set(kinds)}
+decoders = [made[kind] for kind in kinds]
+for dt, _ in kinds:
+    _advisory.is_clean(dt, {})  # (the validators compiled before counting)
+"""
+
+SUBJECTS = {
+    "setup": "pass",
+    "json.loads": "for line in lines: json.loads(line)",
+    "old": "for line, (dt, mode) in zip(lines, kinds):\n"
+    "    document = _decode_fast(line); _noted(line, document); _advisory.is_clean(dt, document)",
+    "(c)": "for line, (dt, mode) in zip(lines, kinds):\n"
+    "    document = _decode_fast(line); _noted(line, document); _typed.is_clean_typed(dt, mode, document)",
+    "(a) read_clean": "for line in lines: _typed.read_clean(line)",
+    "typed decode": "for decode, line in zip(decoders, lines): decode(line)",
+    "to_builtins": "for decode, line in zip(decoders, lines): msgspec.to_builtins(decode(line))",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mix", default="short", help="the bench_check.py mix (default short)")
+    parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
+    parser.add_argument("--warm-up", type=int, default=1000, help="messages before them (default 1000)")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("valgrind is not on the PATH: nothing counted")
+        return 1
+    whole = OUT / f"typed-{args.mix}.jsonl"
+    generate(whole, args.warm_up + args.messages, args.mix)
+    lines = whole.read_bytes().splitlines(keepends=True)
+    short = OUT / f"typed-{args.mix}-warm-up.jsonl"
+    short.write_bytes(b"".join(lines[: args.warm_up]))
+    print(f"instructions a message of the {args.mix} mix, over {args.messages:,} messages")
+    counts = {name: per_message(_SETUP + code, short, whole, args.messages, ROOT) for name, code in SUBJECTS.items()}
+    setup = counts.pop("setup")  # (reading the lines and telling their kinds: not what is counted)
+    counts = {name: count - setup for name, count in counts.items()}
+    counts["to_builtins"] -= counts["typed decode"]  # (counted with the decode that makes its Structs)
+    base = counts["json.loads"]
+    for name, count in counts.items():
+        print(f"{name:16} {count:9,.0f}  {count / base:5.2f} of json.loads")
+    short.unlink()
+    whole.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
