@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # (distributed depends on it; no stubs)
 from bench_check import interleaved, templates
 
 from pgm_explore._engine import engine
@@ -157,10 +157,10 @@ def main_(argv: list[str] | None = None) -> int:
             spread = f"  (runs: {', '.join(f'{m.seconds:.1f}' for m in measured)})" if len(measured) > 1 else ""
             messages = (big_files * BIG_MESSAGES) if name.startswith("big") else (small_files * SMALL_MESSAGES)
             fastest = min(measured)
-            cpu = f"{min(m.cpu for m in measured):8.1f} s  {min(m.busiest for m in measured):7.1f} s"
+            spent = f"{min(m.cpu for m in measured):8.1f} s  {min(m.busiest for m in measured):7.1f} s"
             if "start-up" in name:
-                cpu = ""
-            print(f"{name:<{width}}  {fastest.seconds:7.1f} s  {messages / fastest.seconds:10,.0f}  {cpu}{spread}")
+                spent = ""
+            print(f"{name:<{width}}  {fastest.seconds:7.1f} s  {messages / fastest.seconds:10,.0f}  {spent}{spread}")
         t = {name: min(m.seconds for m in measured) for name, measured in runs.items()}
         cpu = {name: min(m.cpu for m in measured) for name, measured in runs.items()}
         busiest = {name: min(m.busiest for m in measured) for name, measured in runs.items()}

@@ -48,7 +48,7 @@ CORPUS = ROOT / "data" / "corpus"
 def cpu_seconds() -> float:
     """The CPU seconds spent so far by this process and every process it started (the
     forkserver, the workers)."""
-    import psutil
+    import psutil  # type: ignore[import-untyped]  # (distributed depends on it; no stubs)
 
     me = psutil.Process()
     cpu = 0.0
@@ -114,7 +114,7 @@ def child(way: str, clusters: int, idle: float) -> None:
         if way == "engine":
             work = engine(2, preload=["pgm_explore.cli._check"])
             up = time.perf_counter()
-            cpu, resting = first_results(work.client, job, idle)
+            cpu, resting = first_results(work.client, job, idle)  # type: ignore[attr-defined]  # (a Dask engine)
             done = time.perf_counter()
             work.close()
         else:

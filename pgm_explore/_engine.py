@@ -180,7 +180,7 @@ def engine(
         # Before this process imports distributed: the two imports then run at once.
         _start_forkserver(preload)
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as exc:  # pragma: no cover - dask[distributed] is a runtime dependency
         raise EngineUnavailable(f"work on several processes needs dask.distributed ({exc})") from None
     try:
@@ -193,7 +193,7 @@ def engine(
                 # first bytes of its answer for the length of a message and tries to allocate it.
                 raise OSError("what answers there is not a Dask scheduler") from None
             return _DaskEngine(client, own_cluster=False)
-        cluster = _local_cluster(LocalCluster, workers or cores(), timeout)
+        cluster = _local_cluster(workers or cores(), timeout)
         return _DaskEngine(Client(cluster, timeout=timeout), own_cluster=True)
     except (OSError, TimeoutError, RuntimeError) as exc:
         # (RuntimeError: distributed's "Nanny failed to start", as when a script without
@@ -202,7 +202,7 @@ def engine(
         raise EngineUnavailable(f"could not start work on {where}: {exc}") from None
 
 
-HTTP_ROUTES = ["distributed.http.health"]
+HTTP_ROUTES = ("distributed.http.health",)
 """What the HTTP servers of a local cluster serve: whether they are alive, nothing more. The
 default routes import prometheus_client (a tenth of a second a process) for metrics that
 nobody scrapes from a cluster living as long as one command."""
@@ -231,17 +231,19 @@ def _start_forkserver(preload: Iterable[str]) -> None:
         forkserver.ensure_running()
 
 
-def _local_cluster(local_cluster: type[LocalCluster], workers: int, timeout: float) -> LocalCluster:
+def _local_cluster(workers: int, timeout: float) -> LocalCluster:
     """``workers`` local worker processes, forked from the forkserver when there is one,
     with nothing running that the work does not need."""
     import multiprocessing
 
     import dask
     import distributed.utils
+    from distributed import LocalCluster
 
     settings: dict[str, object] = {
-        "distributed.scheduler.http.routes": HTTP_ROUTES,
-        "distributed.worker.http.routes": HTTP_ROUTES,
+        # (lists of their own: the scheduler may append to the one it is given)
+        "distributed.scheduler.http.routes": list(HTTP_ROUTES),
+        "distributed.worker.http.routes": list(HTTP_ROUTES),
         # Every 10 ms a worker's event loop would take the GIL from the work to sample its
         # stack for a dashboard profile that nobody sees.
         "distributed.worker.profile.enabled": False,
@@ -260,7 +262,7 @@ def _local_cluster(local_cluster: type[LocalCluster], workers: int, timeout: flo
         # ours runs already. (Were the flag renamed, the workers would only start slower.)
         distributed.utils._forkserver_preload_set = True
     with dask.config.set(settings):
-        return local_cluster(
+        return LocalCluster(
             n_workers=workers,
             threads_per_worker=1,  # the work holds the GIL: one thread a process
             processes=True,
