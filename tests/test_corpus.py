@@ -314,6 +314,29 @@ def test_lazy_tables_are_dask_dataframes_with_a_partition_per_transcript(corpus:
         c.table("nonsense")
 
 
+@pytest.mark.slow
+def test_a_notebook_kernel_builds_tables_on_local_workers(corpus: Path) -> None:
+    # The workers are forked from a forkserver that the kernel starts; each worker imports the
+    # kernel's main module (ipykernel_launcher) again, as a spawned one would. Two corpora in
+    # one kernel: the second cluster is forked from the same forkserver.
+    nbformat = pytest.importorskip("nbformat", reason="the notebook extra")
+    nbclient = pytest.importorskip("nbclient", reason="the notebook extra")
+    code = (
+        "from pgm_explore.analysis import Corpus\n"
+        f"given = {GIVEN!r}\n"
+        "here = Corpus(*given, workers=0, progress=False).messages()\n"
+        "for _ in range(2):\n"
+        "    print(Corpus(*given, workers=2, progress=False).messages().equals(here), len(here))\n"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(corpus)}}
+    ).execute()
+    printed = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
+    rows = len(Corpus(*GIVEN, workers=0).messages())
+    assert printed == f"True {rows}\nTrue {rows}\n"
+
+
 def test_an_unreadable_transcript_is_a_plain_error(corpus: Path) -> None:
     os.symlink(corpus / "gone.jsonl", corpus / "logs" / "ab.jsonl")
     with pytest.raises(UnreadablePath, match=r"cannot read logs/ab\.jsonl"):
