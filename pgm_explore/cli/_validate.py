@@ -14,7 +14,7 @@ the client to word) is reported and written one at a time, by the same functions
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import IO, NamedTuple
 
@@ -177,6 +177,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return EXIT_USAGE
     bar = progress(input_size(args.paths), "B", stream=err, show=args.progress, what="validate")
     to_out = shared(out, bar)  # (out itself when no bar is drawn)
+    write: Callable[[str], object]
     if args.format == "json":
         write = to_out.write
 
@@ -184,9 +185,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             write(json_line(rep) + "\n")
 
     else:
-
-        def write(text: str) -> None:
-            write_text(to_out, text)
+        write = partial(write_text, to_out)
 
         def emit(rep: Report) -> None:
             write_text(to_out, text_block(rep, palette) + "\n")
@@ -199,12 +198,12 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             batch = partial(lines_of, args.format, palette, path)
             try:
                 for got in iter_batched(path, report_fields, batch, kind=kind, engine=engine, progress=bar.counter()):
-                    if type(got) is Batch:
+                    if isinstance(got, Batch):
                         lines: Lines = got.value
                         add_lines(lines)
                         write(lines.text(got.base))
                     else:
-                        source, (type_name, mode, conforms, findings) = got  # type: ignore[misc]
+                        source, (type_name, mode, conforms, findings) = got
                         rep = Report(type_name, mode, conforms, findings, source)
                         add(rep)
                         emit(rep)

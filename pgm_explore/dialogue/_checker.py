@@ -16,7 +16,6 @@ from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import (
-    DialogueContext,
     DialogueState,
     PendingRequest,
     TranscriptState,
@@ -180,7 +179,29 @@ class TranscriptChecker:
                 context = opener
                 if context is None and type(session := facts.ids[2]) is str:
                     context = state.session_context.get(session)
-                request = self._request(source, facts, type_name, dialogue, context, found)
+                turn = facts.turn
+                last_turn = dialogue.last_turn
+                if type(turn) is int and last_turn is not None and turn == last_turn + 1:
+                    dialogue.last_turn = turn
+                else:
+                    turn = _rules.turn_follows(facts, type_name, dialogue, found)
+                time = facts.time
+                if time is not None:
+                    _time_moves_forward(time, facts, dialogue, found)
+                commitments = facts.commitments
+                request = PendingRequest(
+                    query_id,
+                    source,
+                    turn,
+                    facts.kind,
+                    time,
+                    facts.steps,
+                    tuple([cid for _, cid, _ in commitments]) if commitments else (),
+                    stance_constraints(facts.constraints) if facts.constraints else None,
+                )
+                REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
+                if query_id is not None:
+                    dialogue.wait(request)
                 if self._contexts and type_name == "BKN-DAC" and context is not None:
                     known = context.action_context
                     action_context = known.value if known is not None else None
@@ -240,39 +261,6 @@ class TranscriptChecker:
                 )
             dialogue.pending = None
         return Found(tuple(out))
-
-    def _request(
-        self,
-        source: str,
-        facts: Facts,
-        type_name: str,
-        dialogue: DialogueState,
-        context: DialogueContext | None,
-        found: list[Finding],
-    ) -> PendingRequest:
-        turn = facts.turn
-        last_turn = dialogue.last_turn
-        if type(turn) is int and last_turn is not None and turn == last_turn + 1:
-            dialogue.last_turn = turn
-        else:
-            turn = _rules.turn_follows(facts, type_name, dialogue, found)
-        if facts.time is not None:
-            _time_moves_forward(facts.time, facts, dialogue, found)
-        commitments = facts.commitments
-        request = PendingRequest(
-            facts.query_id,
-            source,
-            turn,
-            facts.kind,
-            facts.time,
-            facts.steps,
-            tuple([cid for _, cid, _ in commitments]) if commitments else (),
-            stance_constraints(facts.constraints) if facts.constraints else None,
-        )
-        REQUEST_RULES[type_name](self._state, facts, dialogue, request, context, found)
-        if facts.query_id is not None:
-            dialogue.wait(request)
-        return request
 
 
 def _time_moves_forward(time: tuple[bool, float], facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:

@@ -176,9 +176,9 @@ class DialogueState(msgspec.Struct, gc=False):
         query_id = request.query_id
         assert query_id is not None
         pending = self.pending
-        if pending is None or (type(pending) is PendingRequest and pending.query_id == query_id):
+        if pending is None or (isinstance(pending, PendingRequest) and pending.query_id == query_id):
             self.pending = request
-        elif type(pending) is PendingRequest:
+        elif isinstance(pending, PendingRequest):
             assert pending.query_id is not None
             self.pending = {pending.query_id: pending, query_id: request}
         else:
@@ -186,14 +186,14 @@ class DialogueState(msgspec.Struct, gc=False):
 
     def waits_for(self, query_id: str) -> bool:
         pending = self.pending
-        if type(pending) is PendingRequest:
+        if isinstance(pending, PendingRequest):
             return pending.query_id == query_id
         return pending is not None and query_id in pending
 
     def take(self, query_id: str) -> PendingRequest | None:
         """The Request ``query_id`` waiting for its Response, no longer waiting; None if none waits."""
         pending = self.pending
-        if type(pending) is PendingRequest:
+        if isinstance(pending, PendingRequest):
             if pending.query_id != query_id:
                 return None
             self.pending = None
@@ -210,7 +210,7 @@ class DialogueState(msgspec.Struct, gc=False):
         pending = self.pending
         if pending is None:
             return []
-        return [pending] if type(pending) is PendingRequest else list(pending.values())
+        return [pending] if isinstance(pending, PendingRequest) else list(pending.values())
 
 
 class SourceLog:
@@ -405,7 +405,7 @@ class TranscriptState:
 
     def grown(self, entities: Entities, added: frozenset[str]) -> Entities:
         """``entities`` with ``added`` among them."""
-        if type(entities) is dict:
+        if isinstance(entities, dict):
             entities.update(dict.fromkeys(map(self.shared, added)))
             return entities
         if added <= entities:

@@ -273,13 +273,13 @@ def iter_partitioned(
             progress(step if start + step < size else max(size - start, 0))  # (the last: to the end)
             start += step
         for value in done:
-            if type(value) is not Left:
+            if not isinstance(value, Left):
                 yield Batch(base, value)
                 continue
             number = base + value.number
             source = f"{prefix}{number}"
             left = value.value
-            if type(left) is Reread:
+            if isinstance(left, Reread):
                 document, problem, notes = _parse_slowly(left.raw, number)
                 yield source, work(Item(source, number, None, document, problem, left.raw, None, notes))
             else:
