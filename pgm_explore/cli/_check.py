@@ -294,19 +294,21 @@ def check_transcript(
     # of the summary (the facts of a big file's messages made by the engine's workers).
     checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
+    feed, count = checker.feed_line, tally.message
     for path in paths:
         stdin_notice("check", path, err)
         before = bar.done if bar is not None else 0
         try:
-            for source, facts in iter_facts(path, engine, counted):
-                found = checker.feed_facts(source, facts).findings
-                tally.message(facts.dialog, facts.type, facts.mode)
-                if found:
-                    tally.add_findings(found)
-                    emit(found)
-                    # Findings are rare next to messages: flushing each lets a reader of
-                    # a live log (tail -f log | pgm-explore check -) see them at once.
-                    out.flush()
+            for head, lines, facts in iter_facts(path, engine, counted):
+                for line, fact in zip(lines, facts, strict=True):
+                    found = feed(head, line, fact).findings
+                    count(fact.dialog, fact.type, fact.mode)
+                    if found:
+                        tally.add_findings(found)
+                        emit(found)
+                        # Findings are rare next to messages: flushing each lets a reader of
+                        # a live log (tail -f log | pgm-explore check -) see them at once.
+                        out.flush()
         except UnreadablePath as exc:
             # The rest of the transcript is missing: what only its end could show
             # (unanswered Requests) is not reported.
