@@ -143,6 +143,16 @@ class TranscriptChecker:
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
         message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
+        return self._feed(source, "", 0, facts)
+
+    def feed_line(self, head: str, line: int, facts: Facts) -> Found:
+        """:meth:`feed_facts` for the message whose source is ``f"{head}{line}"`` (``head`` "PATH:"),
+        or ``head`` itself for a negative ``line``: the source is written out only for a message
+        that needs it (a finding, a Request, a PC Prompt), not for every Response of a big file."""
+        return self._feed(head if line < 0 else None, head, line, facts)
+
+    def _feed(self, source: str | None, head: str, line: int, facts: Facts) -> Found:
+        """:meth:`feed_facts`, the source given as text or (``source`` None) as ``head`` and ``line``."""
         # This runs once per message of a transcript, in the one process that sees them all:
         # the common case (a conforming message with nothing to say) must cost little more
         # than the dictionary lookups it needs. So the rules are looked up once by data type
@@ -156,6 +166,8 @@ class TranscriptChecker:
         action_context = None
         if type_name == "PC Prompt":
             state = self._state
+            if source is None:
+                source = f"{head}{line}"
             if facts.prompt_id is not None:
                 _rules.prompt_id_unused(state, source, facts.prompt_id, found)
             if dialog is not None:
@@ -166,7 +178,11 @@ class TranscriptChecker:
             query_id = facts.query_id
             if query_id is not None:
                 if query_id in state.answered or query_id in state.query_ids:
+                    if source is None:
+                        source = f"{head}{line}"
                     _rules.query_id_unused(state, source, query_id, found)
+                elif source is None:
+                    state.query_ids[query_id] = state.sources.add_line(head, line)
                 else:
                     state.query_ids[query_id] = state.sources.add(source)
             opener = state.opened.get(dialog)
@@ -194,7 +210,7 @@ class TranscriptChecker:
                 commitments = facts.commitments
                 request = PendingRequest(
                     query_id,
-                    source,
+                    f"{head}{line}" if source is None else source,
                     turn,
                     facts.kind,
                     time,
@@ -233,6 +249,8 @@ class TranscriptChecker:
                 tally = Tally()
                 tally.extend(found[len(facts.findings) :])
                 found[len(facts.findings) :] = tally.findings()
+            if source is None:
+                source = f"{head}{line}"
             findings = tuple([TranscriptFinding(source, dialog, type_name, f) for f in found])
         elif action_context is None:
             return _NOTHING

@@ -14,7 +14,7 @@ are small msgspec Structs: cheap to keep, to send and to read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import msgspec
 
@@ -390,21 +390,30 @@ def unpacked_facts(batch: tuple[list[int], list[Facts]] | PackedFacts) -> tuple[
 
 def iter_facts(
     path: str, engine: Engine | None = None, progress: Callable[[int], object] | None = None
-) -> Iterator[tuple[str, Facts]]:
-    """The source and facts of every message of ``path``, in order, made where ``engine`` works
+) -> Iterator[tuple[str, list[int], list[Facts]]]:
+    """The sources and facts of every message of ``path``, in order, made where ``engine`` works
     (see :func:`pgm_explore.io.iter_batched`; ``progress`` is told the bytes done): what the
-    transcript rules read of a transcript file."""
+    transcript rules read of a transcript file.
+
+    They come a run at a time, as ``(head, lines, facts)``: the messages at ``f"{head}{line}"``
+    for each of ``lines``, or (``lines`` ``[-1]``) the one message read at ``head`` (a message read
+    here on its own, whose source may be any text). A run is one chunk of a partition, so that
+    the caller loops over lists (:meth:`TranscriptChecker.feed_line
+    <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
     batches = iter_batched(
         path, item_facts, packed_facts_batch if spread else facts_batch, engine=engine, progress=progress
     )
-    prefix = f"{path}:"
+    head = f"{path}:"
     for got in batches:
         if type(got) is Batch:
             base = got.base
-            numbers = iter(got.value[0])
+            numbers = got.value[0]
+            start = 0
             for facts in fact_chunks(got.value):
-                for fact, number in zip(facts, numbers, strict=False):  # (facts first: a chunk's end takes no line)
-                    yield f"{prefix}{base + number}", fact
+                end = start + len(facts)
+                yield head, [base + number for number in numbers[start:end]], facts
+                start = end
         else:
-            yield got  # type: ignore[misc]  # (a (source, facts) pair: what is not a Batch)
+            source, fact = cast(tuple[str, Facts], got)  # (a (source, facts) pair: what is not a Batch)
+            yield source, [-1], [fact]

@@ -228,40 +228,57 @@ class SourceLog:
     ([0, 1, 2, 3, 4, 5, 6, 7, 8], True, 7)
     """
 
-    __slots__ = ("_head", "_line", "_next", "runs", "size")
+    __slots__ = ("_expect", "_head", "runs", "size")
 
     def __init__(self) -> None:
         self.runs: list[tuple[int, str, int | None]] = []
         """(number of its first source, "PATH:" or "PATH#" or the whole source, its line or None)."""
         self.size = 0
-        # The last run's head and last line, and the source that would continue it.
+        # The last run's head, and the line that would continue it (-1: none would).
         self._head = ""
-        self._line: int | None = None
-        self._next: str | None = None
+        self._expect = -1
 
     def add(self, source: str) -> int:
         """Log ``source``; return its number."""
         number = self.size
         self.size = number + 1
-        line = self._line
-        if source == self._next and line is not None:
-            line = self._line = line + 1
+        expect = self._expect
+        if expect >= 0 and source == f"{self._head}{expect}":
+            self._expect = expect + 1
         else:
-            line = self._start_run(number, source)
-        self._next = f"{self._head}{line + 1}" if line is not None else None
+            self._start_run(number, source)
         return number
 
-    def _start_run(self, number: int, source: str) -> int | None:
+    def add_line(self, head: str, line: int) -> int:
+        """Log the source ``f"{head}{line}"`` (``head`` ends with ":" or "#", ``line`` >= 0) without
+        writing it out; return its number. (The bulk reader gives each message its line: the
+        text, and reading it back, cost more than the rest of logging it.)
+
+        >>> log = SourceLog()
+        >>> [log.add_line("t.jsonl:", 7), log.add_line("t.jsonl:", 8), log.add("t.jsonl:9"), log.add_line("u:", 1)]
+        [0, 1, 2, 3]
+        >>> [log.source(n) for n in range(4)], len(log.runs)
+        (['t.jsonl:7', 't.jsonl:8', 't.jsonl:9', 'u:1'], 2)
+        """
+        number = self.size
+        self.size = number + 1
+        if line != self._expect or head != self._head:
+            self._head = head
+            self.runs.append((number, head, line))
+        self._expect = line + 1
+        return number
+
+    def _start_run(self, number: int, source: str) -> None:
         for separator in (":", "#"):
             head, found, tail = source.rpartition(separator)
             # (only a line written as str(int) writes back the same: not "011", not "²")
             if found and tail.isascii() and tail.isdigit() and (tail == "0" or tail[0] != "0"):
-                self._head, self._line = head + separator, int(tail)
-                self.runs.append((number, self._head, self._line))
-                return self._line
-        self._head, self._line = source, None
+                line = int(tail)
+                self._head, self._expect = head + separator, line + 1
+                self.runs.append((number, self._head, line))
+                return
+        self._head, self._expect = source, -1
         self.runs.append((number, source, None))
-        return None
 
     def source(self, number: int) -> str:
         """The source logged under ``number``."""

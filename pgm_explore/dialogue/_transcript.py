@@ -277,8 +277,10 @@ def check_paths(
 def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFinding]:
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker(contexts=False)
+    feed = checker.feed_line
     for path in paths:
-        for source, facts in iter_facts(path, engine):
-            if found := checker.feed_facts(source, facts).findings:
-                yield from found
+        for head, lines, facts in iter_facts(path, engine):
+            for line, fact in zip(lines, facts, strict=True):
+                if found := feed(head, line, fact).findings:
+                    yield from found
     yield from checker.finish()

@@ -50,6 +50,7 @@ from pgm_explore.validation import (
     Report,
     ReportFields,
     duplicate_keys,
+    learn_order,
     parse_json,
     read_clean,
     read_double,
@@ -285,8 +286,9 @@ def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, in
     to the typed reader (``pgm_explore.validation.read_clean``): a clean message written as
     programs write them is read and judged in one pass, and its notes are :data:`CLEAN`. Its
     document is the very dict the other decoder makes (the same names in the same order).
-    A piece whose lines the typed reader keeps refusing (written in another order of names)
-    is read the usual way from then on: each refusal costs a typed read for nothing."""
+    A clean line it refuses for the order of its names teaches it that order
+    (``learn_order``); a piece whose lines it keeps refusing is read the usual way from then
+    on: each refusal costs a typed read for nothing."""
     decode, noted = _decode_fast, _noted
     read = read_clean if typed else None
     taken = refused = 0
@@ -298,6 +300,7 @@ def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, in
         offset += len(raw)
         if raw.isspace():  # never empty: a line keeps its b"\n"
             continue
+        teach = read is not None
         if read is not None:
             if (document := read(raw)) is not None:
                 taken += 1
@@ -311,7 +314,10 @@ def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, in
         except (ValueError, RecursionError):
             yield number, raw, start, REFUSED, ()
             continue
-        yield number, raw, start, document, noted(raw, document)
+        notes = noted(raw, document)
+        if teach and not notes:
+            learn_order(raw, document)  # (names in another order than the schema's: the next such lines are taken)
+        yield number, raw, start, document, notes
 
 
 def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:

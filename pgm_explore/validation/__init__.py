@@ -18,7 +18,7 @@ from pgm_explore.validation._parse import (
 )
 from pgm_explore.validation._report import FINDING_COLUMNS, Report, ReportFields, report_fields, validate
 from pgm_explore.validation._text import validate_json
-from pgm_explore.validation._typed import read_clean
+from pgm_explore.validation._typed import learn_order, read_clean
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Tally",
     "duplicate_keys",
     "json_path",
+    "learn_order",
     "loads",
     "parse_json",
     "read_clean",

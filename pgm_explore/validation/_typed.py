@@ -30,7 +30,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -39,7 +39,7 @@ from pgm_explore.spec import HEADERS, DataType, resolve
 from pgm_explore.validation._advisory import _advisory
 from pgm_explore.validation._schema import _ecma_dollars
 
-__all__ = ["Unmapped", "clean_type", "is_clean_typed", "read_clean"]
+__all__ = ["Unmapped", "clean_type", "is_clean_typed", "learn_order", "read_clean"]
 
 # Keywords that say nothing about which values are valid (2020-12: annotations), and those
 # this compiler reads itself; any other keyword in a schema node raises Unmapped.
@@ -73,6 +73,79 @@ def _clean_type(dt: DataType, mode: str | None) -> Any:
     return _Compiler(dt).object_type(schema, schema, advice, "", mode)
 
 
+@lru_cache(maxsize=64)
+def _ordered_decoder(dt: DataType, mode: str | None, layout: Any, sample: Any) -> Any:
+    """The typed decoder of :func:`clean_type` with its fields in the order of ``sample``'s names
+    (``layout``, their order, is the cache key). The same types: only the order of writing differs."""
+    schema = dt.schema
+    advice = _advisory(dict(schema), schema)
+    return msgspec.json.Decoder(_Compiler(dt).object_type(schema, schema, advice, "", mode, sample.value)).decode
+
+
+class _Sample:
+    """A message handed to the cache beside its layout, compared by the layout alone."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def _sample(values: list[Any]) -> Any:
+    """One value in which the names of each object come in an order that agrees with that of
+    every one of ``values`` (the values at one place of a message: the items of an array, say),
+    as far as they agree among themselves: an object's names, and of an array, one item."""
+    objects = [value for value in values if isinstance(value, dict)]
+    if objects:
+        order: list[str] = []
+        children: dict[str, list[Any]] = {}
+        for value in objects:
+            names = list(value)
+            for index, name in enumerate(names):
+                if name not in order:
+                    # Before the first name that follows it here and is already placed.
+                    after = next((other for other in names[index + 1 :] if other in order), None)
+                    order.insert(order.index(after) if after is not None else len(order), name)
+                children.setdefault(name, []).append(value[name])
+        return {name: _sample(children[name]) for name in order}
+    items = [item for value in values if isinstance(value, list) for item in value]
+    return [_sample(items)] if items else None
+
+
+def _layout(value: Any) -> Any:
+    """The order of the names of ``value``'s objects (of an array, its first item's): what a
+    Struct's order of fields must follow for msgspec to write ``value`` as it was written."""
+    if isinstance(value, dict):
+        return tuple((name, _layout(item)) for name, item in value.items())
+    if isinstance(value, list) and value:
+        return (_layout(value[0]),)
+    return None
+
+
+def learn_order(raw: bytes, document: Any) -> None:
+    """Have :func:`read_clean` take lines written as ``raw`` is, when the reader read ``document``
+    from it the usual way and it is clean: the names of a message may come in an order other
+    than the schema's (``DataXMData`` first, say), and msgspec writes a Struct's fields in its
+    own order. The next lines that begin as ``raw`` are then read with a type whose fields are
+    in ``document``'s order (the same types, so the same verdicts; still only a text written
+    exactly as msgspec writes it is taken). The orders taught for one beginning are merged into
+    one that suits them all, as far as they agree; the types of the orders seen last are kept
+    (a type takes milliseconds to build)."""
+    found = _beginning(raw)
+    if found is None or not isinstance(document, dict) or not is_clean_typed(found[0], found[1], document):
+        return
+    # (What earlier lines taught is kept: a producer that leaves out some names in some messages
+    # and others in others teaches, message by message, one order that suits them all.)
+    sample = found[4] = _sample([document] if found[4] is None else [found[4], document])
+    found[3] = _ordered_decoder(found[0], found[1], _layout(sample), _Sample(sample))
+
+
 def is_clean_typed(dt: DataType, mode: Any, document: Any) -> bool:
     """True when ``document`` (a value the JSON reader made) is of :func:`clean_type`: then it
     is clean (``_advisory.is_clean`` holds). False says nothing: ask jsonschema-rs."""
@@ -92,8 +165,9 @@ _MSGSPEC_ERRORS = (ValueError, msgspec.DecodeError, RecursionError)
 
 @cache
 def _decoders() -> dict[bytes, list[Any]]:
-    """For each way a message may begin: its data type, Mode, whether that way is spaced, and
-    the typed decoder (None until a line needs it: a type takes milliseconds to build).
+    """For each way a message may begin: its data type, Mode, whether that way is spaced, the
+    typed decoder (None until a line needs it: a type takes milliseconds to build), of the
+    schema's order of names or of the one :func:`learn_order` taught, and what it was taught.
 
     The first names of a message in the schema's order say its data type and Mode:
     ``{"Header":"PGM-KDA-V1.0","Mode":"RQ",`` as msgspec, JavaScript and most programs write
@@ -103,23 +177,20 @@ def _decoders() -> dict[bytes, list[Any]]:
         for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
             for mode in dt.modes or (None,):
                 begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
-                found[begins.encode()] = [dt, mode, spaced, None]
+                found[begins.encode()] = [dt, mode, spaced, None, None]
     return found
 
 
 def read_clean(raw: bytes) -> dict[str, Any] | None:
     """The message of ``raw`` (one line of JSON Lines) when it is clean and written as msgspec
     writes it, compactly or spaced as Python's json module writes it, its names in the schema's
-    order: then the dict is the very dict the json module reads (its names in the same order).
+    order (or the order :func:`learn_order` was taught for messages that begin as it does):
+    then the dict is the very dict the json module reads (its names in the same order).
     Otherwise None: read and judge the line the usual way."""
-    decoders = _decoders()
-    # (Each way of beginning has one length per data type, with a Mode or without.)
-    found = decoders.get(raw[:_WITH_MODE]) or decoders.get(raw[:_WITH_MODE_SPACED])
+    found = _beginning(raw)
     if found is None:
-        found = decoders.get(raw[:_WITHOUT_MODE]) or decoders.get(raw[:_WITHOUT_MODE_SPACED])
-        if found is None:
-            return None
-    dt, mode, spaced, decode = found
+        return None
+    dt, mode, spaced, decode, _ = found
     if decode is None:
         decode = found[3] = msgspec.json.Decoder(clean_type(dt, mode)).decode
     try:
@@ -133,6 +204,16 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
     if not (raw.startswith(written) and (rest == 0 or raw[-rest:].isspace())):
         return None
     return msgspec.to_builtins(value)
+
+
+def _beginning(raw: bytes) -> list[Any] | None:
+    """What :func:`_decoders` knows of the way ``raw`` begins, or None."""
+    decoders = _decoders()
+    # (Each way of beginning has one length per data type, with a Mode or without.)
+    found = decoders.get(raw[:_WITH_MODE]) or decoders.get(raw[:_WITH_MODE_SPACED])
+    if found is None:
+        found = decoders.get(raw[:_WITHOUT_MODE]) or decoders.get(raw[:_WITHOUT_MODE_SPACED])
+    return found
 
 
 # The lengths of the beginnings _decoders() knows (every Header has 12 characters, every Mode 2).
@@ -160,7 +241,7 @@ class _Compiler:
 
     # --- any node --------------------------------------------------------------------------
 
-    def node_type(self, node: Any, root: Json, advice: Json, hint: str) -> Any:
+    def node_type(self, node: Any, root: Json, advice: Json, hint: str, sample: Any = None) -> Any:
         if node is True or node == {}:
             if advice:
                 raise Unmapped(f"{hint}: advice on a schema that takes anything")
@@ -176,16 +257,16 @@ class _Compiler:
             # _advisory follows local references only: an external one gets no advice.
             if not node["$ref"].startswith("#/") and advice:
                 raise Unmapped(f"{hint}: advice on an external $ref")
-            return self.node_type(target, target_root, advice, hint)
+            return self.node_type(target, target_root, advice, hint, sample)
         if "oneOf" in node:
-            return self._one_of(node, root, advice, hint)
+            return self._one_of(node, root, advice, hint, sample)
         if "const" in node or "enum" in node:
             return self._literal(node, advice, hint)
         types = node.get("type")
         if isinstance(types, list):
             if set(node) - _ANNOTATIONS - {"type"} or len(set(types)) != len(types):
                 raise Unmapped(f"{hint}: a list of types with other keywords")
-            members = [self.node_type({"type": t}, root, _advice_for(t, advice, hint), hint) for t in types]
+            members = [self.node_type({"type": t}, root, _advice_for(t, advice, hint), hint, sample) for t in types]
             union = members[0]
             for member in members[1:]:
                 union = union | member
@@ -200,9 +281,9 @@ class _Compiler:
                 raise Unmapped(f"{hint}: advice on a boolean")
             return bool
         if types == "array":
-            return self._array(node, root, advice, hint)
+            return self._array(node, root, advice, hint, sample)
         if types == "object":
-            return self.object_type(node, root, advice, hint, None)
+            return self.object_type(node, root, advice, hint, None, sample)
         raise Unmapped(f"{hint}: type {types!r}")
 
     def _literal(self, node: Json, advice: Json, hint: str) -> Any:
@@ -261,14 +342,15 @@ class _Compiler:
         # both are numbers to JSON Schema. (A float is never NaN or infinite: JSON has none.)
         return integer | (Annotated[float, msgspec.Meta(**bounds)] if bounds else float)
 
-    def _array(self, node: Json, root: Json, advice: Json, hint: str) -> Any:
+    def _array(self, node: Json, root: Json, advice: Json, hint: str, sample: Any = None) -> Any:
         _only(node, {"type", "items", "minItems", "maxItems"}, hint)
         _advised(advice, {"minItems", "items"}, hint)
-        items = self.node_type(node.get("items", True), root, advice.get("items", {}), f"{hint}Item")
+        first = sample[0] if isinstance(sample, list) and sample else None
+        items = self.node_type(node.get("items", True), root, advice.get("items", {}), f"{hint}Item", first)
         meta = _lengths(node, advice, "minItems", "maxItems")
         return Annotated[list[items], msgspec.Meta(**meta)] if meta else list[items]  # type: ignore[valid-type]
 
-    def _one_of(self, node: Json, root: Json, advice: Json, hint: str) -> Any:
+    def _one_of(self, node: Json, root: Json, advice: Json, hint: str, sample: Any = None) -> Any:
         """A ``oneOf`` of closed objects. When each has one required property of its own
         (``{"AIMID": ...}`` or ``{"ImplementerAIMID": ...}``), an object of exactly one of those
         names is valid against exactly that alternative: msgspec tells them apart as a dict of
@@ -305,11 +387,14 @@ class _Compiler:
         own = set(first.get("required", ()))
         if not all(own - set(other.get("properties", {})) for other, _ in others):
             raise Unmapped(f"{hint}: a oneOf whose first alternative is not told apart by a property")
-        return self.object_type(first, where, {}, hint, None)
+        return self.object_type(first, where, {}, hint, None, sample)
 
     # --- objects -----------------------------------------------------------------------------
 
-    def object_type(self, node: Json, root: Json, advice: Json, hint: str, mode: str | None) -> Any:
+    def object_type(self, node: Json, root: Json, advice: Json, hint: str, mode: str | None, sample: Any = None) -> Any:
+        """A closed object as a Struct whose fields are in the order of the names of ``sample`` (a
+        message of the type, which says in what order its producer writes them), the others after
+        them in the schema's order; or an open one as a dict."""
         _only(node, {"type", "additionalProperties", "required", "properties", "allOf"}, hint)
         _advised(advice, {"properties"}, hint)
         if node.get("type") != "object":
@@ -331,10 +416,13 @@ class _Compiler:
         advised = advice.get("properties", {})
         fields: list[tuple[str, Any, Any]] = []
         rename: dict[str, str] = {}
-        for name, sub in properties.items():
+        seen = list(sample) if isinstance(sample, dict) else []
+        order = sorted(properties, key=lambda name: seen.index(name) if name in seen else len(seen))
+        for name in order:
+            sub = properties[name]
             if name in forbidden or sub is False:
                 continue  # forbid_unknown_fields refuses it
-            kind = self.node_type(sub, root, advised.get(name, {}), f"{hint}{name}")
+            kind = self.node_type(sub, root, advised.get(name, {}), f"{hint}{name}", sample.get(name) if seen else None)
             if name in fixed:
                 kind = _narrowed(kind, fixed[name], hint)
             attribute = name if name.isidentifier() and not keyword.iskeyword(name) else f"field{len(rename)}_"
