@@ -22,7 +22,13 @@ Then it measures, in one run:
 and prints messages per second and the ratios to the yardstick (target, issue 20: ``check`` at least
 1.0 of ``json.loads`` on 2 cores). For a file this large, 2 and 3 use two cores: Dask worker processes read,
 parse and validate partitions of the file while the checking process applies the transcript
-rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone.
+rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone. 2 and 3
+count the same start-up: each pass starts its own local cluster (``--workers``, default 2),
+forked from the forkserver that the untimed pass listing the findings started, and closes it;
+4 starts nothing. Beside the clock, each pass's CPU time a message is printed, which a
+neighbour's load changes little: this process's main thread (the transcript rules, the output),
+all its threads (with Dask's) and the processes it started (the workers, looked at every 50 ms),
+and the command's over the library's.
 
 With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
 in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the
@@ -65,12 +71,17 @@ import itertools
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
+
+import psutil  # type: ignore[import-untyped]  # (distributed depends on it; no stubs)
 
 from pgm_explore.cli import main
 from pgm_explore.dialogue import check_paths
@@ -171,13 +182,70 @@ def interleaved(scenarios: list[Template], count: int, at_once: int = CONCURRENT
 # --- measuring ---------------------------------------------------------------------------------------
 
 
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+class Pass(NamedTuple):
+    """One pass: its time; the CPU time of this process's main thread, of all its threads, and of
+    the processes it started (the workers and their nannies)."""
+
+    seconds: float
+    main_cpu: float
+    process_cpu: float
+    workers_cpu: float
+
+
+SAMPLE_EVERY = 0.05
+"""Seconds between two looks at the CPU time of the processes a pass started: a worker's last
+moments (closing, idle) after the last look are not counted."""
+
+
+class _Started(threading.Thread):
+    """Looks at the CPU time of every process this one started, until told to stop: a worker lives
+    as long as its pass, and its CPU time is gone once it has ended (its parent, the forkserver,
+    is not waited for when the pass ends)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self._me = psutil.Process()
+        self.before = self._look()  # (the forkserver, alive from pass to pass)
+        self.last = dict(self.before)
+        self._finished = threading.Event()
+
+    def _look(self) -> dict[int, float]:
+        seen = {}
+        for process in self._me.children(recursive=True):
+            with contextlib.suppress(psutil.Error):  # (ended meanwhile)
+                times = process.cpu_times()
+                seen[process.pid] = times.user + times.system
+        return seen
+
+    def run(self) -> None:
+        while not self._finished.wait(SAMPLE_EVERY):
+            self.last.update(self._look())
+
+    def stop(self) -> float:
+        self._finished.set()
+        self.join()
+        self.last.update(self._look())
+        return sum(cpu - self.before.get(pid, 0.0) for pid, cpu in self.last.items())
+
+
+def timed(run: Callable[[], object]) -> Pass:
+    """``run()`` timed on the clock and in CPU time: the main thread's (``time.thread_time``, where
+    the transcript rules and the command's output run), this whole process's (``RUSAGE_SELF``,
+    with Dask's event-loop threads) and that of the processes it started (the workers, looked at
+    every :data:`SAMPLE_EVERY` seconds). Another process's load slows the clock, not the CPU
+    seconds a pass takes."""
+    started = _Started()
+    started.start()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    wall, thread = time.perf_counter(), time.thread_time()
+    run()
+    wall, thread = time.perf_counter() - wall, time.thread_time() - thread
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    workers = started.stop()
+    # (the sampling thread's own CPU is in RUSAGE_SELF: a look every 50 ms costs little, and the
+    # same for every pass)
+    process = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return Pass(wall, thread, process, workers)
 
 
 def bare_json(path: Path) -> None:
@@ -272,14 +340,14 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         "command": lambda: command(path),
         "one core": lambda: library(path, parallel=False),
     }
-    times: dict[str, list[float]] = {name: [] for name in passes}
+    runs: dict[str, list[Pass]] = {name: [] for name in passes}
     for _ in range(repeat):
         for name, run in passes.items():
-            times[name].append(best_of(1, run))
-    t_json, t_lib, t_cli, t_one = (min(times[name]) for name in passes)
+            runs[name].append(timed(run))
+    t_json, t_lib, t_cli, t_one = (min(p.seconds for p in runs[name]) for name in passes)
     # On a shared machine a neighbour can slow a whole pass: the yardstick's own passes,
     # which do the same work each time, show how far that went during this measurement.
-    spread = max(times["json"]) / t_json - 1
+    spread = max(p.seconds for p in runs["json"]) / t_json - 1
     if spread > NOISY:
         print(f"(noisy: the json.loads passes differ by {spread:.0%}; the ratios below are less sure)")
 
@@ -287,14 +355,33 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         return f"{count / seconds:>10,.0f} msg/s  ({seconds:.2f} s)"
 
     print(f"json.loads                         {rate(t_json)}")
-    print(f"library (for f in check_paths(...)) {rate(t_lib)}")
-    print(f"command (check --format json)      {rate(t_cli)}")
-    print(f"library on one core (--workers 0)   {rate(t_one)}")
+    print(f"library (for f in check_paths(...)) {rate(t_lib)}  start of {WORKERS} workers included")
+    print(f"command (check --format json)      {rate(t_cli)}  start of {WORKERS} workers included")
+    print(f"library on one core (--workers 0)   {rate(t_one)}  nothing to start")
     print(f"check library (one core) / json.loads = {t_json / t_one:.2f}")
     for label, seconds in (("library", t_lib), ("command", t_cli)):
         ratio = t_json / seconds
         status = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
         print(f"check {label} / json.loads = {ratio:.2f} (target >= {TARGET_RATIO}) {status}")
+    # CPU seconds, which a neighbour's load changes little: the least of the passes of each.
+    print(f"CPU a message (least of {repeat}): this process's main thread / all its threads / worker processes")
+
+    def least(name: str, field: str) -> float:
+        return min(getattr(p, field) for p in runs[name])
+
+    for name, label in (
+        ("json", "json.loads"),
+        ("library", "library"),
+        ("command", "command"),
+        ("one core", "one core"),
+    ):
+        figures = " / ".join(f"{least(name, field) / count * 1e6:6.2f} us" for field in Pass._fields[1:])
+        print(f"  {label:<11} {figures}")
+    ratios = ", ".join(
+        f"{label} {least('command', field) / least('library', field):.3f}"
+        for field, label in zip(Pass._fields[1:], ("main thread", "all threads", "workers"), strict=True)
+    )
+    print(f"command / library in CPU: {ratios} (each pass starts its {WORKERS} workers, counted for both)")
     return {"library": t_json / t_lib, "command": t_json / t_cli, "one core": t_json / t_one}
 
 

@@ -148,21 +148,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Tally(Severities):
-    __slots__ = ("dialogues", "messages", "others", "stopped")
+    __slots__ = ("dialogues", "messages", "stopped")
 
     def __init__(self) -> None:
         super().__init__()
+        # Both counted by the checker, at the end: counting here too cost a call a message.
         self.messages = 0
-        # Counted at the end by the checker, which keeps every dialogue but those of messages
-        # without a Mode (others): a set of its own here took a tuple and a set entry for each.
         self.dialogues = 0
-        self.others: set[tuple[str, str]] = set()
         self.stopped = False
-
-    def message(self, dialog: str | None, type_name: str | None, mode: str | None) -> None:
-        self.messages += 1
-        if mode is None and dialog is not None and type_name is not None and type_name != "PC Prompt":
-            self.others.add((dialog, type_name))
 
     @property
     def status(self) -> int:
@@ -230,8 +223,14 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return refuse("check", problems, args.paths, err)
     palette = palette_for(args.color, out)
     try:
+        # The workers run what they run for the library's check_paths, so they start with its
+        # module imported, as for it (this one they would import with their first work).
         engine = engine_for(
-            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=CHECK_BYTES, preload=[__name__]
+            args.paths,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            min_bytes=CHECK_BYTES,
+            preload=["pgm_explore.dialogue._transcript"],
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
@@ -290,11 +289,12 @@ def check_transcript(
                 write_text(out, text + "\n")
 
     tally = Tally()
-    # The loop of pgm_explore.dialogue.check_paths, with the message and dialogue counts
-    # of the summary (the facts of a big file's messages made by the engine's workers).
+    # The loop of pgm_explore.dialogue.check_paths, writing the findings as they come (the
+    # facts of a big file's messages made by the engine's workers); the checker counts the
+    # messages and dialogues of the summary.
     checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
-    feed, count = checker.feed_line, tally.message
+    feed = checker.feed_line
     for path in paths:
         stdin_notice("check", path, err)
         before = bar.done if bar is not None else 0
@@ -302,7 +302,6 @@ def check_transcript(
             for head, lines, facts in iter_facts(path, engine, counted):
                 for line, fact in zip(lines, facts, strict=True):
                     found = feed(head, line, fact).findings
-                    count(fact.dialog, fact.type, fact.mode)
                     if found:
                         tally.add_findings(found)
                         emit(found)
@@ -323,7 +322,7 @@ def check_transcript(
         found = checker.finish().findings
         tally.add_findings(found)
         emit(found)
-    tally.dialogues = checker.dialogues(tally.others)
+    tally.messages, tally.dialogues = checker.messages, checker.dialogues()
     return tally
 
 

@@ -124,6 +124,9 @@ class TranscriptChecker:
         needs them (and a message with none costs no object of its own)."""
         self._state = TranscriptState()
         self.messages = 0
+        # The (DialogID, data type) of messages with both but no Mode: no rule keeps them, and
+        # the dialogue count needs them (rare, so taking them here costs the others nothing).
+        self._others: set[tuple[str, str]] = set()
         self._contexts = contexts
 
     def feed(self, source: str, document: Any, problem: Finding | None = None) -> Found:
@@ -238,6 +241,8 @@ class TranscriptChecker:
                     if facts.outcome == "answered" and isinstance(pending.kind, str):
                         _rules.payload_fits_kind(state, facts, dialogue, pending, found)
                     RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
+        elif type_name is not None and dialog is not None:
+            self._others.add((dialog, type_name))
         if found:
             if len(found) - len(facts.findings) > MAX_FINDINGS:
                 # The transcript rules keep at most as many findings per message as validation does.
@@ -255,9 +260,9 @@ class TranscriptChecker:
 
     def dialogues(self, others: Iterable[tuple[str, str]] = ()) -> int:
         """How many dialogues (:func:`~pgm_explore.dialogue.dialogue_key`) the messages fed so far
-        belong to, with those of ``others``: the (DialogID, data type) of messages of a data type
-        and a DialogID but no Mode, of which nothing is kept."""
-        return self._state.dialogue_count(others)
+        belong to (those of a data type and a DialogID but no Mode too), with those of ``others``
+        (more (DialogID, data type) pairs)."""
+        return self._state.dialogue_count(self._others.union(others))
 
     def finish(self) -> Found:
         """What only the end of the transcript reveals: Requests never answered."""
