@@ -185,6 +185,20 @@ def test_feed_returns_the_action_context_and_the_predictions_it_used() -> None:
     assert answered.findings[0] is answered[0] and "LocOOR" in answered[0].message
 
 
+def test_a_plan_sent_again_under_one_action_context_is_judged_alike_and_has_its_own_predictions() -> None:
+    # (The pre-check of a plan is kept for the next Request of the same plan under the same
+    # ActionContext: each Request still gets what the pre-check says, in a list of its own.)
+    context = {"Repertoire": ["MM-Add"], "MLocations": ["ML-Stall"]}
+    checker = TranscriptChecker()
+    checker.feed("t#0", prompt(ActionContext=context))
+    first = checker.feed("t#1", _feasibility("q-1", 0, 2_000, PLACE))
+    assert [f.rule for f in checker.feed("t#2", _feasible("q-2", "q-1", 0, 2_500))] == ["precheck-differs"]
+    again = checker.feed("t#3", _feasibility("q-3", 1, 3_000, PLACE))
+    assert [f.rule for f in checker.feed("t#4", _feasible("q-4", "q-3", 1, 3_500))] == ["precheck-differs"]
+    assert first.predictions == again.predictions and first.predictions is not again.predictions
+    assert [(p.step, p.predicted) for p in again.predictions or ()] == [(0, "LocOOR")]
+
+
 def test_an_empty_action_context_is_in_force_but_rules_nothing_out() -> None:
     docs = [prompt(ActionContext={}), _feasibility("q-1", 0, 2_000, "Track Nil x"), _feasible("q-2", "q-1", 0, 2_500)]
     t = Transcript.from_documents(docs)

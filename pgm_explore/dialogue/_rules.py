@@ -24,7 +24,7 @@ from typing import Any
 
 from pgm_explore.dialogue._facts import Facts
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
-from pgm_explore.dialogue.precheck import compare, predict_with_rules
+from pgm_explore.dialogue.precheck import compare
 from pgm_explore.spec import PAYLOAD_FOR_KIND
 from pgm_explore.validation import Finding
 from pgm_explore.validation.findings import clip
@@ -330,7 +330,7 @@ def steps_fit_action_context(
     if not steps or context is None or context.action_context is None:
         return
     known = context.action_context
-    predictions = request.predictions = predict_with_rules(steps, known.precheck_rules())
+    predictions = request.predictions = known.predict(steps)
     action_context = known.value
     if not action_context:
         return  # (an empty ActionContext rules nothing out: its predictions are only shown)

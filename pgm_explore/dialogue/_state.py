@@ -35,7 +35,7 @@ import msgspec
 from pgm_explore.dialogue._facts import Facts
 from pgm_explore.dialogue._precheck_checks import ContextRules, context_rules
 from pgm_explore.dialogue.commitments import CommitmentLedger
-from pgm_explore.dialogue.precheck import Prediction
+from pgm_explore.dialogue.precheck import Prediction, predict_with_rules
 
 __all__ = [
     "DialogueContext",
@@ -64,6 +64,10 @@ _ENTITY_SETS = 4096
 """The distinct sets of Entity ids :meth:`TranscriptState.entity_set` remembers, the oldest
 forgotten first (a set forgotten stays with whoever holds it; a later equal one is kept anew)."""
 
+_PLANS = 64
+"""The distinct plans whose pre-check :meth:`KnownActionContext.predict` keeps for each
+ActionContext, the oldest forgotten first."""
+
 _NO_COMMITMENTS: frozenset[str] = frozenset()
 _TURN_BITS = 24
 _OTHER_TURN = (1 << _TURN_BITS) - 1
@@ -76,11 +80,29 @@ class KnownActionContext(msgspec.Struct, gc=False):
 
     value: Mapping[str, Any]
     rules: ContextRules | None = None
+    plans: dict[tuple[tuple[int, str], ...], list[Prediction]] | None = None
+    """The pre-check of the latest distinct plans (:meth:`predict`)."""
 
     def precheck_rules(self) -> ContextRules:
         if self.rules is None:
             self.rules = context_rules(self.value, {}, None)
         return self.rules
+
+    def predict(self, steps: tuple[tuple[int, str], ...]) -> list[Prediction]:
+        """The pre-check of ``steps`` (a Request's (Step, Statement) pairs) under this ActionContext.
+        An A-User sends the same plan again and again under one ActionContext, and the pre-check
+        of a plan costs more than the rest of the checks of its message: each of the latest
+        :data:`_PLANS` distinct plans is pre-checked once (the pre-check depends on nothing else)."""
+        plans = self.plans
+        if plans is None:
+            plans = self.plans = {}
+        predictions = plans.get(steps)
+        if predictions is None:
+            predictions = predict_with_rules(steps, self.precheck_rules())
+            if len(plans) >= _PLANS:
+                del plans[next(iter(plans))]
+            plans[steps] = predictions
+        return list(predictions)  # (a list of its own for each Request: the tables keep it)
 
 
 class DialogueContext(msgspec.Struct, gc=False):
