@@ -471,6 +471,24 @@ def test_learn_order_takes_another_order_of_names_soundly() -> None:
     assert read_clean(_compact(_reordered(clean_bases()[0]))) is None
 
 
+def test_learn_order_stops_teaching_after_its_lessons() -> None:
+    """Lines whose orders cannot all be taught (each teaches its own) stop being lessons after
+    ``_LESSONS`` of them, so that a producer whose orders never fit pays a lesson (a walk over the
+    whole message) a bounded number of times, and its lines are still read as today."""
+    base = clean_bases()[0]
+    typed_module._decoders.cache_clear()
+    way = typed_module._beginning(_compact(base))
+    assert way is not None and way.lessons == typed_module._LESSONS
+    for _ in range(typed_module._LESSONS + 5):
+        raw = _compact(_reordered(base))
+        typed_module.learn_order(raw, json.loads(raw))
+    assert way.lessons == 0
+    taught = way.decode
+    typed_module.learn_order(_compact(base), base)  # (no lesson left: nothing changes)
+    assert way.decode is taught
+    assert _assert_reads_as_today(_compact(_reordered(base)), "taught before the lessons ran out")
+
+
 def test_a_number_next_to_an_integer_is_refused() -> None:
     """``1.00000000000000000001`` is read as a double of 1.0 by msgspec, but as the double next to
     1 above it by today's reader: a Confidence (at most 1) that does not conform. So the text goes

@@ -30,7 +30,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping
-from functools import cache, lru_cache
+from functools import cache
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -73,28 +73,24 @@ def _clean_type(dt: DataType, mode: str | None) -> Any:
     return _Compiler(dt).object_type(schema, schema, advice, "", mode)
 
 
-@lru_cache(maxsize=64)
-def _ordered_decoder(dt: DataType, mode: str | None, layout: Any, sample: Any) -> Any:
-    """The typed decoder of :func:`clean_type` with its fields in the order of ``sample``'s names
-    (``layout``, their order, is the cache key). The same types: only the order of writing differs."""
-    schema = dt.schema
-    advice = _advisory(dict(schema), schema)
-    return msgspec.json.Decoder(_Compiler(dt).object_type(schema, schema, advice, "", mode, sample.value)).decode
+_ORDERED: dict[Any, Any] = {}
+"""Typed decoders with their fields in a taught order, by that order (:func:`_layout`)."""
+_ORDERED_MAX = 64  # (a type takes milliseconds to build; the orders seen last are kept)
 
 
-class _Sample:
-    """A message handed to the cache beside its layout, compared by the layout alone."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return True
-
-    def __hash__(self) -> int:
-        return 0
+def _ordered_decoder(dt: DataType, mode: str | None, sample: Any) -> Any:
+    """The typed decoder of :func:`clean_type` with its fields in the order of ``sample``'s names.
+    The same types: only the order of writing differs."""
+    layout = (dt.name, mode, _layout(sample))
+    decode = _ORDERED.get(layout)
+    if decode is None:
+        schema = dt.schema
+        advice = _advisory(dict(schema), schema)
+        decode = msgspec.json.Decoder(_Compiler(dt).object_type(schema, schema, advice, "", mode, sample)).decode
+        if len(_ORDERED) >= _ORDERED_MAX:
+            del _ORDERED[next(iter(_ORDERED))]
+        _ORDERED[layout] = decode
+    return decode
 
 
 def _sample(values: list[Any]) -> Any:
@@ -137,13 +133,18 @@ def learn_order(raw: bytes, document: Any) -> None:
     exactly as msgspec writes it is taken). The orders taught for one beginning are merged into
     one that suits them all, as far as they agree; the types of the orders seen last are kept
     (a type takes milliseconds to build)."""
-    found = _beginning(raw)
-    if found is None or not isinstance(document, dict) or not is_clean_typed(found[0], found[1], document):
+    way = _beginning(raw)
+    if way is None or way.lessons <= 0 or not isinstance(document, dict):
+        return
+    # (Each lesson walks the whole message: a producer whose orders cannot be merged into one,
+    # items of one array in different orders, say, would otherwise pay it on every such line.)
+    way.lessons -= 1
+    if not is_clean_typed(way.dt, way.mode, document):
         return
     # (What earlier lines taught is kept: a producer that leaves out some names in some messages
     # and others in others teaches, message by message, one order that suits them all.)
-    sample = found[4] = _sample([document] if found[4] is None else [found[4], document])
-    found[3] = _ordered_decoder(found[0], found[1], _layout(sample), _Sample(sample))
+    way.sample = _sample([document] if way.sample is None else [way.sample, document])
+    way.decode = _ordered_decoder(way.dt, way.mode, way.sample)
 
 
 def is_clean_typed(dt: DataType, mode: Any, document: Any) -> bool:
@@ -163,8 +164,25 @@ _format = msgspec.json.format
 _MSGSPEC_ERRORS = (ValueError, msgspec.DecodeError, RecursionError)
 
 
+_LESSONS = 32
+"""Lines of one way of beginning that may teach :func:`learn_order` an order: enough for a
+producer's orders to be merged into one, and a bound on what lines that never fit cost."""
+
+
+class _Way:
+    """One way a message may begin (see :func:`_decoders`), and what reading such lines needs."""
+
+    __slots__ = ("decode", "dt", "lessons", "mode", "sample", "spaced")
+
+    def __init__(self, dt: DataType, mode: str | None, spaced: bool) -> None:
+        self.dt, self.mode, self.spaced = dt, mode, spaced
+        self.decode: Any = None  # (built when a line needs it: a type takes milliseconds to build)
+        self.sample: Any = None  # the order learn_order was taught, as a message
+        self.lessons = _LESSONS
+
+
 @cache
-def _decoders() -> dict[bytes, list[Any]]:
+def _decoders() -> dict[bytes, _Way]:
     """For each way a message may begin: its data type, Mode, whether that way is spaced, the
     typed decoder (None until a line needs it: a type takes milliseconds to build), of the
     schema's order of names or of the one :func:`learn_order` taught, and what it was taught.
@@ -177,7 +195,7 @@ def _decoders() -> dict[bytes, list[Any]]:
         for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
             for mode in dt.modes or (None,):
                 begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
-                found[begins.encode()] = [dt, mode, spaced, None, None]
+                found[begins.encode()] = _Way(dt, mode, spaced)
     return found
 
 
@@ -187,18 +205,18 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
     order (or the order :func:`learn_order` was taught for messages that begin as it does):
     then the dict is the very dict the json module reads (its names in the same order).
     Otherwise None: read and judge the line the usual way."""
-    found = _beginning(raw)
-    if found is None:
+    way = _beginning(raw)
+    if way is None:
         return None
-    dt, mode, spaced, decode, _ = found
+    decode = way.decode
     if decode is None:
-        decode = found[3] = msgspec.json.Decoder(clean_type(dt, mode)).decode
+        decode = way.decode = msgspec.json.Decoder(clean_type(way.dt, way.mode)).decode
     try:
         value = decode(raw)
     except _MSGSPEC_ERRORS:
         return None
     written = _encode(value)
-    if spaced:
+    if way.spaced:
         written = _format(written, indent=0)
     rest = len(raw) - len(written)
     if not (raw.startswith(written) and (rest == 0 or raw[-rest:].isspace())):
@@ -206,7 +224,7 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
     return msgspec.to_builtins(value)
 
 
-def _beginning(raw: bytes) -> list[Any] | None:
+def _beginning(raw: bytes) -> _Way | None:
     """What :func:`_decoders` knows of the way ``raw`` begins, or None."""
     decoders = _decoders()
     # (Each way of beginning has one length per data type, with a Mode or without.)
