@@ -35,7 +35,7 @@ from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
 from pgm_explore.widgets._filebar import download_html
-from pgm_explore.widgets._ordered import OrderedButton, OrderedText, OrderedTextarea
+from pgm_explore.widgets._ordered import OrderedButton, OrderedPassword, OrderedText, OrderedTextarea
 
 __all__ = ["PartnerInspector"]
 
@@ -133,7 +133,7 @@ class PartnerInspector(widgets.VBox):
         # kernel's environment (a page's visitor must not get the server's secret sent to their URL).
         # A box's value is widget state, which JupyterLab and Voilà can write into the notebook: Connect
         # takes the token out of the box into the kernel (_kept) and empties the box.
-        self.token = widgets.Password(
+        self.token = OrderedPassword(
             description="Token",
             placeholder="if the partner asks for one",
             layout={"width": "280px", "display": "none"},

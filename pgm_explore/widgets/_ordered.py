@@ -32,7 +32,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from traitlets import Int
 
-__all__ = ["OrderedButton", "OrderedCombobox", "OrderedText", "OrderedTextarea", "after_browser"]
+__all__ = ["OrderedButton", "OrderedCombobox", "OrderedPassword", "OrderedText", "OrderedTextarea", "after_browser"]
 
 
 class _Echo:
@@ -61,6 +61,13 @@ def _echo_trait() -> Int:
 
 class OrderedText(_Echo, widgets.Text):
     """A ``Text`` whose values a click from the browser waits for (the browser's ``TextModel``)."""
+
+    _pgmx_echo = _echo_trait()
+
+
+class OrderedPassword(_Echo, widgets.Password):
+    """A ``Password`` box whose value a click from the browser waits for (a token typed just before
+    Connect must be the one sent, not the one kept from the Connect before)."""
 
     _pgmx_echo = _echo_trait()
 
