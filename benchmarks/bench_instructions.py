@@ -17,14 +17,17 @@ ratio printed here is higher than the time ratio. It is for comparing commits, n
 about speed.
 
 With ``--subject validate`` the library's ``validate`` is counted instead of the check
-(``iter_reports(..., parallel=False)``: reading and validation only), over the same messages.
+(``iter_reports(..., parallel=False)``: reading and validation only), over the same messages;
+with ``--subject command``, the command ``pgm-explore validate --format json --workers 0`` (its
+output thrown away): what the workers of a ``validate`` on workers do, and its client's work,
+in one process.
 
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--subject check|validate] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,15 @@ from pgm_explore.io import iter_reports
 for report in iter_reports(sys.argv[1], parallel=False):
     pass
 """
+
+_COMMAND = """\
+import contextlib, os, sys
+from pgm_explore.cli import main
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    main(["validate", "--format", "json", "--workers", "0", sys.argv[1]])
+"""
+
+_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND}
 
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
@@ -102,9 +114,7 @@ def main_(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
     parser.add_argument("--warm-up", type=int, default=2000, help="messages before them (default 2000)")
     parser.add_argument("--source", type=Path, help="another checkout to count as well")
-    parser.add_argument(
-        "--subject", choices=("check", "validate"), default="check", help="what is counted (default check)"
-    )
+    parser.add_argument("--subject", choices=tuple(_CODES), default="check", help="what is counted (default check)")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not on the PATH: nothing counted")
@@ -112,7 +122,7 @@ def main_(argv: list[str] | None = None) -> int:
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
     sources = [ROOT] + ([args.source.resolve()] if args.source else [])
     print(f"instructions a message, after {args.warm_up:,} messages, over {args.messages:,} more")
-    subject, code = args.subject, _CHECK if args.subject == "check" else _VALIDATE
+    subject, code = args.subject, _CODES[args.subject]
     head = f"{'mix':10} {'json.loads':>11} {subject:>9} {'ratio':>6}"
     if args.source:
         head += f" {subject + ' of ' + args.source.name:>23} {'vs this':>8}"

@@ -3,7 +3,7 @@
 The messages are read and validated through :func:`pgm_explore.io.iter_batched`, which cuts
 a JSON Lines file into partitions (worked on in this process, or by Dask workers: see
 ``--workers``). The worker of a partition also writes its messages' output and counts them
-for the summary (:func:`lines_of`), with each source's line number left out: only the client
+for the summary (:class:`Writer`), with each source's line number left out: only the client
 knows how many lines the partitions before it hold, so it puts the numbers in
 (:meth:`Lines.text`) and writes the text. The client's work per message is then a number to
 format, which lets two workers go about twice as fast as one process. Everything read here
@@ -14,7 +14,7 @@ the client to word) is reported and written one at a time, by the same functions
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from typing import IO, NamedTuple
 
@@ -39,10 +39,10 @@ from pgm_explore.cli._output import (
     write_text,
 )
 from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
-from pgm_explore.io import Batch, InputKind, Item, UnreadablePath, iter_batched, report_fields
-from pgm_explore.validation import Finding, Report
+from pgm_explore.io import Batch, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
+from pgm_explore.validation import Finding, Report, ReportFields, Way, clean_fields
 
-__all__ = ["COMMAND", "Lines", "json_line", "lines_of", "text_block"]
+__all__ = ["COMMAND", "Lines", "Writer", "json_line", "text_block"]
 
 EPILOG = """\
 inputs:
@@ -195,7 +195,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         for path in args.paths:
             stdin_notice("validate", path, err)
             before = bar.done
-            batch = partial(lines_of, args.format, palette, path)
+            batch = Pushed(partial(Writer, args.format, palette, path))
             try:
                 for got in iter_batched(path, report_fields, batch, kind=kind, engine=engine, progress=bar.counter()):
                     if isinstance(got, Batch):
@@ -300,31 +300,68 @@ class Lines(NamedTuple):
         return "".join(out)
 
 
-def lines_of(form: str, palette: Palette, path: str, items: Iterator[Item]) -> Lines:
-    """The output of the messages ``items`` of a partition of ``path`` in the ``form`` of
-    ``--format`` (``json``, or ``text`` in the colours of ``palette``), as :class:`Lines`.
-    Runs on the worker of the partition (see :func:`pgm_explore.io.iter_batched`)."""
-    # (In JSON, the source's closing quote comes after the number.)
-    head = f'{{"source":{json_str(path)[:-1]}:' if form == "json" else f"{palette.bold}{clean(path)}:"
-    parts, numbers = [head], []
-    messages = nonconforming = errors = warnings = 0
-    for item in items:
-        type_name, mode, conforms, findings = report_fields(item)
-        messages += 1
+class Writer:
+    """The output of the messages of a partition of ``path`` in the ``form`` of ``--format``
+    (``json``, or ``text`` in the colours of ``palette``), as :class:`Lines`: the
+    :class:`~pgm_explore.io.LineBatch` of ``validate``, told the messages on the worker of the
+    partition (see :func:`pgm_explore.io.iter_batched`).
+
+    Most messages in bulk are clean and have nothing to be said about them: their output after
+    the line number is the same for every message of a data type and Mode, made once."""
+
+    __slots__ = ("_errors", "_form", "_head", "_nonconforming", "_numbers", "_palette", "_parts", "_said", "_warnings")
+
+    def __init__(self, form: str, palette: Palette, path: str) -> None:
+        self._form, self._palette = form, palette
+        # (In JSON, the source's closing quote comes after the number.)
+        self._head = f'{{"source":{json_str(path)[:-1]}:' if form == "json" else f"{palette.bold}{clean(path)}:"
+        self._said: dict[Way, str] = {}  # what follows the number of a clean message without findings, by its way
+        self._start()
+
+    def _start(self) -> None:
+        self._parts, self._numbers = [self._head], []
+        self._nonconforming = self._errors = self._warnings = 0
+
+    def typed(self, line: int, way: Way, value: object) -> None:
+        fields = clean_fields(way, value)
+        if fields[3]:
+            self._add(line, fields)
+            return
+        said = self._said.get(way)
+        if said is None:
+            said = self._said[way] = self._after(fields)
+        self._numbers.append(line)
+        self._parts.append(said)
+
+    def item(self, item: Item) -> None:
+        self._add(item.line, report_fields(item))  # type: ignore[arg-type]  # (a partition's item has a line)
+
+    def _add(self, line: int, fields: ReportFields) -> None:
+        conforms, findings = fields[2], fields[3]
         if not conforms:
-            nonconforming += 1
+            self._nonconforming += 1
         for finding in findings:
             if finding.severity == "error":
-                errors += 1
+                self._errors += 1
             else:
-                warnings += 1
-        numbers.append(item.line)
-        if form == "json":
-            parts.append(f'"{json_tail(type_name, mode, conforms, findings)}\n{head}')
-        else:
-            parts.append(f"{palette.reset}: {text_tail(type_name, mode, conforms, findings, palette)}\n{head}")
-    parts[-1] = parts[-1][: -len(head)] if numbers else ""
-    return Lines(parts, numbers, messages, nonconforming, errors, warnings)  # type: ignore[arg-type]
+                self._warnings += 1
+        self._numbers.append(line)
+        self._parts.append(self._after(fields))
+
+    def _after(self, fields: ReportFields) -> str:
+        """What follows the line number of a message, to the head of the next."""
+        type_name, mode, conforms, findings = fields
+        if self._form == "json":
+            return f'"{json_tail(type_name, mode, conforms, findings)}\n{self._head}'
+        palette = self._palette
+        return f"{palette.reset}: {text_tail(type_name, mode, conforms, findings, palette)}\n{self._head}"
+
+    def cut(self) -> Lines:
+        parts, numbers = self._parts, self._numbers
+        parts[-1] = parts[-1][: -len(self._head)] if numbers else ""
+        lines = Lines(parts, numbers, len(numbers), self._nonconforming, self._errors, self._warnings)
+        self._start()
+        return lines
 
 
 COMMAND = Command(

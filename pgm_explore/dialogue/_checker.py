@@ -16,7 +16,6 @@ from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import (
-    DialogueState,
     PendingRequest,
     TranscriptState,
     stance_constraints,
@@ -143,22 +142,19 @@ class TranscriptChecker:
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
         message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
-        return self._feed(source, "", 0, facts)
+        return self.feed_line(source, -1, facts)
 
     def feed_line(self, head: str, line: int, facts: Facts) -> Found:
         """:meth:`feed_facts` for the message whose source is ``f"{head}{line}"`` (``head`` "PATH:"),
         or ``head`` itself for a negative ``line``: the source is written out only for a message
-        that needs it (a finding, a Request, a PC Prompt), not for every Response of a big file."""
-        return self._feed(head if line < 0 else None, head, line, facts)
-
-    def _feed(self, source: str | None, head: str, line: int, facts: Facts) -> Found:
-        """:meth:`feed_facts`, the source given as text or (``source`` None) as ``head`` and ``line``."""
+        that needs it (a finding, a PC Prompt), not for every message of a big file."""
         # This runs once per message of a transcript, in the one process that sees them all:
         # the common case (a conforming message with nothing to say) must cost little more
         # than the dictionary lookups it needs. So the rules are looked up once by data type
         # and mode, and a rule is called only when the message gives it something to find
         # (most QueryIDs are new, most turns and times follow the last): the looks that
         # decide it are made here, and the rules of _rules make the findings.
+        source = head if line < 0 else None
         self.messages += 1
         type_name, dialog = facts.type, facts.dialog
         found: list[Finding] = list(facts.findings) if facts.findings else []
@@ -177,14 +173,15 @@ class TranscriptChecker:
             state = self._state
             query_id = facts.query_id
             if query_id is not None:
-                if query_id in state.answered or query_id in state.query_ids:
+                known = state.query_ids
+                if query_id in known:
                     if source is None:
                         source = f"{head}{line}"
                     _rules.query_id_unused(state, source, query_id, found)
-                elif source is None:
-                    state.query_ids[query_id] = state.sources.add_line(head, line)
+                elif source is None:  # (numbers shifted past the answered bit: TranscriptState.query_ids)
+                    known[query_id] = state.sources.add_line(head, line) << 1
                 else:
-                    state.query_ids[query_id] = state.sources.add(source)
+                    known[query_id] = state.sources.add(source) << 1
             opener = state.opened.get(dialog)
             if opener is None:
                 if type_name == "BKN-PRC":
@@ -205,12 +202,17 @@ class TranscriptChecker:
                 else:
                     turn = _rules.turn_follows(facts, type_name, dialogue, found)
                 time = facts.time
-                if time is not None:
-                    _time_moves_forward(time, facts, dialogue, found)
+                if time is not None:  # (time-backwards, looked at here: most times move forward)
+                    last = dialogue.last_time
+                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_absolute, dialogue.last_time = time
                 commitments = facts.commitments
                 request = PendingRequest(
                     query_id,
-                    f"{head}{line}" if source is None else source,
+                    head,
+                    line,
                     turn,
                     facts.kind,
                     time,
@@ -220,7 +222,10 @@ class TranscriptChecker:
                 )
                 REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
                 if query_id is not None:
-                    dialogue.wait(request)
+                    if dialogue.pending is None:  # (most dialogues wait for one Request at a time)
+                        dialogue.pending = request
+                    else:
+                        dialogue.wait(request)
                 if self._contexts and type_name == "BKN-DAC" and context is not None:
                     known = context.action_context
                     action_context = known.value if known is not None else None
@@ -228,8 +233,24 @@ class TranscriptChecker:
                 before = len(found)
                 time = facts.time
                 if time is not None:
-                    _time_moves_forward(time, facts, dialogue, found)
-                pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
+                    last = dialogue.last_time
+                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_absolute, dialogue.last_time = time
+                # The Response to the one Request its dialogue waits for (most are): taken here,
+                # and answers_a_request looks at what else it may be.
+                request_id, pending = facts.request_id, dialogue.pending
+                if (
+                    request_id is not None
+                    and type(pending) is PendingRequest
+                    and pending.query_id == request_id
+                    and not (packed := state.query_ids.get(request_id, 1)) & 1  # (the answered bit)
+                ):
+                    dialogue.pending = None
+                    state.answer(request_id, packed, pending.turn)
+                else:
+                    pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
                 if pending is not None:
                     turn = facts.turn
                     if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
@@ -284,15 +305,6 @@ class TranscriptChecker:
                 )
             dialogue.pending = None
         return Found(tuple(out))
-
-
-def _time_moves_forward(time: tuple[bool, float], facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:
-    """:func:`_rules.time_moves_forward`, called only when the time goes back."""
-    last = dialogue.last_time
-    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-        _rules.time_moves_forward(facts, dialogue, found)
-    else:
-        dialogue.last_absolute, dialogue.last_time = time
 
 
 def check_documents(items: Iterable[tuple[str, Any, Finding | None]]) -> list[TranscriptFinding]:

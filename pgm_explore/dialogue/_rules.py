@@ -101,20 +101,17 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
 
 
 def query_id_unused(state: TranscriptState, source: str, query_id: str, found: list[Finding]) -> None:
-    earlier = state.answered_use(query_id)
-    if earlier is None:
-        # One look-up in a dictionary that holds every QueryID of the transcript, not two.
-        known = state.query_ids
-        count = len(known)
-        earlier = known.setdefault(query_id, state.sources.add(source))
-        if len(known) > count:
-            return
+    known = state.query_ids
+    packed = known.get(query_id)
+    if packed is None:
+        known[query_id] = state.sources.add(source) << 1  # (not answered: see TranscriptState.query_ids)
+        return
     found.append(
         Finding.of(
             "query-id-reused",
             ("QueryID",),
-            f"QueryID {query_id} was already used by the message at {state.sources.source(earlier)}; "
-            "a QueryID identifies one Request or Response.",
+            f"QueryID {query_id} was already used by the message at "
+            f"{state.sources.source(state.first_use(packed))}; a QueryID identifies one Request or Response.",
         )
     )
 
@@ -206,7 +203,9 @@ def answers_a_request(
     request_id = facts.request_id
     if request_id is None:
         return None
-    if request_id in state.answered and not dialogue.waits_for(request_id):
+    packed = state.query_ids.get(request_id)
+    # (the lowest bit of an entry: whether its Request has had its Response, TranscriptState.query_ids)
+    if packed is not None and packed & 1 and not dialogue.waits_for(request_id):
         found.append(
             Finding.of(
                 "response-duplicate",
@@ -216,9 +215,13 @@ def answers_a_request(
             )
         )
         # D16 names both errors: a second Response with the wrong TurnIndex has both.
-        first_use = state.answered_use(request_id)
-        assert first_use is not None
-        turn_matches_request(facts, type_name, state.answered_turn(request_id), state.sources.source(first_use), found)
+        turn_matches_request(
+            facts,
+            type_name,
+            state.answered_turn(request_id, packed),
+            state.sources.source(state.first_use(packed)),
+            found,
+        )
         return None
     pending = dialogue.take(request_id)
     if pending is None:
@@ -231,11 +234,8 @@ def answers_a_request(
             )
         )
         return None
-    first_use = state.query_ids.pop(request_id, None)
-    if first_use is not None:  # (else a reused QueryID already answered once)
-        state.answer(
-            pending.query_id or request_id, first_use, pending.turn
-        )  # (the Request's own string: no copy kept)
+    if packed is not None and not packed & 1:  # (else a reused QueryID already answered once)
+        state.answer(request_id, packed, pending.turn)  # (the dictionary keeps the key it has: no copy kept)
     return pending
 
 

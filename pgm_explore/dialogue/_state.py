@@ -139,7 +139,11 @@ class PendingRequest(msgspec.Struct, gc=False):
 
     query_id: str | None
     """None for a Request without a (string) QueryID: checked, but never kept."""
-    source: str
+    head: str
+    line: int
+    """Where it was read (:attr:`source`): ``f"{head}{line}"``, or ``head`` itself for a negative
+    ``line``. (Written out only when a finding names it: most Requests are answered without one,
+    and the text took some 90 bytes more for each Request waiting.)"""
     turn: Any
     kind: Any
     time: tuple[bool, float] | None
@@ -155,6 +159,11 @@ class PendingRequest(msgspec.Struct, gc=False):
     foresees_failure: bool = False
     """Whether the pre-check, under a non-empty ActionContext, foresees a failure: only then can a
     Response be more lenient than it (``precheck-differs``)."""
+
+    @property
+    def source(self) -> str:
+        """Where the Request was read."""
+        return self.head if self.line < 0 else f"{self.head}{self.line}"
 
 
 def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
@@ -314,13 +323,14 @@ class TranscriptState:
 
     sources: SourceLog = field(default_factory=SourceLog)
     query_ids: dict[str, int] = field(default_factory=dict)
-    """QueryID -> the source (in :attr:`sources`) of its first use, for every QueryID used but those
-    of :attr:`answered` (QueryIDs are unique in a transcript: query-id-reused)."""
-    answered: dict[str, int] = field(default_factory=dict)
-    """The same for the QueryIDs of the Requests that have had their Response, each packed with
-    its Request's TurnIndex (:meth:`answer`), which a second Response is checked against (D16).
-    Each moves here from :attr:`query_ids` (one entry for each QueryID: a transcript of a million
-    messages holds half a million of them, and one number costs less than a pair)."""
+    """QueryID -> where it was first used (its source's number in :attr:`sources`), for every
+    QueryID of the transcript (QueryIDs are unique in a transcript: query-id-reused), packed
+    (:meth:`first_use`) with whether its Request has had its Response and, once it has, that
+    Request's TurnIndex, which a second Response is checked against (D16; :meth:`answer`). One
+    dictionary for both: every Request and Response looks its QueryID up, most find nothing, and
+    in a dictionary of a million QueryIDs each look that finds nothing costs a miss of the
+    processor's cache or two (a second dictionary for the answered ones was a second look); one
+    number also costs less than a pair."""
     other_turns: dict[str, Any] = field(default_factory=dict)
     """The TurnIndex of an answered Request that no packed number holds (not a small integer)."""
     prompt_ids: dict[str, int] = field(default_factory=dict)
@@ -365,22 +375,34 @@ class TranscriptState:
         found.sort(key=lambda waiting: waiting[2].number)
         return found
 
-    def answer(self, query_id: str, first_use: int, turn: Any) -> None:
-        """Record that the Request ``query_id`` (first used at ``first_use``) has its Response."""
+    def answer(self, query_id: str, packed: int, turn: Any) -> None:
+        """Record that the Request ``query_id`` (its entry in :attr:`query_ids` ``packed``, not
+        answered yet) has its Response."""
+        first_use = packed >> 1
         if type(turn) is int and 0 <= turn < _OTHER_TURN:
-            self.answered[query_id] = first_use << _TURN_BITS | turn
+            self.query_ids[query_id] = (first_use << _TURN_BITS | turn) << 1 | 1
         else:
-            self.answered[query_id] = first_use << _TURN_BITS | _OTHER_TURN
+            self.query_ids[query_id] = (first_use << _TURN_BITS | _OTHER_TURN) << 1 | 1
             self.other_turns[query_id] = turn
 
-    def answered_use(self, query_id: str) -> int | None:
-        """Where the QueryID of an answered Request was first used (in :attr:`sources`), or None."""
-        packed = self.answered.get(query_id)
-        return None if packed is None else packed >> _TURN_BITS
+    @staticmethod
+    def first_use(packed: int) -> int:
+        """Where a QueryID was first used (in :attr:`sources`), from its entry in :attr:`query_ids`:
+        the number itself shifted by the answered bit (the lowest), or, answered, with the
+        Request's TurnIndex below it too.
 
-    def answered_turn(self, query_id: str) -> Any:
-        """The TurnIndex of the answered Request ``query_id``."""
-        turn = self.answered[query_id] & _OTHER_TURN
+        >>> state = TranscriptState()
+        >>> state.query_ids["q"] = 7 << 1
+        >>> state.answer("q", state.query_ids["q"], 3)
+        >>> packed = state.query_ids["q"]
+        >>> TranscriptState.first_use(packed), packed & 1, state.answered_turn("q", packed)
+        (7, 1, 3)
+        """
+        return packed >> (_TURN_BITS + 1) if packed & 1 else packed >> 1
+
+    def answered_turn(self, query_id: str, packed: int) -> Any:
+        """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``packed``)."""
+        turn = packed >> 1 & _OTHER_TURN
         return self.other_turns[query_id] if turn == _OTHER_TURN else turn
 
     def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:

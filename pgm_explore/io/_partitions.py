@@ -35,7 +35,7 @@ import stat
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import IO, Generic, NamedTuple, TypeVar
+from typing import IO, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from pgm_explore._engine import Engine
 from pgm_explore.io._read import (
@@ -52,12 +52,15 @@ from pgm_explore.io._read import (
     decoded,
     iter_documents,
 )
+from pgm_explore.validation import Way
 
 __all__ = [
     "PARTITION_BYTES",
     "Batch",
     "Left",
+    "LineBatch",
     "Partition",
+    "Pushed",
     "Reread",
     "TooLong",
     "iter_batched",
@@ -70,6 +73,7 @@ __all__ = [
 
 T = TypeVar("T")
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 PARTITION_BYTES = 1024 * 1024
 """The size of a partition, in bytes: about 1,000 messages of a typical transcript, enough
@@ -188,25 +192,75 @@ class Batch(NamedTuple, Generic[R]):
     value: R
 
 
-def work_on_partition(batch: Callable[[Iterator[Item]], R], partition: Partition) -> tuple[int, list[R | Left]]:
+class LineBatch(Protocol[R_co]):
+    """A batch told the messages of a partition one at a time (see :class:`Pushed`), in order:
+    a clean line as :func:`~pgm_explore.validation.read_clean_typed` read it (``typed``: its
+    line within the partition, its way, the Struct), any other message as an :class:`Item`
+    (``item``: source ``""``, ``line`` within the partition); ``cut`` gives what it made of the
+    messages it was told since the last cut (a line left for the client comes between two)."""
+
+    def typed(self, line: int, way: Way, value: Any) -> object: ...
+
+    def item(self, item: Item) -> object: ...
+
+    def cut(self) -> R_co: ...
+
+
+class Pushed(NamedTuple, Generic[R]):
+    """A batch of :func:`iter_batched` that is told each message (a :class:`LineBatch` made by
+    ``make()`` for each partition on its worker) instead of reading them from an iterator: a
+    clean line then costs the reader no dict, no item and no generator step, only the typed
+    read and a call (the loop of ``pgm-explore validate``). ``make`` must be defined at the top
+    of a module (a ``partial`` of one is fine), as the engine says."""
+
+    make: Callable[[], LineBatch[R]]
+
+
+def work_on_partition(
+    batch: Callable[[Iterator[Item]], R] | Pushed[R], partition: Partition
+) -> tuple[int, list[R | Left]]:
     """How many lines the partition holds, and what ``batch`` made of its messages: one value
     for each run of messages between the lines left for the client (a :class:`Left` each,
     in place). ``batch`` is given the items of a run (source ``""``, ``line`` counted from 1
-    within the partition) and must read them all. Runs on a worker."""
+    within the partition) and must read them all; or it is :class:`Pushed`, and told them.
+    Runs on a worker."""
     with open(partition.path, "rb") as file:
         first = _first_line(file, partition.start, partition.end) if partition.start else 0
         if first is None:
             return 0, []
         file.seek(first)
+        stream: IO[bytes] = _Through(file, first, partition.end)  # type: ignore[assignment]
+        if type(batch) is Pushed:
+            return _pushed(batch.make(), stream, first)
         counted = [0]
-        entries = _entries(_Through(file, first, partition.end), first, counted)  # type: ignore[arg-type]
+        entries = _entries(stream, first, counted)
         done: list[R | Left] = []
         left: list[Left] = []
         while True:
-            done.append(batch(_run(entries, left)))
+            done.append(batch(_run(entries, left)))  # type: ignore[operator]  # (not Pushed: a function)
             if not left:
                 return counted[0], done
             done.append(left.pop())
+
+
+def _pushed(batch: LineBatch[R], stream: IO[bytes], first: int) -> tuple[int, list[R | Left]]:
+    """:func:`work_on_partition` for a :class:`LineBatch`: the lines of each piece are split and
+    read by :func:`decoded`, which hands the clean ones straight to ``batch.typed``."""
+    typed, item = batch.typed, batch.item
+    lines = 0
+    done: list[R | Left] = []
+    for piece in _pieces(stream, first, 1):
+        lines += piece.lines
+        if piece.long:
+            done += (batch.cut(), Left(piece.first, TooLong(piece.start)))
+            continue
+        for number, raw, offset, document, notes in decoded(piece, True, typed):
+            if document is REFUSED:
+                done += (batch.cut(), Left(number, Reread(raw)))
+            else:
+                item(_item(("", number, None, document, None, raw, offset, notes)))
+    done.append(batch.cut())
+    return lines, done
 
 
 def _entries(stream: IO[bytes], first: int, counted: list[int]) -> Iterator[Item | Left]:
@@ -241,7 +295,7 @@ def _each(work: Callable[[Item], T], items: Iterator[Item]) -> list[tuple[int, T
 def iter_partitioned(
     path: str,
     work: Callable[[Item], T],
-    batch: Callable[[Iterator[Item]], R],
+    batch: Callable[[Iterator[Item]], R] | Pushed[R],
     engine: Engine,
     start: int,
     line: int,
@@ -334,7 +388,7 @@ def _unbatched(got: Iterator[tuple[str, T] | Batch[list[tuple[int, T]]]], prefix
 def iter_batched(
     path: str | os.PathLike[str],
     work: Callable[[Item], T],
-    batch: Callable[[Iterator[Item]], R],
+    batch: Callable[[Iterator[Item]], R] | Pushed[R],
     *,
     kind: InputKind | None = None,
     engine: Engine | None = None,
@@ -353,7 +407,8 @@ def iter_batched(
     a :class:`Batch`, in place. ``batch`` is given items whose source is ``""`` and whose
     ``line`` is counted from 1 within the partition (the batch's ``base`` added gives the
     line in the file); it must read them all, and be defined at the top of a module, as
-    ``work``. The same arguments and errors as :func:`iter_worked`, but that on workers the
+    ``work``. Or ``batch`` is :class:`Pushed`: it is told the messages one by one, the clean
+    ones as the Structs the typed reader read (see :class:`LineBatch`). The same arguments and errors as :func:`iter_worked`, but that on workers the
     partitions are larger by default (up to 16 MiB, about eight a worker): what comes back
     of them is compact.
     """
@@ -430,7 +485,7 @@ def _split(
     items: Iterator[Item],
     path: str,
     work: Callable[[Item], T],
-    batch: Callable[[Iterator[Item]], R],
+    batch: Callable[[Iterator[Item]], R] | Pushed[R],
     engine: Engine,
     step: int,
     progress: Callable[[int], object] | None = None,

@@ -37,7 +37,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -51,10 +51,12 @@ from pgm_explore.validation import (
     InputProblem,
     Report,
     ReportFields,
+    Way,
     duplicate_keys,
     learn_order,
     parse_json,
     read_clean,
+    read_clean_typed,
     read_double,
     read_number,
 )
@@ -307,7 +309,9 @@ CLEAN: tuple[Finding, ...] = _Clean()
 """The notes :func:`decoded` gives, with ``typed``, for a line the typed reader found clean."""
 
 
-def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
+def decoded(
+    piece: _Piece, typed: bool = False, clean: Callable[[int, Way, Any], object] | None = None
+) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
     """(number, raw, offset, document, notes) of every message of a piece of whole lines, blank
     lines skipped: the one way a stream and a partition of a file split and decode lines.
     ``document`` is :data:`REFUSED` for a line the fast decoder refuses; such a line's
@@ -321,11 +325,18 @@ def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, in
     A clean line it refuses for the order of its names teaches it that order
     (``learn_order``); a piece whose lines it keeps refusing (or the pieces of a producer, under
     :func:`one_producer`) is read the usual way from then on: each refusal costs a typed read
-    for nothing."""
+    for nothing.
+
+    With ``clean`` (and ``typed``), a line the typed reader takes is not given out but handed
+    to ``clean(number, way, value)`` as :func:`~pgm_explore.validation.read_clean_typed` read
+    it, the Struct, with no dict made of it (the bulk paths' own loop: see
+    :func:`~pgm_explore.io._partitions.work_on_partition`)."""
     decode, noted = _decode_fast, _noted
     tries = _producer.get() or _Tries()
     taken, refused = tries.taken, tries.refused
-    read = read_clean if typed and (refused <= _TRIES or refused <= taken) else None
+    read: Callable[[bytes], Any] | None = None
+    if typed and (refused <= _TRIES or refused <= taken):
+        read = read_clean if clean is None else read_clean_typed
     offset = piece.start
     try:
         # (The lines of a piece are split as iterating over a file splits them, in C: this
@@ -333,17 +344,23 @@ def decoded(piece: _Piece, typed: bool = False) -> Iterator[tuple[int, bytes, in
         for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
             start = offset
             offset += len(raw)
-            if raw.isspace():  # never empty: a line keeps its b"\n"
-                continue
             teach = read is not None
             if read is not None:
-                if (document := read(raw)) is not None:
+                if (got := read(raw)) is not None:  # (never a blank line: it begins as a message does)
                     taken += 1
-                    yield number, raw, start, document, CLEAN
+                    if clean is None:
+                        yield number, raw, start, got, CLEAN
+                    else:
+                        way, value = got  # (a call with *got would build a tuple again)
+                        clean(number, way, value)
+                    continue
+                if raw.isspace():
                     continue
                 refused += 1
                 if refused > _TRIES and refused > taken:
                     read = None
+            elif raw.isspace():  # never empty: a line keeps its b"\n"
+                continue
             try:
                 document = decode(raw)
             except (ValueError, RecursionError):

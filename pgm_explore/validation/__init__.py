@@ -16,9 +16,16 @@ from pgm_explore.validation._parse import (
     read_double,
     read_number,
 )
-from pgm_explore.validation._report import FINDING_COLUMNS, Report, ReportFields, report_fields, validate
+from pgm_explore.validation._report import (
+    FINDING_COLUMNS,
+    Report,
+    ReportFields,
+    clean_fields,
+    report_fields,
+    validate,
+)
 from pgm_explore.validation._text import validate_json
-from pgm_explore.validation._typed import learn_order, read_clean
+from pgm_explore.validation._typed import Way, learn_order, read_clean, read_clean_typed
 from pgm_explore.validation.findings import RULES, Finding, Rule, RuleCode, Severity, json_path
 
 __all__ = [
@@ -33,12 +40,15 @@ __all__ = [
     "RuleCode",
     "Severity",
     "Tally",
+    "Way",
+    "clean_fields",
     "duplicate_keys",
     "json_path",
     "learn_order",
     "loads",
     "parse_json",
     "read_clean",
+    "read_clean_typed",
     "read_double",
     "read_number",
     "report_fields",

@@ -13,16 +13,18 @@ the wrong type is the schema's business, not theirs. They never change the verdi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from typing import Any
+
+import msgspec
 
 from pgm_explore.spec import RESPONSE_PAYLOAD, DataType, overall_of
 from pgm_explore.spec.process_actions import StatementError, parse_statement
 from pgm_explore.validation._limits import MAX_COUNTED, MAX_FINDINGS
 from pgm_explore.validation.findings import Finding, clip, written
 
-__all__ = ["RULE_FUNCTIONS", "consistency_findings"]
+__all__ = ["RULE_FUNCTIONS", "consistency_findings", "struct_findings"]
 
 Document = Mapping[str, Any]
 RuleFunction = Callable[[DataType, Document], list[Finding]]
@@ -354,5 +356,87 @@ def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[
     found: list[Finding] = []
     for reads, rule in _READS.get((dt.name, mode or ""), ()):
         if reads in doc:
+            found += rule(dt, doc)
+    return found
+
+
+_UNSET = msgspec.UNSET
+_to_builtins = msgspec.to_builtins
+
+
+class _Properties(Mapping[str, Any]):
+    """A message read as a msgspec Struct (``validation._typed``), seen by the rules as the dict
+    ``msgspec.to_builtins`` makes of it: a property is converted when a rule first reads it, so
+    that a message whose rules read little (an Outcome, a Kind) is never converted whole."""
+
+    __slots__ = ("_names", "_read", "_value")
+
+    def __init__(self, value: Any, names: dict[str, str]) -> None:
+        self._value = value
+        self._names = names  # property -> attribute
+        self._read: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        read = self._read
+        if key in read:
+            return read[key]
+        attribute = self._names.get(key)
+        value = _UNSET if attribute is None else getattr(self._value, attribute)
+        if value is _UNSET:
+            raise KeyError(key)
+        read[key] = value = _to_builtins(value)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:  # (Mapping's own goes through a KeyError)
+        read = self._read
+        if key in read:
+            return read[key]
+        attribute = self._names.get(key)
+        value = _UNSET if attribute is None else getattr(self._value, attribute)
+        if value is _UNSET:
+            return default
+        read[key] = value = _to_builtins(value)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        attribute = self._names.get(key)  # type: ignore[call-overload]  # (any key: most are not names)
+        return attribute is not None and getattr(self._value, attribute) is not _UNSET
+
+    def __iter__(self) -> Iterator[str]:
+        value = self._value
+        return (name for name, attribute in self._names.items() if getattr(value, attribute) is not _UNSET)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+_STRUCT_RULES: dict[type, tuple[dict[str, str], list[tuple[str, RuleFunction]]]] = {}
+"""For each Struct type: its property names (to attributes), and the rules of its data type
+and Mode with the attribute of the property each reads."""
+
+
+def _struct_rules(kind: type, dt: DataType, mode: str | None) -> tuple[dict[str, str], list[tuple[str, RuleFunction]]]:
+    fields = msgspec.structs.fields(kind)
+    names = {field.encode_name: field.name for field in fields}
+    rules = [(names[reads], rule) for reads, rule in _READS.get((dt.name, mode or ""), ()) if reads in names]
+    _STRUCT_RULES[kind] = found = (names, rules)
+    return found
+
+
+def struct_findings(dt: DataType, value: Any, mode: str | None) -> list[Finding]:
+    """:func:`consistency_findings` for a message read as a Struct (``validation._typed``), which
+    is converted only as far as the rules read it. (A rule's property that the Struct has no
+    field for cannot be in the message: the Struct is closed.)"""
+    kind = type(value)
+    known = _STRUCT_RULES.get(kind)
+    names, rules = known if known is not None else _struct_rules(kind, dt, mode)
+    if not rules:
+        return []
+    doc: _Properties | None = None
+    found: list[Finding] = []
+    for attribute, rule in rules:
+        if getattr(value, attribute) is not _UNSET:
+            if doc is None:
+                doc = _Properties(value, names)
             found += rule(dt, doc)
     return found

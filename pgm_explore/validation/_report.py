@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pgm_explore import _display
 from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _advisory, _explain, _schema, _typed
-from pgm_explore.validation._consistency import consistency_findings
+from pgm_explore.validation._consistency import consistency_findings, struct_findings
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
 from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
@@ -20,7 +20,7 @@ from pgm_explore.validation.findings import RULES, Finding, clip, shown, spec_re
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FINDING_COLUMNS", "Report", "ReportFields", "report_fields", "validate"]
+__all__ = ["FINDING_COLUMNS", "Report", "ReportFields", "clean_fields", "report_fields", "validate"]
 
 FINDING_COLUMNS = ["source", "type", "mode", "severity", "rule", "path", "message", "spec"]
 """Column order of :meth:`Report.to_frame` (one row per finding)."""
@@ -205,6 +205,18 @@ def report_fields(document: Any, *, built: bool = True, clean: bool = False) -> 
         return dt.name, mode, True, _capped(consistency_findings(dt, document, mode))
     exact = built and type(document) is dict and _has_long_integer(document)
     return _report_fields(document, python_values=built, exact=exact)
+
+
+def clean_fields(way: _typed.Way, value: Any) -> ReportFields:
+    """:func:`report_fields` of a message that :func:`~pgm_explore.validation.read_clean_typed`
+    read as ``(way, value)``: it conforms with nothing empty in it, so only the consistency
+    rules are asked about it, and they read only the properties they look at from the Struct.
+    The same fields as :func:`report_fields` gives for the dict :func:`read_clean` makes of the
+    line (``tests/test_typed.py`` holds the two equal).
+    """
+    dt, mode = way.dt, way.mode
+    found = struct_findings(dt, value, mode)
+    return dt.name, mode, True, _capped(found) if found else ()
 
 
 def _report_fields(document: Any, *, python_values: bool = False, exact: bool = False) -> ReportFields:

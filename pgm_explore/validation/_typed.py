@@ -23,6 +23,14 @@ text itself, takes only a text that is exactly what msgspec writes for the value
 (compact, in the schema's order of properties, as programs write messages): such a text has
 no name twice, no escape msgspec would not write, and no number written otherwise than as
 the shortest text of its value, so the json module reads the very same value from it.
+
+The bulk paths take what :func:`read_clean_typed` read, ``(way, value)``: the message's data type
+and Mode (``way.dt``, ``way.mode``) and the msgspec Struct itself, whose attributes are the
+schema's properties (``msgspec.UNSET`` where one is left out). What reads a message's properties
+reads them from the Struct, converting only what it needs (``msgspec.to_builtins``), and no
+dict of the whole message is made: the consistency rules read it through a mapping that
+converts a property when a rule first reads it
+(:func:`~pgm_explore.validation.clean_fields`).
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from pgm_explore.spec import HEADERS, DataType, resolve
 from pgm_explore.validation._advisory import _advisory
 from pgm_explore.validation._schema import _ecma_dollars
 
-__all__ = ["Unmapped", "clean_type", "is_clean_typed", "learn_order", "read_clean"]
+__all__ = ["Unmapped", "Way", "clean_type", "is_clean_typed", "learn_order", "read_clean", "read_clean_typed"]
 
 # Keywords that say nothing about which values are valid (2020-12: annotations), and those
 # this compiler reads itself; any other keyword in a schema node raises Unmapped.
@@ -169,8 +177,9 @@ _LESSONS = 32
 producer's orders to be merged into one, and a bound on what lines that never fit cost."""
 
 
-class _Way:
-    """One way a message may begin (see :func:`_decoders`), and what reading such lines needs."""
+class Way:
+    """One way a message may begin (see :func:`_decoders`), and what reading such lines needs:
+    ``dt`` and ``mode`` say the message's data type and Mode (None for a data type without Modes)."""
 
     __slots__ = ("decode", "dt", "lessons", "mode", "sample", "spaced")
 
@@ -182,7 +191,7 @@ class _Way:
 
 
 @cache
-def _decoders() -> dict[bytes, _Way]:
+def _decoders() -> dict[bytes, Way]:
     """For each way a message may begin: its data type, Mode, whether that way is spaced, the
     typed decoder (None until a line needs it: a type takes milliseconds to build), of the
     schema's order of names or of the one :func:`learn_order` taught, and what it was taught.
@@ -195,7 +204,7 @@ def _decoders() -> dict[bytes, _Way]:
         for spaced, (colon, comma) in ((False, (":", ",")), (True, (": ", ", "))):
             for mode in dt.modes or (None,):
                 begins = f'{{"Header"{colon}"{header}"{comma}' + (f'"Mode"{colon}"{mode}"{comma}' if mode else "")
-                found[begins.encode()] = _Way(dt, mode, spaced)
+                found[begins.encode()] = Way(dt, mode, spaced)
     return found
 
 
@@ -205,6 +214,25 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
     order (or the order :func:`learn_order` was taught for messages that begin as it does):
     then the dict is the very dict the json module reads (its names in the same order).
     Otherwise None: read and judge the line the usual way."""
+    got = read_clean_typed(raw)
+    return None if got is None else msgspec.to_builtins(got[1])
+
+
+def read_clean_typed(raw: bytes) -> tuple[Way, Any] | None:
+    """:func:`read_clean` without the dict: ``(way, value)``, where ``way.dt`` and ``way.mode``
+    are the message's data type and Mode (None for a data type without Modes) and ``value`` is
+    the msgspec Struct the typed decoder read, for the bulk paths, which read a few of its
+    properties and need no dict of the whole message.
+
+    The Struct: each object of the schema is a Struct (closed: ``forbid_unknown_fields``) whose
+    attributes are named as the schema's properties (a name that is not a Python identifier is
+    renamed: ``msgspec.structs.fields`` gives each field's ``encode_name``), a property left out
+    is ``msgspec.UNSET``; an object the schema leaves open, or a ``oneOf`` of one-name objects,
+    is a dict; arrays are lists; strings, numbers and booleans are Python's.
+    ``msgspec.to_builtins(value)`` is the dict :func:`read_clean` gives (a value of a property,
+    the value of that property in the dict). The same Struct type (``type(value)``) always comes
+    with the same way; the value is conforming and clean, so a reader of it needs no check of
+    types or of presence beyond ``UNSET``."""
     way = _beginning(raw)
     if way is None:
         return None
@@ -221,10 +249,10 @@ def read_clean(raw: bytes) -> dict[str, Any] | None:
     rest = len(raw) - len(written)
     if not (raw.startswith(written) and (rest == 0 or raw[-rest:].isspace())):
         return None
-    return msgspec.to_builtins(value)
+    return way, value
 
 
-def _beginning(raw: bytes) -> _Way | None:
+def _beginning(raw: bytes) -> Way | None:
     """What :func:`_decoders` knows of the way ``raw`` begins, or None."""
     decoders = _decoders()
     # (Each way of beginning has one length per data type, with a Mode or without.)
