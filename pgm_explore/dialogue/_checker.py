@@ -161,14 +161,17 @@ class TranscriptChecker:
         request: PendingRequest | None = None
         action_context = None
         if type_name == "PC Prompt":
-            state = self._state
-            if source is None:
-                source = f"{head}{line}"
-            if facts.prompt_id is not None:
-                _rules.prompt_id_unused(state, source, facts.prompt_id, found)
-            if dialog is not None:
-                _rules.dialogue_opened_once(state, dialog, found)
-                state.open_dialogue(source, facts)
+            prompt_id = facts.prompt_id
+            if prompt_id is not None or dialog is not None:
+                # Where it was read, logged once for its PCPromptID and the context it opens.
+                state = self._state
+                log = state.sources
+                logged = log.add_line(head, line) if source is None else log.add(source)
+                if prompt_id is not None:
+                    _rules.prompt_id_unused(state, logged, prompt_id, found)
+                if dialog is not None:
+                    _rules.dialogue_opened_once(state, dialog, found)
+                    state.open_dialogue(logged, facts)
         elif type_name is not None and dialog is not None and facts.mode is not None:
             state = self._state
             query_id = facts.query_id
@@ -197,8 +200,8 @@ class TranscriptChecker:
                     context = state.session_context.get(session)
                 turn = facts.turn
                 last_turn = dialogue.last_turn
-                if type(turn) is int and last_turn is not None and turn == last_turn + 1:
-                    dialogue.last_turn = turn
+                if type(turn) is int and (turn == 0 if last_turn is None else turn == last_turn + 1):
+                    dialogue.last_turn = turn  # (the first turn, or the next: what turn_follows finds right)
                 else:
                     turn = _rules.turn_follows(facts, type_name, dialogue, found)
                 time = facts.time

@@ -14,7 +14,7 @@ are small msgspec Structs: cheap to keep, to send and to read.
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Annotated, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
@@ -794,14 +794,15 @@ def unpacked_facts(batch: tuple[list[int], list[Facts]] | PackedFacts) -> tuple[
 
 def iter_facts(
     path: str, engine: Engine | None = None, progress: Callable[[int], object] | None = None
-) -> Iterator[tuple[str, list[int], list[Facts]]]:
+) -> Iterator[tuple[str, Sequence[int], list[Facts]]]:
     """The sources and facts of every message of ``path``, in order, made where ``engine`` works
     (see :func:`pgm_explore.io.iter_batched`; ``progress`` is told the bytes done): what the
     transcript rules read of a transcript file.
 
     They come a run at a time, as ``(head, lines, facts)``: the messages at ``f"{head}{line}"``
-    for each of ``lines``, or (``lines`` ``[-1]``) the one message read at ``head`` (a message read
-    here on its own, whose source may be any text). A run is one chunk of a partition, so that
+    for each of ``lines`` (a ``range`` when they follow one another), or (``lines`` ``[-1]``) the
+    one message read at ``head`` (a message read here on its own, whose source may be any text).
+    A run is one chunk of a partition, so that
     the caller loops over lists (:meth:`TranscriptChecker.feed_line
     <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
@@ -814,7 +815,14 @@ def iter_facts(
             start = 0
             for facts in fact_chunks(got.value):
                 end = start + len(facts)
-                yield head, [base + number for number in numbers[start:end]], facts
+                if not facts:  # (a run of no message: a partition that begins with a line left to this process)
+                    continue
+                first = base + numbers[start]
+                if numbers[end - 1] - numbers[start] == end - 1 - start:
+                    # (lines one after the other, as a partition's mostly are: no list to build)
+                    yield head, range(first, first + end - start), facts
+                else:
+                    yield head, [base + number for number in numbers[start:end]], facts
                 start = end
         else:
             source, fact = cast(tuple[str, Facts], got)  # (a (source, facts) pair: what is not a Batch)
