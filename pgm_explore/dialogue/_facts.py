@@ -488,14 +488,17 @@ def _listed(value: Any) -> tuple[Any, ...]:
     return () if value is _UNSET else tuple(value)
 
 
-# The readers give Facts its fields by position, each after the seven of the head: turn,
-# prompt_id, action_context, entities, kind, steps, commitments, released, constraints,
-# entity_ids, request_id, outcome, filled, feasibility, statuses, stance. (A Struct takes its
-# fields by position in half the time it matches names, and this runs for every message.)
+# The readers give Facts its fields by position, after the seven of the head: turn, then
+# prompt_id, action_context, entities (_NO_CONTEXT), kind, steps, commitments, released,
+# constraints, entity_ids (_NO_REQUEST), request_id, outcome, filled, feasibility, statuses,
+# stance. (A Struct takes its fields by position in half the time it matches names, and this
+# runs for every message.)
+_NO_CONTEXT = (None, None, None)
+_NO_REQUEST = (None, (), (), (), None, ())
 
 
 def _prc_request(value: Any, head: _Head) -> Facts:
-    return Facts(*head, value.TurnIndex, None, None, None, value.Kind, (), (), (), None, _listed(value.EntityIDs))
+    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, value.Kind, (), (), (), None, _listed(value.EntityIDs))
 
 
 def _dac_request(value: Any, head: _Head) -> Facts:
@@ -503,9 +506,7 @@ def _dac_request(value: Any, head: _Head) -> Facts:
     return Facts(
         *head,
         value.TurnIndex,
-        None,
-        None,
-        None,
+        *_NO_CONTEXT,
         value.Kind,
         () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
         ()
@@ -519,42 +520,20 @@ def _dac_request(value: Any, head: _Head) -> Facts:
 
 def _pal_request(value: Any, head: _Head) -> Facts:
     constraints = value.Constraints
-    return Facts(
-        *head,
-        value.TurnIndex,
-        None,
-        None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None if constraints is _UNSET else _to_builtins(constraints),
-    )
+    constraints = None if constraints is _UNSET else _to_builtins(constraints)
+    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, None, (), (), (), constraints)
 
 
 def _prc_response(value: Any, head: _Head) -> Facts:
     representation = value.Representation
     if representation is _UNSET:
-        return Facts(
-            *head, value.TurnIndex, None, None, None, None, (), (), (), None, (), value.RequestID, value.Outcome
-        )
+        return Facts(*head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome)
     action_context = representation.ActionContext
+    action_context = None if action_context is _UNSET else _to_builtins(action_context)
+    added = _struct_entities(representation, _REPRESENTATION_ENTITIES)
+    filled = tuple(_filled_members("Representation.", representation))
     return Facts(
-        *head,
-        value.TurnIndex,
-        None,
-        None if action_context is _UNSET else _to_builtins(action_context),
-        _struct_entities(representation, _REPRESENTATION_ENTITIES),
-        None,
-        (),
-        (),
-        (),
-        None,
-        (),
-        value.RequestID,
-        value.Outcome,
-        tuple(_filled_members("Representation.", representation)),
+        *head, value.TurnIndex, None, action_context, added, *_NO_REQUEST, value.RequestID, value.Outcome, filled
     )
 
 
@@ -570,15 +549,8 @@ def _dac_response(value: Any, head: _Head) -> Facts:
     return Facts(
         *head,
         value.TurnIndex,
-        None,
-        None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None,
-        (),
+        *_NO_CONTEXT,
+        *_NO_REQUEST,
         value.RequestID,
         value.Outcome,
         tuple(filled),
@@ -591,24 +563,9 @@ def _dac_response(value: Any, head: _Head) -> Facts:
 
 def _pal_response(value: Any, head: _Head) -> Facts:
     stance = value.Stance
+    stance = None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale))
     return Facts(
-        *head,
-        value.TurnIndex,
-        None,
-        None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None,
-        (),
-        value.RequestID,
-        value.Outcome,
-        (),
-        None,
-        (),
-        None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale)),
+        *head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome, (), None, (), stance
     )
 
 
@@ -709,13 +666,7 @@ class _Packed:
         facts = struct_facts(value, way.dt.name, way.mode, ())
         if findings:
             self._mark(findings)
-        self.numbers.append(line)
-        # (The rest of _add, here too: this runs for every clean message.)
-        written = self.written
-        written.append(_Raw(_encode_facts(facts)))
-        if len(written) == CHUNK:
-            self.chunks.append(_encode_facts(written))
-            written.clear()
+        self._add(line, facts)
 
     def item(self, item: Item) -> None:
         type_name, mode, _, findings = report_fields(item)
