@@ -189,15 +189,17 @@ class TranscriptChecker:
                     known[query_id] = state.sources.add_line(head, line) << 1
                 else:
                     known[query_id] = state.sources.add(source) << 1
-            opener = state.opened.get(dialog)
+            dialogue = state.dialogues[type_name].get(dialog)
+            if dialogue is None:
+                opener = state.opened.get(dialog)
+                dialogue = state.begin(dialog, type_name, opener)
+            else:
+                opener = dialogue.opener  # (state.opened's, kept with the dialogue)
             if opener is None:
                 if type_name == "BKN-PRC":
                     _rules.opened_by_a_prompt(dialog, found)
             elif facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
-            dialogue = state.dialogues[type_name].get(dialog)
-            if dialogue is None:
-                dialogue = state.begin(dialog, type_name, opener)
             if facts.mode == "RQ":
                 context = opener
                 if context is None and type(session := facts.ids[2]) is str:
