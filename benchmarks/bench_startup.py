@@ -65,7 +65,7 @@ def first_results(client: Any, job: Any, idle: float) -> tuple[float, float]:
 
     workers = list(client.scheduler_info(n_workers=-1)["workers"])
     futures = [client.submit(check_files, job, workers=[w], pure=False) for w in workers]
-    assert len(workers) == 2 and all(f.result()[0].status == 0 for f in futures)
+    assert len(workers) == 2 and all(f.result().status == 0 for f in futures)
     cpu = cpu_seconds()
     if not idle:
         return cpu, 0.0

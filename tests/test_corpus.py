@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -164,6 +165,79 @@ def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture
     assert (status, out, err) == (2, "", "pgm-explore table: --workers and --scheduler go with --corpus\n")
 
 
+# --- batches of transcripts, as workers check them ---------------------------------------------------
+
+
+def test_a_batch_writes_what_its_transcripts_write_one_by_one(corpus: Path) -> None:
+    # A worker sends back one value a batch: what the transcripts wrote to each stream, in
+    # order, a pair ending with each transcript that wrote to standard error (the missing one).
+    from pgm_explore.cli._check import FileCheck, check_file, check_files
+    from pgm_explore.cli._output import PLAIN
+
+    paths = ("single.log", "logs/b.jsonl", "logs/missing.jsonl", "logs/day1/a.jsonl", "logs/day2/z.jsonl")
+    done = check_files(FileCheck(paths, "json", PLAIN))
+    each = [check_file(path, "json", PLAIN) for path in paths]
+    assert done.written == (
+        (each[0].out + each[1].out + each[2].out, each[2].err),
+        (each[3].out + each[4].out, ""),
+    )
+    assert each[2].err.startswith("pgm-explore check: cannot read logs/missing.jsonl")
+    assert (done.transcripts, done.unread, done.status) == (5, 1, 2)
+    assert done.messages == sum(e.messages for e in each) > 0
+    assert (done.errors, done.warnings) == (sum(e.errors for e in each), sum(e.warnings for e in each))
+
+
+def test_the_files_of_a_batch_are_one_producers_for_the_typed_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Lines the typed reader refuses (messages that are not clean) cost it a read each until it
+    # gives up on them; over the files of a batch it gives up once, not file after file.
+    import pgm_explore.io._read as reading
+    from pgm_explore.cli._check import FileCheck, check_file, check_files
+    from pgm_explore.cli._output import PLAIN
+
+    line = b'{"Header":"PGM-KPA-V1.0","Mode":"RQ","Time":"now"}\n'
+    paths = []
+    for n in range(20):
+        (tmp_path / f"{n}.jsonl").write_bytes(line * 3)
+        paths.append(str(tmp_path / f"{n}.jsonl"))
+    offered: list[bytes] = []
+
+    def counting(real: Any) -> Any:
+        def counted(raw: bytes) -> object:
+            offered.append(raw)
+            return real(raw)
+
+        return counted
+
+    # (A file's first line is read on its own, the rest partition by partition, as Structs.)
+    for name in ("read_clean", "read_clean_typed"):
+        monkeypatch.setattr(reading, name, counting(getattr(reading, name)))
+    each = [check_file(path, "json", PLAIN).out for path in paths]
+    assert len(offered) == 60  # file by file: every line tried
+    offered.clear()
+    done = check_files(FileCheck(tuple(paths), "json", PLAIN))
+    assert len(offered) == reading._TRIES + 1
+    assert done.written == (("".join(each), ""),) and done.errors > 0
+
+
+def test_batches_hold_about_an_eighth_of_a_workers_share(tmp_path: Path) -> None:
+    from pgm_explore.dialogue._corpus import BATCH_BYTES, BATCH_LARGEST, FILE_BYTES, batches
+
+    names = []
+    for n in range(400):
+        (tmp_path / f"{n:03d}.jsonl").write_bytes(b" " * 20_000)
+        names.append(str(tmp_path / f"{n:03d}.jsonl"))
+    weight = 400 * (20_000 + FILE_BYTES)
+    for workers in (1, 2):
+        cut = batches(names, workers)
+        assert [name for batch in cut for name in batch] == names
+        share = max(BATCH_BYTES, min(BATCH_LARGEST, weight // (8 * workers)))
+        per = -(-share // (20_000 + FILE_BYTES))  # files until a batch weighs its share
+        assert [len(batch) for batch in cut[:-1]] == [per] * (len(cut) - 1) and len(cut[-1]) <= per
+    assert len(batches(names, 1)) == 8 and len(batches(names, 8)) == 11  # (at least a MiB a batch)
+
+
 # --- the same bytes wherever the work runs ----------------------------------------------------------
 
 
@@ -172,8 +246,8 @@ def test_table_workers_need_a_corpus(corpus: Path, capsys: pytest.CaptureFixture
 def test_two_local_worker_processes_give_the_same_bytes(
     corpus: Path, capsys: pytest.CaptureFixture[str], form: str
 ) -> None:
-    # Files go to the workers in batches of about a MiB (docs/tables.md): two transcripts of more
-    # than a MiB each (a long blank line at their end) end two batches, so the workers share three.
+    # Files go to the workers in batches of a MiB or more (docs/tables.md), a MiB for a corpus this
+    # small: two transcripts of more than a MiB each (a long blank line at their end) end two batches, so the workers share three.
     padded = (TRANSCRIPTS / "full-session.jsonl").read_bytes() + b" " * (1 << 20) + b"\n"
     for name in ("logs/big.jsonl", "logs/day2/big.jsonl"):
         (corpus / name).write_bytes(padded)

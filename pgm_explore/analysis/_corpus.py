@@ -22,6 +22,7 @@ from pgm_explore.analysis._tables import TABLES
 from pgm_explore.dialogue import Transcript, corpus_files
 from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
 from pgm_explore.io import UnreadablePath
+from pgm_explore.io._read import one_producer
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -79,8 +80,10 @@ def _tabulate(what: str, path: str) -> _Done:
 
 def _tabulate_batch(job: _Job) -> list[_Done]:
     """The table of each transcript of a batch, on whichever worker runs it (top-level, so
-    workers find it by name)."""
-    return [_tabulate(job.what, path) for path in job.paths]
+    workers find it by name). The files of a corpus come from one producer, as far as the
+    reader's fast path knows (``one_producer``)."""
+    with one_producer():
+        return [_tabulate(job.what, path) for path in job.paths]
 
 
 def _partition(path: str, what: str) -> pd.DataFrame:
@@ -172,9 +175,10 @@ class Corpus:
                 preload=[__name__],
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
+            one_producer(),
         ):
             # Batches save round trips to workers; here, one file at a time keeps the bar exact.
-            cut = [(name,) for name in self.files] if work.in_process else batches(self.files)
+            cut = [(name,) for name in self.files] if work.in_process else batches(self.files, work.workers)
             for batch in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
                 for done in batch:
                     if done.frame is None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMAND",
+    "BatchChecked",
     "FileCheck",
     "FileChecked",
     "check_block",
@@ -265,6 +266,7 @@ def check_transcript(
     big files (None: this process); ``bar`` is told the bytes done.
     """
     from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._checker import older_objects_frozen
     from pgm_explore.dialogue._facts import iter_facts
 
     if form == "json":
@@ -295,33 +297,34 @@ def check_transcript(
     checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
     feed = checker.feed_line
-    for path in paths:
-        stdin_notice("check", path, err)
-        before = bar.done if bar is not None else 0
-        try:
-            for head, lines, facts in iter_facts(path, engine, counted):
-                for line, fact in zip(lines, facts, strict=True):
-                    found = feed(head, line, fact).findings
-                    if found:
-                        tally.add_findings(found)
-                        emit(found)
-                        # Findings are rare next to messages: flushing each lets a reader of
-                        # a live log (tail -f log | pgm-explore check -) see them at once.
-                        out.flush()
-        except UnreadablePath as exc:
-            # The rest of the transcript is missing: what only its end could show
-            # (unanswered Requests) is not reported.
-            tally.stopped = True
-            out.flush()  # keep stderr in order with what was already reported
-            err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
-            err.flush()
-            break
-        if bar is not None:
-            bar.top_up(before, input_size([path]))
-    else:
-        found = checker.finish().findings
-        tally.add_findings(found)
-        emit(found)
+    with older_objects_frozen():
+        for path in paths:
+            stdin_notice("check", path, err)
+            before = bar.done if bar is not None else 0
+            try:
+                for head, lines, facts in iter_facts(path, engine, counted):
+                    for line, fact in zip(lines, facts, strict=True):
+                        found = feed(head, line, fact).findings
+                        if found:
+                            tally.add_findings(found)
+                            emit(found)
+                            # Findings are rare next to messages: flushing each lets a reader of
+                            # a live log (tail -f log | pgm-explore check -) see them at once.
+                            out.flush()
+            except UnreadablePath as exc:
+                # The rest of the transcript is missing: what only its end could show
+                # (unanswered Requests) is not reported.
+                tally.stopped = True
+                out.flush()  # keep stderr in order with what was already reported
+                err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
+                err.flush()
+                break
+            if bar is not None:
+                bar.top_up(before, input_size([path]))
+        else:
+            found = checker.finish().findings
+            tally.add_findings(found)
+            emit(found)
     tally.messages, tally.dialogues = checker.messages, checker.dialogues()
     return tally
 
@@ -390,10 +393,53 @@ def check_file(path: str, form: str, palette: Palette) -> FileChecked:
     )
 
 
-def check_files(job: FileCheck) -> list[FileChecked]:
+class BatchChecked(NamedTuple):
+    """What checking a batch of transcripts of a corpus wrote, and its counts: one value a
+    batch, however many transcripts it holds, so that the client takes in few objects.
+
+    ``written`` holds what the transcripts wrote to standard output and then to standard
+    error, one pair a run of transcripts up to one that wrote to standard error (the two
+    streams stay in order with each other, transcript by transcript)."""
+
+    written: tuple[tuple[str, str], ...]
+    transcripts: int
+    messages: int
+    dialogues: int
+    errors: int
+    warnings: int
+    unread: int
+    status: int
+
+
+def check_files(job: FileCheck) -> BatchChecked:
     """:func:`check_file` of each transcript of a batch, in order, on whichever worker runs
-    it (top-level, so workers find it by name)."""
-    return [check_file(path, job.form, job.palette) for path in job.paths]
+    it (top-level, so workers find it by name). The files of a corpus come from one producer,
+    as far as the reader's fast path knows (``one_producer``)."""
+    from pgm_explore.io._read import one_producer
+
+    tally = CorpusTally()
+    written: list[tuple[str, str]] = []
+    out: list[str] = []
+    with one_producer():
+        for path in job.paths:
+            done = check_file(path, job.form, job.palette)
+            tally.add(done)
+            out.append(done.out)
+            if done.err:
+                written.append(("".join(out), done.err))
+                out = []
+    if out:
+        written.append(("".join(out), ""))
+    return BatchChecked(
+        tuple(written),
+        tally.transcripts,
+        tally.messages,
+        tally.dialogues,
+        tally.errors,
+        tally.warnings,
+        tally.unread,
+        tally.status,
+    )
 
 
 class CorpusTally(Severities):
@@ -412,6 +458,16 @@ class CorpusTally(Severities):
         self.warnings += done.warnings
         if done.status == EXIT_USAGE:
             self.unread += 1
+        self.status = max(self.status, done.status)
+
+    def merge(self, done: BatchChecked) -> None:
+        """Count the transcripts of a batch."""
+        self.transcripts += done.transcripts
+        self.messages += done.messages
+        self.dialogues += done.dialogues
+        self.errors += done.errors
+        self.warnings += done.warnings
+        self.unread += done.unread
         self.status = max(self.status, done.status)
 
     def counted(self, findings: str) -> str:
@@ -438,6 +494,7 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from pgm_explore._engine import EngineUnavailable, engine_for
     from pgm_explore.dialogue import corpus_files
     from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches
+    from pgm_explore.io._read import one_producer
 
     problems = [exc for exc in map(_missing, dict.fromkeys(args.paths)) if exc is not None]
     if problems:
@@ -458,21 +515,22 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
-    # Batches save round trips to workers; here, one file at a time keeps the bar exact.
-    cut = [(name,) for name in files] if work.in_process else batches(files)
+    # Batches save round trips to workers; here, one file at a time keeps the bar exact (and
+    # the files are one producer's all the same).
+    cut = [(name,) for name in files] if work.in_process else batches(files, work.workers)
     jobs = [FileCheck(batch, args.format, palette) for batch in cut]
-    with work, progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
+    with work, one_producer(), progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
-        for batch in work.map(check_files, jobs):
-            for done in batch:
-                if done.out:
-                    write_text(to_out, done.out)
+        for done in work.map(check_files, jobs):
+            for text, problems in done.written:
+                if text:
+                    write_text(to_out, text)
                     out.flush()
-                if done.err:
-                    err.write(done.err)
+                if problems:
+                    err.write(problems)
                     err.flush()
-                tally.add(done)
-            bar.update(len(batch))
+            tally.merge(done)
+            bar.update(done.transcripts)
     if args.format == "text":
         colour = palette.red if tally.errors or tally.unread else palette.yellow if tally.warnings else palette.green
         write_text(out, f"{colour}{tally.summary()}{palette.reset}\n")

@@ -8,15 +8,17 @@ and the heuristic pre-check of its steps, which the tables show beside the repor
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, overload
 
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import (
-    DialogueState,
     PendingRequest,
     TranscriptState,
     stance_constraints,
@@ -26,7 +28,7 @@ from pgm_explore.io import Item
 from pgm_explore.io import report as report_on
 from pgm_explore.validation import MAX_FINDINGS, Finding, Report, RuleCode, Tally
 
-__all__ = ["Found", "TranscriptChecker", "TranscriptFinding", "check_documents"]
+__all__ = ["Found", "TranscriptChecker", "TranscriptFinding", "check_documents", "older_objects_frozen"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class Found(Sequence[TranscriptFinding]):
 
 
 _NOTHING = Found()  # (what most messages find: one object for all of them)
+_SECOND = itemgetter(1)
 
 
 class TranscriptChecker:
@@ -143,84 +146,95 @@ class TranscriptChecker:
     def feed_facts(self, source: str, facts: Facts) -> Found:
         """Like :meth:`feed`, for what :func:`~pgm_explore.dialogue._facts.facts_of` read of a
         message (the bulk path has the facts made where the message was read, on a worker for a big file)."""
-        return self._feed(source, "", 0, facts)
+        return self.feed_line(source, -1, facts)
 
     def feed_line(self, head: str, line: int, facts: Facts) -> Found:
         """:meth:`feed_facts` for the message whose source is ``f"{head}{line}"`` (``head`` "PATH:"),
         or ``head`` itself for a negative ``line``: the source is written out only for a message
-        that needs it (a finding, a Request, a PC Prompt), not for every Response of a big file."""
-        return self._feed(head if line < 0 else None, head, line, facts)
-
-    def _feed(self, source: str | None, head: str, line: int, facts: Facts) -> Found:
-        """:meth:`feed_facts`, the source given as text or (``source`` None) as ``head`` and ``line``."""
+        that needs it (a finding, a PC Prompt), not for every message of a big file."""
         # This runs once per message of a transcript, in the one process that sees them all:
         # the common case (a conforming message with nothing to say) must cost little more
         # than the dictionary lookups it needs. So the rules are looked up once by data type
         # and mode, and a rule is called only when the message gives it something to find
         # (most QueryIDs are new, most turns and times follow the last): the looks that
         # decide it are made here, and the rules of _rules make the findings.
+        source = head if line < 0 else None
         self.messages += 1
         type_name, dialog = facts.type, facts.dialog
         found: list[Finding] = list(facts.findings) if facts.findings else []
         request: PendingRequest | None = None
         action_context = None
         if type_name == "PC Prompt":
-            state = self._state
-            if source is None:
-                source = f"{head}{line}"
-            if facts.prompt_id is not None:
-                _rules.prompt_id_unused(state, source, facts.prompt_id, found)
-            if dialog is not None:
-                _rules.dialogue_opened_once(state, dialog, found)
-                state.open_dialogue(source, facts)
+            prompt_id = facts.prompt_id
+            if prompt_id is not None or dialog is not None:
+                # Where it was read, logged once for its PCPromptID and the context it opens.
+                state = self._state
+                log = state.sources
+                logged = log.add_line(head, line) if source is None else log.add(source)
+                if prompt_id is not None:
+                    _rules.prompt_id_unused(state, logged, prompt_id, found)
+                if dialog is not None:
+                    _rules.dialogue_opened_once(state, dialog, found)
+                    state.open_dialogue(logged, facts)
         elif type_name is not None and dialog is not None and facts.mode is not None:
             state = self._state
             query_id = facts.query_id
             if query_id is not None:
-                if query_id in state.answered or query_id in state.query_ids:
+                known = state.query_ids
+                if query_id in known:
                     if source is None:
                         source = f"{head}{line}"
                     _rules.query_id_unused(state, source, query_id, found)
-                elif source is None:
-                    state.query_ids[query_id] = state.sources.add_line(head, line)
+                elif source is None:  # (numbers shifted past the answered bit: TranscriptState.query_ids)
+                    known[query_id] = state.sources.add_line(head, line) << 1
                 else:
-                    state.query_ids[query_id] = state.sources.add(source)
-            opener = state.opened.get(dialog)
+                    known[query_id] = state.sources.add(source) << 1
+            dialogue = state.dialogues[type_name].get(dialog)
+            if dialogue is None:
+                opener = state.opened.get(dialog)
+                dialogue = state.begin(dialog, type_name, opener)
+            else:
+                opener = dialogue.opener  # (state.opened's, kept with the dialogue)
             if opener is None:
                 if type_name == "BKN-PRC":
                     _rules.opened_by_a_prompt(dialog, found)
             elif facts.ids != opener.ids:
                 _rules.context_ids_match(facts, dialog, opener, found)
-            dialogue = state.dialogues[type_name].get(dialog)
-            if dialogue is None:
-                dialogue = state.begin(dialog, type_name, opener)
             if facts.mode == "RQ":
                 context = opener
                 if context is None and type(session := facts.ids[2]) is str:
                     context = state.session_context.get(session)
                 turn = facts.turn
                 last_turn = dialogue.last_turn
-                if type(turn) is int and last_turn is not None and turn == last_turn + 1:
-                    dialogue.last_turn = turn
+                if type(turn) is int and (turn == 0 if last_turn is None else turn == last_turn + 1):
+                    dialogue.last_turn = turn  # (the first turn, or the next: what turn_follows finds right)
                 else:
                     turn = _rules.turn_follows(facts, type_name, dialogue, found)
                 time = facts.time
-                if time is not None:
-                    _time_moves_forward(time, facts, dialogue, found)
+                if time is not None:  # (time-backwards, looked at here: most times move forward)
+                    last = dialogue.last_time
+                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_absolute, dialogue.last_time = time
                 commitments = facts.commitments
                 request = PendingRequest(
                     query_id,
-                    f"{head}{line}" if source is None else source,
+                    head,
+                    line,
                     turn,
                     facts.kind,
                     time,
                     facts.steps,
-                    tuple([cid for _, cid, _ in commitments]) if commitments else (),
+                    tuple(map(_SECOND, commitments)) if commitments else (),  # (their CommitmentIDs)
                     stance_constraints(facts.constraints) if facts.constraints else None,
                 )
                 REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
                 if query_id is not None:
-                    dialogue.wait(request)
+                    if dialogue.pending is None:  # (most dialogues wait for one Request at a time)
+                        dialogue.pending = request
+                    else:
+                        dialogue.wait(request)
                 if self._contexts and type_name == "BKN-DAC" and context is not None:
                     known = context.action_context
                     action_context = known.value if known is not None else None
@@ -228,8 +242,24 @@ class TranscriptChecker:
                 before = len(found)
                 time = facts.time
                 if time is not None:
-                    _time_moves_forward(time, facts, dialogue, found)
-                pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
+                    last = dialogue.last_time
+                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_absolute, dialogue.last_time = time
+                # The Response to the one Request its dialogue waits for (most are): taken here,
+                # and answers_a_request looks at what else it may be.
+                request_id, pending = facts.request_id, dialogue.pending
+                if (
+                    request_id is not None
+                    and type(pending) is PendingRequest
+                    and pending.query_id == request_id
+                    and not (packed := state.query_ids.get(request_id, 1)) & 1  # (the answered bit)
+                ):
+                    dialogue.pending = None
+                    state.answer(request_id, packed, pending.turn)
+                else:
+                    pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
                 if pending is not None:
                     turn = facts.turn
                     if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
@@ -286,17 +316,28 @@ class TranscriptChecker:
         return Found(tuple(out))
 
 
-def _time_moves_forward(time: tuple[bool, float], facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:
-    """:func:`_rules.time_moves_forward`, called only when the time goes back."""
-    last = dialogue.last_time
-    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-        _rules.time_moves_forward(facts, dialogue, found)
-    else:
-        dialogue.last_absolute, dialogue.last_time = time
-
-
 def check_documents(items: Iterable[tuple[str, Any, Finding | None]]) -> list[TranscriptFinding]:
     """All findings of a transcript given as (source, document, problem) triples."""
     checker = TranscriptChecker()
     out = [f for source, document, problem in items for f in checker.feed(source, document, problem)]
     return out + list(checker.finish())
+
+
+@contextmanager
+def older_objects_frozen() -> Iterator[None]:
+    """Leave the objects alive when a long check begins out of the garbage collector's full passes
+    until it ends (:func:`gc.freeze`, then :func:`gc.unfreeze`).
+
+    The messages of a long transcript make the collector walk every object of the process now
+    and then: the imports, Dask's client and its cluster, tens of thousands of objects that the
+    check does not touch, walked again each time (a fifth of a microsecond a message of the check,
+    measured). None of them is garbage the check makes. Nothing is frozen when something else of
+    the process froze objects already (unfreezing would give back its objects too)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

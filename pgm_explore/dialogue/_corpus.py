@@ -7,7 +7,6 @@ corpus holds, in which order, and what each is called.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable, Sequence
 
@@ -15,7 +14,8 @@ from pgm_explore.io import UnreadablePath
 
 __all__ = [
     "BATCH_BYTES",
-    "BATCH_FILES",
+    "BATCH_LARGEST",
+    "FILE_BYTES",
     "CORPUS_SUFFIXES",
     "LOCAL_WORKERS_FROM",
     "batches",
@@ -31,10 +31,16 @@ CORPUS_SUFFIXES = (".jsonl", ".json")
 """The files a directory of a corpus stands for (as the shell's ``*.jsonl`` and ``*.json`` match)."""
 
 BATCH_BYTES = 1 << 20
-BATCH_FILES = 256
-"""Files of a corpus go to a worker in batches of about a MiB (at most 256 files), each
-transcript of a batch checked on its own: a round trip to a worker costs milliseconds,
-which thousands of small transcripts would otherwise pay one by one."""
+BATCH_LARGEST = 16 << 20
+FILE_BYTES = 8 << 10
+"""Files of a corpus go to the workers in batches, each transcript of a batch checked on its
+own: a batch costs the client and the scheduler milliseconds of their own whatever it holds
+(submitting it, waiting for it, taking its result in), which thousands of small transcripts
+would otherwise pay one by one, and takes that CPU from the workers on a machine of few
+cores. A batch holds about an eighth of a worker's share of the corpus (as the partitions of
+one big file do), from :data:`BATCH_BYTES` to :data:`BATCH_LARGEST`, so that the workers stay
+busy to the end; a file weighs its bytes and :data:`FILE_BYTES` more, about what its own
+set-up (opening it, a checker of its own) costs next to its messages."""
 
 
 def corpus_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
@@ -86,32 +92,39 @@ def _raise(exc: OSError) -> None:
 def corpus_size(files: Sequence[str]) -> int:
     """The bytes of the files (a file that cannot be looked at counts as empty: reading it
     will say why)."""
-    total = 0
-    for name in files:
-        with contextlib.suppress(OSError):
-            total += os.path.getsize(name)
-    return total
+    return sum(map(_size, files))
 
 
-def batches(files: Sequence[str], max_bytes: int | None = None, max_files: int | None = None) -> list[tuple[str, ...]]:
-    """``files`` in order, cut into runs of about ``max_bytes`` (default :data:`BATCH_BYTES`;
-    a bigger file is a batch of its own) and at most ``max_files`` (:data:`BATCH_FILES`).
+def batches(files: Sequence[str], workers: int) -> list[tuple[str, ...]]:
+    """``files`` in order, cut into runs of about an eighth of each of ``workers``' share of
+    their weight (:data:`FILE_BYTES` and its size a file), from :data:`BATCH_BYTES` to
+    :data:`BATCH_LARGEST` (a heavier file is a batch of its own).
 
-    >>> batches(["a", "b", "c"], max_files=2)
-    [('a', 'b'), ('c',)]
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> names = [str(root / f"{n}.jsonl") for n in range(6)]
+    >>> for name, size in zip(names, [0, 0, 900_000, 200_000, 4_000_000, 10]):
+    ...     _ = pathlib.Path(name).write_bytes(b" " * size)
+    >>> [len(batch) for batch in batches(names, workers=2)]
+    [4, 1, 1]
     """
-    max_bytes = max_bytes or BATCH_BYTES
-    max_files = max_files or BATCH_FILES
+    weights = [FILE_BYTES + _size(name) for name in files]
+    largest = max(BATCH_BYTES, min(BATCH_LARGEST, sum(weights) // (8 * max(workers, 1))))
     cut: list[tuple[str, ...]] = []
-    batch: list[str] = []
-    size = 0
-    for name in files:
-        with contextlib.suppress(OSError):  # (reading it will say why)
-            size += os.path.getsize(name)
-        batch.append(name)
-        if size >= max_bytes or len(batch) >= max_files:
-            cut.append(tuple(batch))
-            batch, size = [], 0
-    if batch:
-        cut.append(tuple(batch))
+    start = weight = 0
+    for end, size in enumerate(weights, 1):
+        weight += size
+        if weight >= largest:
+            cut.append(tuple(files[start:end]))
+            start, weight = end, 0
+    if start < len(files):
+        cut.append(tuple(files[start:]))
     return cut
+
+
+def _size(name: str) -> int:
+    """The bytes of a file (one that cannot be looked at weighs nothing: reading it will say why)."""
+    try:
+        return os.path.getsize(name)
+    except OSError:
+        return 0

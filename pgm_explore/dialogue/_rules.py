@@ -69,10 +69,11 @@ def _some(steps: list[Any], shown: int = 10) -> str:
 # --- PC Prompts ---------------------------------------------------------------------------------
 
 
-def prompt_id_unused(state: TranscriptState, source: str, prompt_id: str, found: list[Finding]) -> None:
+def prompt_id_unused(state: TranscriptState, logged: int, prompt_id: str, found: list[Finding]) -> None:
+    """``logged``: where the PC Prompt was read, as its number in ``state.sources``."""
     earlier = state.prompt_ids.get(prompt_id)
     if earlier is None:
-        state.prompt_ids[prompt_id] = state.sources.add(source)
+        state.prompt_ids[prompt_id] = logged
     else:
         found.append(
             Finding.of(
@@ -101,20 +102,17 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
 
 
 def query_id_unused(state: TranscriptState, source: str, query_id: str, found: list[Finding]) -> None:
-    earlier = state.answered_use(query_id)
-    if earlier is None:
-        # One look-up in a dictionary that holds every QueryID of the transcript, not two.
-        known = state.query_ids
-        count = len(known)
-        earlier = known.setdefault(query_id, state.sources.add(source))
-        if len(known) > count:
-            return
+    known = state.query_ids
+    packed = known.get(query_id)
+    if packed is None:
+        known[query_id] = state.sources.add(source) << 1  # (not answered: see TranscriptState.query_ids)
+        return
     found.append(
         Finding.of(
             "query-id-reused",
             ("QueryID",),
-            f"QueryID {query_id} was already used by the message at {state.sources.source(earlier)}; "
-            "a QueryID identifies one Request or Response.",
+            f"QueryID {query_id} was already used by the message at "
+            f"{state.sources.source(state.first_use(packed))}; a QueryID identifies one Request or Response.",
         )
     )
 
@@ -206,7 +204,9 @@ def answers_a_request(
     request_id = facts.request_id
     if request_id is None:
         return None
-    if request_id in state.answered and not dialogue.waits_for(request_id):
+    packed = state.query_ids.get(request_id)
+    # (the lowest bit of an entry: whether its Request has had its Response, TranscriptState.query_ids)
+    if packed is not None and packed & 1 and not dialogue.waits_for(request_id):
         found.append(
             Finding.of(
                 "response-duplicate",
@@ -216,9 +216,13 @@ def answers_a_request(
             )
         )
         # D16 names both errors: a second Response with the wrong TurnIndex has both.
-        first_use = state.answered_use(request_id)
-        assert first_use is not None
-        turn_matches_request(facts, type_name, state.answered_turn(request_id), state.sources.source(first_use), found)
+        turn_matches_request(
+            facts,
+            type_name,
+            state.answered_turn(request_id, packed),
+            state.sources.source(state.first_use(packed)),
+            found,
+        )
         return None
     pending = dialogue.take(request_id)
     if pending is None:
@@ -231,11 +235,8 @@ def answers_a_request(
             )
         )
         return None
-    first_use = state.query_ids.pop(request_id, None)
-    if first_use is not None:  # (else a reused QueryID already answered once)
-        state.answer(
-            pending.query_id or request_id, first_use, pending.turn
-        )  # (the Request's own string: no copy kept)
+    if packed is not None and not packed & 1:  # (else a reused QueryID already answered once)
+        state.answer(request_id, packed, pending.turn)  # (the dictionary keeps the key it has: no copy kept)
     return pending
 
 
@@ -283,7 +284,7 @@ def commitments_submitted(
         return
     ledger = dialogue.ledger()
     if request.commitments:
-        request.new_commitments = frozenset(c for c in request.commitments if c not in ledger)
+        request.new_commitments = frozenset(request.commitments).difference(ledger.held)
     for index, cid, statement in facts.commitments:
         held = ledger.conflicting(cid, statement)
         if held is not None:
@@ -367,12 +368,14 @@ def entities_known(
     context: DialogueContext | None,
     found: list[Finding],
 ) -> None:
-    if context is None or not facts.entity_ids:
+    entity_ids = facts.entity_ids
+    if context is None or not entity_ids:
         return
-    known = state.known_entities(facts.session, context)
-    if not known:
-        return
-    unknown = [e for e in facts.entity_ids if e not in known]
+    session = facts.ids[2]
+    known = state.known_entities(session if type(session) is str else None, context)
+    if not known or (type(known) is frozenset and known.issuperset(entity_ids)):
+        return  # (most Requests name Entities that are known: looked at in one call)
+    unknown = [e for e in entity_ids if e not in known]
     if unknown:
         found.append(
             Finding.of(

@@ -139,7 +139,11 @@ class PendingRequest(msgspec.Struct, gc=False):
 
     query_id: str | None
     """None for a Request without a (string) QueryID: checked, but never kept."""
-    source: str
+    head: str
+    line: int
+    """Where it was read (:attr:`source`): ``f"{head}{line}"``, or ``head`` itself for a negative
+    ``line``. (Written out only when a finding names it: most Requests are answered without one,
+    and the text took some 90 bytes more for each Request waiting.)"""
     turn: Any
     kind: Any
     time: tuple[bool, float] | None
@@ -156,6 +160,11 @@ class PendingRequest(msgspec.Struct, gc=False):
     """Whether the pre-check, under a non-empty ActionContext, foresees a failure: only then can a
     Response be more lenient than it (``precheck-differs``)."""
 
+    @property
+    def source(self) -> str:
+        """Where the Request was read."""
+        return self.head if self.line < 0 else f"{self.head}{self.line}"
+
 
 def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
     """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
@@ -165,8 +174,10 @@ def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
     >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
     ({'Role': 'guide'}, None)
     """
-    kept = {key: value for key in ("Role", "Locale") if isinstance(value := constraints.get(key), str)}
-    return kept or None
+    role, locale = constraints.get("Role"), constraints.get("Locale")
+    if isinstance(role, str):
+        return {"Role": role, "Locale": locale} if isinstance(locale, str) else {"Role": role}
+    return {"Locale": locale} if isinstance(locale, str) else None
 
 
 class DialogueState(msgspec.Struct, gc=False):
@@ -186,6 +197,10 @@ class DialogueState(msgspec.Struct, gc=False):
     a transcript, empty or of one entry, would take 180 bytes each of hundreds of thousands."""
     commitments: CommitmentLedger | None = None
     """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
+    opener: DialogueContext | None = None
+    """The context of the PC Prompt that opened its DialogID (:attr:`TranscriptState.opened`), kept
+    up to date by :meth:`TranscriptState.open_dialogue`: every message of the dialogue needs it, and
+    a look in a dictionary of every DialogID of the transcript costs a miss of the processor's cache."""
 
     def ledger(self) -> CommitmentLedger:
         if self.commitments is None:
@@ -314,13 +329,14 @@ class TranscriptState:
 
     sources: SourceLog = field(default_factory=SourceLog)
     query_ids: dict[str, int] = field(default_factory=dict)
-    """QueryID -> the source (in :attr:`sources`) of its first use, for every QueryID used but those
-    of :attr:`answered` (QueryIDs are unique in a transcript: query-id-reused)."""
-    answered: dict[str, int] = field(default_factory=dict)
-    """The same for the QueryIDs of the Requests that have had their Response, each packed with
-    its Request's TurnIndex (:meth:`answer`), which a second Response is checked against (D16).
-    Each moves here from :attr:`query_ids` (one entry for each QueryID: a transcript of a million
-    messages holds half a million of them, and one number costs less than a pair)."""
+    """QueryID -> where it was first used (its source's number in :attr:`sources`), for every
+    QueryID of the transcript (QueryIDs are unique in a transcript: query-id-reused), packed
+    (:meth:`first_use`) with whether its Request has had its Response and, once it has, that
+    Request's TurnIndex, which a second Response is checked against (D16; :meth:`answer`). One
+    dictionary for both: every Request and Response looks its QueryID up, most find nothing, and
+    in a dictionary of a million QueryIDs each look that finds nothing costs a miss of the
+    processor's cache or two (a second dictionary for the answered ones was a second look); one
+    number also costs less than a pair."""
     other_turns: dict[str, Any] = field(default_factory=dict)
     """The TurnIndex of an answered Request that no packed number holds (not a small integer)."""
     prompt_ids: dict[str, int] = field(default_factory=dict)
@@ -349,9 +365,11 @@ class TranscriptState:
         # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
         if opener is None:
             dialogue = DialogueState(number)
+            # (its DialogID kept as it came: shared only with what a PC Prompt opened)
+            self.dialogues[type_name][dialog] = dialogue
         else:
-            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute)
-        self.dialogues[type_name][self.shared(dialog)] = dialogue
+            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute, opener=opener)
+            self.dialogues[type_name][self.shared(dialog)] = dialogue
         return dialogue
 
     def waiting(self) -> list[tuple[str, str, DialogueState]]:
@@ -365,22 +383,34 @@ class TranscriptState:
         found.sort(key=lambda waiting: waiting[2].number)
         return found
 
-    def answer(self, query_id: str, first_use: int, turn: Any) -> None:
-        """Record that the Request ``query_id`` (first used at ``first_use``) has its Response."""
+    def answer(self, query_id: str, packed: int, turn: Any) -> None:
+        """Record that the Request ``query_id`` (its entry in :attr:`query_ids` ``packed``, not
+        answered yet) has its Response."""
+        first_use = packed >> 1
         if type(turn) is int and 0 <= turn < _OTHER_TURN:
-            self.answered[query_id] = first_use << _TURN_BITS | turn
+            self.query_ids[query_id] = (first_use << _TURN_BITS | turn) << 1 | 1
         else:
-            self.answered[query_id] = first_use << _TURN_BITS | _OTHER_TURN
+            self.query_ids[query_id] = (first_use << _TURN_BITS | _OTHER_TURN) << 1 | 1
             self.other_turns[query_id] = turn
 
-    def answered_use(self, query_id: str) -> int | None:
-        """Where the QueryID of an answered Request was first used (in :attr:`sources`), or None."""
-        packed = self.answered.get(query_id)
-        return None if packed is None else packed >> _TURN_BITS
+    @staticmethod
+    def first_use(packed: int) -> int:
+        """Where a QueryID was first used (in :attr:`sources`), from its entry in :attr:`query_ids`:
+        the number itself shifted by the answered bit (the lowest), or, answered, with the
+        Request's TurnIndex below it too.
 
-    def answered_turn(self, query_id: str) -> Any:
-        """The TurnIndex of the answered Request ``query_id``."""
-        turn = self.answered[query_id] & _OTHER_TURN
+        >>> state = TranscriptState()
+        >>> state.query_ids["q"] = 7 << 1
+        >>> state.answer("q", state.query_ids["q"], 3)
+        >>> packed = state.query_ids["q"]
+        >>> TranscriptState.first_use(packed), packed & 1, state.answered_turn("q", packed)
+        (7, 1, 3)
+        """
+        return packed >> (_TURN_BITS + 1) if packed & 1 else packed >> 1
+
+    def answered_turn(self, query_id: str, packed: int) -> Any:
+        """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``packed``)."""
+        turn = packed >> 1 & _OTHER_TURN
         return self.other_turns[query_id] if turn == _OTHER_TURN else turn
 
     def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
@@ -402,30 +432,42 @@ class TranscriptState:
         context or PC Prompt that names it (QueryIDs, each used once, are kept as they come)."""
         return sys.intern(name) if type(name) is str else name
 
-    def open_dialogue(self, source: str, facts: Facts) -> None:
-        """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
+    def open_dialogue(self, logged: int, facts: Facts) -> None:
+        """Record the context a PC Prompt (read where :attr:`sources` logged as ``logged``) gives
+        the dialogue it opens (and its session)."""
         assert facts.dialog is not None
         shared = self.shared
         entities = self.entity_set(facts.entities or _NO_ENTITIES)
-        instance, environment, session_id = facts.ids
+        ids = facts.ids
+        session = ids[2]
+        if type(session) is not str:
+            session = None
+        # The ids kept once: those of the session's latest context when they are the same (an
+        # A-User's PC Prompts mostly are), else shared anew.
+        latest = self.session_context.get(session) if session is not None else None
+        if latest is not None and latest.ids == ids:
+            ids = latest.ids
+        else:
+            instance, environment, session_id = ids
+            ids = (shared(instance), shared(environment), shared(session_id))
         absolute, seconds = facts.time or (False, None)
-        log = self.sources
-        logged = self.prompt_ids.get(facts.prompt_id) if facts.prompt_id is not None else None
-        if logged is None or logged != log.size - 1 or log.source(logged) != source:
-            logged = log.add(source)  # (its PCPromptID was used before, or it has none)
         context = DialogueContext(
-            log,
+            self.sources,
             logged,
-            (shared(instance), shared(environment), shared(session_id)),
+            ids,
             self.known_action_context(facts.action_context),
             entities,
             seconds,
             absolute,
         )
-        self.opened[shared(facts.dialog)] = context
-        session = facts.session
+        dialog = shared(facts.dialog)
+        self.opened[dialog] = context
+        for of_type in self.dialogues.values():  # (the dialogues of that DialogID begun before it)
+            begun = of_type.get(dialog)
+            if begun is not None:
+                begun.opener = context
         if session is not None:
-            session = shared(session)
+            session = ids[2]  # (the shared string)
             known = self.session_entities.get(session)
             self.session_entities[session] = entities if known is None else self.grown(known, entities)
             self.session_context[session] = context

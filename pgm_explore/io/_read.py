@@ -38,6 +38,8 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import IO, Any, Literal, NamedTuple, TypeVar
 
@@ -70,6 +72,7 @@ __all__ = [
     "iter_documents",
     "decoded",
     "iter_stream",
+    "one_producer",
     "report",
     "report_fields",
 ]
@@ -265,6 +268,35 @@ _TRIES = 8
 rest (unless it took as many): a file of messages in another order of names loses little."""
 
 
+class _Tries:
+    """How many lines the typed reader took and refused over the pieces of one producer."""
+
+    __slots__ = ("refused", "taken")
+
+    def __init__(self) -> None:
+        self.taken = self.refused = 0
+
+
+_producer: ContextVar[_Tries | None] = ContextVar("_producer", default=None)
+
+
+@contextmanager
+def one_producer() -> Iterator[None]:
+    """Within, the pieces :func:`decoded` reads are taken for lines of one producer: what the
+    typed reader took and refused counts from piece to piece, where it otherwise starts again
+    with each. A corpus of small files, a piece each, would otherwise pay :data:`_TRIES` typed
+    reads for nothing in every file whose messages the typed reader refuses. (Within one that
+    is already under way: that one goes on.)"""
+    if _producer.get() is not None:
+        yield
+        return
+    token = _producer.set(_Tries())
+    try:
+        yield
+    finally:
+        _producer.reset(token)
+
+
 class _Clean(tuple):
     """The notes of a line the typed reader read (``read_clean``): none, as for any line read
     without a word to say, and the message is clean, so :func:`report_fields` does not ask
@@ -291,50 +323,57 @@ def decoded(
     programs write them is read and judged in one pass, and its notes are :data:`CLEAN`. Its
     document is the very dict the other decoder makes (the same names in the same order).
     A clean line it refuses for the order of its names teaches it that order
-    (``learn_order``); a piece whose lines it keeps refusing is read the usual way from then
-    on: each refusal costs a typed read for nothing.
+    (``learn_order``); a piece whose lines it keeps refusing (or the pieces of a producer, under
+    :func:`one_producer`) is read the usual way from then on: each refusal costs a typed read
+    for nothing.
 
     With ``clean`` (and ``typed``), a line the typed reader takes is not given out but handed
     to ``clean(number, way, value)`` as :func:`~pgm_explore.validation.read_clean_typed` read
     it, the Struct, with no dict made of it (the bulk paths' own loop: see
     :func:`~pgm_explore.io._partitions.work_on_partition`)."""
     decode, noted = _decode_fast, _noted
+    tries = _producer.get() or _Tries()
+    taken, refused = tries.taken, tries.refused
     read: Callable[[bytes], Any] | None = None
-    if typed:
+    if typed and (refused <= _TRIES or refused <= taken):
         read = read_clean if clean is None else read_clean_typed
-    taken = refused = 0
     offset = piece.start
-    # (The lines of a piece are split as iterating over a file splits them, in C: this
-    # loop runs once per message of a transcript.)
-    for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
-        start = offset
-        offset += len(raw)
-        teach = read is not None
-        if read is not None:
-            if (got := read(raw)) is not None:  # (never a blank line: it begins as a message does)
-                taken += 1
-                if clean is None:
-                    yield number, raw, start, got, CLEAN
-                else:
-                    way, value = got  # (a call with *got would build a tuple again)
-                    clean(number, way, value)
+    try:
+        # (The lines of a piece are split as iterating over a file splits them, in C: this
+        # loop runs once per message of a transcript.)
+        for number, raw in enumerate(io.BytesIO(piece.data), piece.first):
+            start = offset
+            offset += len(raw)
+            teach = read is not None
+            if read is not None:
+                if (got := read(raw)) is not None:  # (never a blank line: it begins as a message does)
+                    taken += 1
+                    if clean is None:
+                        yield number, raw, start, got, CLEAN
+                    else:
+                        way, value = got  # (a call with *got would build a tuple again)
+                        clean(number, way, value)
+                    continue
+                if raw.isspace():
+                    continue
+                refused += 1
+                if refused > _TRIES and refused > taken:
+                    read = None
+            elif raw.isspace():  # never empty: a line keeps its b"\n"
                 continue
-            if raw.isspace():
+            try:
+                document = decode(raw)
+            except (ValueError, RecursionError):
+                yield number, raw, start, REFUSED, ()
                 continue
-            refused += 1
-            if refused > _TRIES and refused > taken:
-                read = None
-        elif raw.isspace():  # never empty: a line keeps its b"\n"
-            continue
-        try:
-            document = decode(raw)
-        except (ValueError, RecursionError):
-            yield number, raw, start, REFUSED, ()
-            continue
-        notes = noted(raw, document)
-        if teach and not notes:
-            learn_order(raw, document)  # (names in another order than the schema's: the next such lines are taken)
-        yield number, raw, start, document, notes
+            notes = noted(raw, document)
+            if teach and not notes:
+                learn_order(raw, document)  # (names in another order than the schema's: the next such lines are taken)
+            yield number, raw, start, document, notes
+    finally:
+        # (Counted in locals, read once a line: what the next piece of the producer starts from.)
+        if typed:
+            tries.taken, tries.refused = taken, refused
 
 
 def _parse(raw: bytes, line: int) -> tuple[Any, Finding | None, tuple[Finding, ...]]:
