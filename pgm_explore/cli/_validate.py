@@ -169,8 +169,15 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
     try:
+        # python-jsonschema explains the messages that do not conform, which a big input always
+        # holds: imported once before the workers are forked, not by each (where Jupyter's
+        # jsonschema[format-nongpl] is installed, its import takes 2 s; bench_threshold.py).
         engine = engine_for(
-            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES, preload=[__name__]
+            args.paths,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            min_bytes=VALIDATE_BYTES,
+            preload=[__name__, "jsonschema"],
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} validate: {clean(str(exc))}\n")
