@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -200,13 +201,18 @@ def test_the_files_of_a_batch_are_one_producers_for_the_typed_reader(
     for n in range(20):
         (tmp_path / f"{n}.jsonl").write_bytes(line * 3)
         paths.append(str(tmp_path / f"{n}.jsonl"))
-    real, offered = reading.read_clean, []
+    offered: list[bytes] = []
 
-    def counted(raw: bytes) -> object:
-        offered.append(raw)
-        return real(raw)
+    def counting(real: Any) -> Any:
+        def counted(raw: bytes) -> object:
+            offered.append(raw)
+            return real(raw)
 
-    monkeypatch.setattr(reading, "read_clean", counted)
+        return counted
+
+    # (A file's first line is read on its own, the rest partition by partition, as Structs.)
+    for name in ("read_clean", "read_clean_typed"):
+        monkeypatch.setattr(reading, name, counting(getattr(reading, name)))
     each = [check_file(path, "json", PLAIN).out for path in paths]
     assert len(offered) == 60  # file by file: every line tried
     offered.clear()

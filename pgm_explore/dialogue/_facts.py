@@ -13,21 +13,25 @@ are small msgspec Structs: cheap to keep, to send and to read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, Literal, NamedTuple, cast
+import types
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from typing import Annotated, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 import msgspec
 
 from pgm_explore._engine import Engine
-from pgm_explore.io import Batch, Item, iter_batched, report_fields
+from pgm_explore.io import Batch, Item, Pushed, iter_batched, report_fields
 from pgm_explore.spec import simple_time_seconds
-from pgm_explore.validation import Finding, Report
+from pgm_explore.spec._simple_time import segment_seconds
+from pgm_explore.validation import Finding, Report, Way, clean_fields
 
 __all__ = [
     "Facts",
     "PackedFacts",
     "entities",
     "facts_of",
+    "struct_facts",
     "CHUNK",
     "fact_chunks",
     "facts_batch",
@@ -298,6 +302,287 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
     )
 
 
+# --- the same facts, read from the typed Structs of a clean message ------------------------------
+#
+# A clean line (``read_clean``) is decoded into msgspec Structs compiled from the schemas: its
+# values are of the schema's types, so the facts are read by attribute, with none of the looks
+# the dict reading needs at a value of the wrong type, and with no dict built. A field left out
+# is UNSET on the Struct where the dict has no key. tests/test_facts.py holds the two readings
+# equal over every message of the repository, the benchmarks' and mutations of them.
+
+_UNSET: Any = msgspec.UNSET
+_to_builtins = msgspec.to_builtins
+_Walker = Callable[[Any, set[str]], None]
+
+
+def _is_struct(kind: Any) -> bool:
+    return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
+
+
+def _walker(kind: Any, key: str) -> _Walker | None:
+    """How :func:`entities` finds the Entity ids of a value of the msgspec type ``kind`` found
+    under the name ``key``, as a function of the Struct (or what a field holds) and the set; None
+    when no value of that type can hold one. Worked out once a type: where ids can be is known
+    from the type (a string under a name ending in ID or IDs, at any depth), so that a message is
+    not walked value by value; what the type leaves open (a dict, Any) is walked by :func:`entities`."""
+    origin = get_origin(kind)
+    if origin is Annotated:
+        return _walker(get_args(kind)[0], key)
+    if origin is Union or isinstance(kind, types.UnionType):
+        members = [member for member in get_args(kind) if member is not msgspec.UnsetType]
+        if len(members) == 1:
+            return _walker(members[0], key)
+        # (msgspec tells the members of a union apart by the kind of value: so can this.)
+        table = {_runtime(member): _walker(member, key) for member in members}
+        if all(walker is None for walker in table.values()):
+            return None
+        return partial(_either, table)
+    if _is_struct(kind):
+        return _fields_walker(kind, None, key)
+    if origin is list:
+        inner = _walker(get_args(kind)[0], key)
+        return None if inner is None else partial(_each_item, inner)
+    if kind is str or origin is Literal:
+        return _add if key.endswith(_ID_SUFFIXES) else None
+    if kind in (int, float, bool):
+        return None
+    return partial(_walked, key=key)  # (an open object, or anything)
+
+
+def _fields_walker(kind: Any, names: tuple[str, ...] | None, key: str) -> _Walker | None:
+    """The walker of a Struct type, over its fields named ``names`` (None: all of them), each
+    looked at under its own name, or under ``key`` when ``names`` are given (as :func:`_facts_of`
+    asks :func:`entities` about a message's members one by one)."""
+    parts = []
+    for field in msgspec.structs.fields(kind):
+        if names is None or field.encode_name in names:
+            walker = _walker(field.type, field.encode_name if names is None else key)
+            if walker is not None:
+                parts.append((field.name, walker))
+    return partial(_struct_walked, tuple(parts)) if parts else None
+
+
+def _runtime(kind: Any) -> type:
+    """The Python type of the values of the msgspec type ``kind`` (a member of a union)."""
+    origin = get_origin(kind)
+    if origin is Annotated:
+        return _runtime(get_args(kind)[0])
+    if origin is Literal:
+        return str  # (the compiler makes Literals of strings only)
+    if origin is not None:
+        return cast(type, origin)  # list, dict
+    if isinstance(kind, type):
+        return kind
+    raise TypeError(f"no walker for a union holding {kind!r}")  # (Any in a union: the types have none)
+
+
+def _add(value: str, into: set[str]) -> None:
+    into.add(value)
+
+
+def _walked(value: Any, into: set[str], key: str) -> None:
+    entities(value, into, key)
+
+
+def _each_item(inner: _Walker, value: list[Any], into: set[str]) -> None:
+    for item in value:
+        inner(item, into)
+
+
+def _either(table: dict[type, _Walker | None], value: Any, into: set[str]) -> None:
+    walker = table[type(value)]
+    if walker is not None:
+        walker(value, into)
+
+
+def _struct_walked(parts: tuple[tuple[str, _Walker], ...], value: Any, into: set[str]) -> None:
+    for name, walker in parts:
+        if (member := getattr(value, name)) is not _UNSET:
+            walker(member, into)
+
+
+_MEMBER_WALKERS: dict[tuple[type, tuple[str, ...]], _Walker | None] = {}
+
+
+def _struct_entities(value: Any, names: tuple[str, ...]) -> frozenset[str]:
+    """The Entity ids in the members ``names`` of the Struct ``value``: what :func:`_facts_of`
+    gathers from the same members of the dict with :func:`entities`."""
+    found: set[str] = set()
+    layout = (type(value), names)
+    try:
+        walker = _MEMBER_WALKERS[layout]
+    except KeyError:
+        walker = _MEMBER_WALKERS[layout] = _fields_walker(type(value), names, "")
+    if walker is not None:
+        walker(value, found)
+    return frozenset(found)
+
+
+def _has_content(value: Any) -> bool:
+    """Whether a member's value counts as given (``filled``): truthy, as its dict reading is; a
+    Struct is empty when every field of it is left out (its dict has no key)."""
+    if isinstance(value, msgspec.Struct):
+        return any(getattr(value, name) is not _UNSET for name in value.__struct_fields__)
+    return bool(value)
+
+
+_NAMES: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _filled_members(prefix: str, value: Any) -> list[str]:
+    """``prefix`` + the name of each member of the Struct ``value`` with content, in order."""
+    try:
+        names = _NAMES[type(value)]
+    except KeyError:
+        names = _NAMES[type(value)] = tuple((field.name, field.encode_name) for field in msgspec.structs.fields(value))
+    return [
+        prefix + written
+        for name, written in names
+        if (member := getattr(value, name)) is not _UNSET and _has_content(member)
+    ]
+
+
+def _struct_time(value: Any) -> tuple[bool, float] | None:
+    """:func:`simple_time_seconds` of a Simple Time Struct."""
+    try:
+        segment = value.SimpleTimeData[0]
+    except IndexError:
+        return None
+    absolute, unit = segment.TimeType, segment.TimeUnit
+    return segment_seconds(
+        segment.StartTime, None if absolute is _UNSET else absolute, None if unit is _UNSET else unit, segment.FlagsByte
+    )
+
+
+_PROMPT_ENTITIES = ("ResolvedReferents", "SceneContext", "ActionContext")
+_REPRESENTATION_ENTITIES = ("ResolvedReferents", "ActionContext")
+
+
+def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding, ...]) -> Facts:
+    """:func:`facts_of` a clean message decoded as the typed Struct ``value`` (see
+    ``pgm_explore.validation._typed``) of the data type ``type_name`` in ``mode``, whose
+    findings (the consistency rules') are ``findings``: the same Facts as from its dict.
+
+    Each data type and Mode has its reader, which reads the members its schema has (asking a
+    Struct for a member its type has not costs an exception): what the dict reading asks of
+    every message, ``doc.get`` of a name the message cannot hold, is None there."""
+    ids = (value.MInstance, value.UEnvironment, value.SessionID)
+    if type_name == "PC Prompt":
+        action_context = value.ActionContext
+        return Facts(
+            type_name,
+            mode,
+            findings,
+            value.DialogID,
+            ids,
+            _struct_time(value.PCPromptTime),
+            prompt_id=value.PCPromptID,
+            action_context=None if action_context is _UNSET else _to_builtins(action_context),
+            entities=_struct_entities(value, _PROMPT_ENTITIES),
+        )
+    head: _Head = (type_name, mode, findings, value.DialogID, ids, _struct_time(value.QueryTime), value.QueryID)
+    return _STRUCT_READERS[type_name, mode](value, head)
+
+
+def _listed(value: Any) -> tuple[Any, ...]:
+    return () if value is _UNSET else tuple(value)
+
+
+# The readers give Facts its fields by position, after the seven of the head: turn, then
+# prompt_id, action_context, entities (_NO_CONTEXT), kind, steps, commitments, released,
+# constraints, entity_ids (_NO_REQUEST), request_id, outcome, filled, feasibility, statuses,
+# stance. (A Struct takes its fields by position in half the time it matches names, and this
+# runs for every message.)
+_NO_CONTEXT = (None, None, None)
+_NO_REQUEST = (None, (), (), (), None, ())
+
+
+def _prc_request(value: Any, head: _Head) -> Facts:
+    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, value.Kind, (), (), (), None, _listed(value.EntityIDs))
+
+
+def _dac_request(value: Any, head: _Head) -> Facts:
+    actions, submitted, released = value.ProcessActions, value.Commitments, value.ReleasedCommitmentIDs
+    return Facts(
+        *head,
+        value.TurnIndex,
+        *_NO_CONTEXT,
+        value.Kind,
+        () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
+        ()
+        if submitted is _UNSET
+        else tuple([(index, item.CommitmentID, item.Statement) for index, item in enumerate(submitted)]),
+        () if released is _UNSET else tuple(enumerate(released)),
+        None,
+        _listed(value.EntityIDs),
+    )
+
+
+def _pal_request(value: Any, head: _Head) -> Facts:
+    constraints = value.Constraints
+    constraints = None if constraints is _UNSET else _to_builtins(constraints)
+    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, None, (), (), (), constraints)
+
+
+def _prc_response(value: Any, head: _Head) -> Facts:
+    representation = value.Representation
+    if representation is _UNSET:
+        return Facts(*head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome)
+    action_context = representation.ActionContext
+    action_context = None if action_context is _UNSET else _to_builtins(action_context)
+    added = _struct_entities(representation, _REPRESENTATION_ENTITIES)
+    filled = tuple(_filled_members("Representation.", representation))
+    return Facts(
+        *head, value.TurnIndex, None, action_context, added, *_NO_REQUEST, value.RequestID, value.Outcome, filled
+    )
+
+
+def _dac_response(value: Any, head: _Head) -> Facts:
+    answer, statuses, feasibility = value.Answer, value.CommitmentStatus, value.Feasibility
+    filled = []
+    if feasibility is not _UNSET and _has_content(feasibility):
+        filled.append("Feasibility")
+    if statuses is not _UNSET and statuses:
+        filled.append("CommitmentStatus")
+    if answer is not _UNSET:
+        filled += _filled_members("Answer.", answer)
+    return Facts(
+        *head,
+        value.TurnIndex,
+        *_NO_CONTEXT,
+        *_NO_REQUEST,
+        value.RequestID,
+        value.Outcome,
+        tuple(filled),
+        None if feasibility is _UNSET else tuple([(item.Step, item.PAStatus) for item in feasibility.Steps]),
+        ()
+        if statuses is _UNSET
+        else tuple([(index, item.CommitmentID, item.Status) for index, item in enumerate(statuses)]),
+    )
+
+
+def _pal_response(value: Any, head: _Head) -> Facts:
+    stance = value.Stance
+    stance = None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale))
+    return Facts(
+        *head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome, (), None, (), stance
+    )
+
+
+def _unset_none(value: Any) -> Any:
+    return None if value is _UNSET else value
+
+
+_STRUCT_READERS: dict[tuple[str, str], Callable[[Any, _Head], Facts]] = {
+    ("BKN-PRC", "RQ"): _prc_request,
+    ("BKN-DAC", "RQ"): _dac_request,
+    ("BKN-PAL", "RQ"): _pal_request,
+    ("BKN-PRC", "RS"): _prc_response,
+    ("BKN-DAC", "RS"): _dac_response,
+    ("BKN-PAL", "RS"): _pal_response,
+}
+
+
 def item_facts(item: Item) -> Facts:
     """The facts of a message as read from a source, with its validation
     (:func:`pgm_explore.io.report_fields`): the work done on each message of a transcript."""
@@ -306,6 +591,7 @@ def item_facts(item: Item) -> Facts:
 
 
 _encode_facts = msgspec.msgpack.Encoder().encode
+_Raw = msgspec.Raw
 _decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
 _replace = msgspec.structs.replace
 
@@ -329,39 +615,108 @@ their turn comes, and linger long enough for the garbage collector to walk them 
 time a message, measured)."""
 
 
+class _Listed:
+    """The lines and facts of the messages of a partition worked on in this process, as
+    :func:`~pgm_explore.io.iter_batched` tells them (a ``LineBatch``): a clean line as its typed
+    Struct (its facts read from it, no dict made), any other message as an item."""
+
+    __slots__ = ("facts", "numbers")
+
+    def __init__(self) -> None:
+        self.numbers: list[int] = []
+        self.facts: list[Facts] = []
+
+    def typed(self, line: int, way: Way, value: Any) -> None:
+        self.numbers.append(line)
+        self.facts.append(struct_facts(value, way.dt.name, way.mode, clean_fields(way, value)[3]))
+
+    def item(self, item: Item) -> None:
+        self.numbers.append(item.line)  # type: ignore[arg-type]  # (a partition's items have their line)
+        self.facts.append(item_facts(item))
+
+    def cut(self) -> tuple[list[int], list[Facts]]:
+        done = self.numbers, self.facts
+        self.numbers, self.facts = [], []
+        return done
+
+
+class _Packed:
+    """:class:`_Listed` packed, on a worker (see :class:`PackedFacts`): the client decodes
+    MessagePack several times faster than it unpickles a thousand Structs.
+
+    Each message's facts are written as they are made (``msgspec.Raw``: a chunk is the array of
+    the messages written before, with nothing decoded or written again), while they are still in
+    the cache, and dropped. The findings travel beside, each distinct tuple of them once, as
+    objects: a log that repeats one mistake on every line (a header-only message has nine
+    findings) holds one tuple of findings for all of them, and so must the client, which
+    MessagePack, writing each message's in full, would not let it."""
+
+    __slots__ = ("chunks", "marks", "numbers", "table", "tables", "written")
+
+    def __init__(self) -> None:
+        self.numbers: list[int] = []
+        self.written: list[msgspec.Raw] = []  # the facts of the chunk under way, written
+        self.chunks: list[bytes] = []
+        self.tables: dict[Any, int] = {}  # a tuple of findings (or its id) -> its place in the table
+        self.table: list[tuple[Finding, ...]] = []
+        self.marks: list[tuple[int, int]] = []
+
+    def typed(self, line: int, way: Way, value: Any) -> None:
+        findings = clean_fields(way, value)[3]
+        facts = struct_facts(value, way.dt.name, way.mode, ())
+        if findings:
+            self._mark(findings)
+        self._add(line, facts)
+
+    def item(self, item: Item) -> None:
+        type_name, mode, _, findings = report_fields(item)
+        if findings:
+            self._mark(findings)
+        self._add(item.line, _facts_of(item.document, type_name, mode, ()))  # type: ignore[arg-type]
+
+    def _mark(self, findings: tuple[Finding, ...]) -> None:
+        """The next message has ``findings``: their place in the table (added if new) is marked."""
+        try:
+            key: Any = findings
+            index = self.tables.get(key)
+        except TypeError:  # (a finding about a value that cannot be hashed: only the same tuple is shared)
+            key = id(findings)
+            index = self.tables.get(key)
+        if index is None:
+            index = self.tables[key] = len(self.table)
+            self.table.append(findings)
+        self.marks.append((len(self.numbers), index))
+
+    def _add(self, line: int, facts: Facts) -> None:
+        self.numbers.append(line)
+        written = self.written
+        written.append(_Raw(_encode_facts(facts)))
+        if len(written) == CHUNK:
+            self.chunks.append(_encode_facts(written))
+            written.clear()
+
+    def cut(self) -> PackedFacts:
+        if self.written:
+            self.chunks.append(_encode_facts(self.written))
+        done = PackedFacts(self.numbers, self.chunks, self.table, self.marks)
+        self.__init__()  # type: ignore[misc]  # (the next run starts afresh)
+        return done
+
+
 def facts_batch(items: Iterator[Item]) -> tuple[list[int], list[Facts]]:
     """The lines and facts of consecutive messages of a partition worked on in this process."""
-    numbers: list[int] = []
-    facts: list[Facts] = []
+    batch = _Listed()
     for item in items:
-        numbers.append(item.line)  # type: ignore[arg-type]  # (a partition's items have their line)
-        facts.append(item_facts(item))
-    return numbers, facts
+        batch.item(item)
+    return batch.cut()
 
 
 def packed_facts_batch(items: Iterator[Item]) -> PackedFacts:
-    """:func:`facts_batch` packed, on a worker: the client decodes MessagePack several times
-    faster than it unpickles a thousand Structs.
-
-    The findings travel beside, each distinct tuple of them once, as objects: a log that
-    repeats one mistake on every line (a header-only message has nine findings) holds one
-    tuple of findings for all of them (the reader shares them), and so must the client, which
-    MessagePack, writing each message's in full, would not let it."""
-    numbers, facts = facts_batch(items)
-    tables: dict[int, int] = {}  # id of a tuple of findings -> its place in the table
-    table: list[tuple[Finding, ...]] = []
-    marks: list[tuple[int, int]] = []
-    for position, fact in enumerate(facts):
-        findings = fact.findings
-        if findings:
-            index = tables.get(id(findings))
-            if index is None:
-                index = tables[id(findings)] = len(table)
-                table.append(findings)
-            marks.append((position, index))
-            facts[position] = _replace(fact, findings=())
-    chunks = [_encode_facts(facts[start : start + CHUNK]) for start in range(0, len(facts), CHUNK)]
-    return PackedFacts(numbers, chunks, table, marks)
+    """:func:`facts_batch` packed, on a worker (see :class:`_Packed`)."""
+    batch = _Packed()
+    for item in items:
+        batch.item(item)
+    return batch.cut()
 
 
 def fact_chunks(batch: tuple[list[int], list[Facts]] | PackedFacts) -> Iterator[list[Facts]]:
@@ -390,20 +745,19 @@ def unpacked_facts(batch: tuple[list[int], list[Facts]] | PackedFacts) -> tuple[
 
 def iter_facts(
     path: str, engine: Engine | None = None, progress: Callable[[int], object] | None = None
-) -> Iterator[tuple[str, list[int], list[Facts]]]:
+) -> Iterator[tuple[str, Sequence[int], list[Facts]]]:
     """The sources and facts of every message of ``path``, in order, made where ``engine`` works
     (see :func:`pgm_explore.io.iter_batched`; ``progress`` is told the bytes done): what the
     transcript rules read of a transcript file.
 
     They come a run at a time, as ``(head, lines, facts)``: the messages at ``f"{head}{line}"``
-    for each of ``lines``, or (``lines`` ``[-1]``) the one message read at ``head`` (a message read
-    here on its own, whose source may be any text). A run is one chunk of a partition, so that
+    for each of ``lines`` (a ``range`` when they follow one another), or (``lines`` ``[-1]``) the
+    one message read at ``head`` (a message read here on its own, whose source may be any text).
+    A run is one chunk of a partition, so that
     the caller loops over lists (:meth:`TranscriptChecker.feed_line
     <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
-    batches = iter_batched(
-        path, item_facts, packed_facts_batch if spread else facts_batch, engine=engine, progress=progress
-    )
+    batches = iter_batched(path, item_facts, Pushed(_Packed if spread else _Listed), engine=engine, progress=progress)
     head = f"{path}:"
     for got in batches:
         if type(got) is Batch:
@@ -412,7 +766,14 @@ def iter_facts(
             start = 0
             for facts in fact_chunks(got.value):
                 end = start + len(facts)
-                yield head, [base + number for number in numbers[start:end]], facts
+                if not facts:  # (a run of no message: a partition that begins with a line left to this process)
+                    continue
+                first = base + numbers[start]
+                if numbers[end - 1] - numbers[start] == end - 1 - start:
+                    # (lines one after the other, as a partition's mostly are: no list to build)
+                    yield head, range(first, first + end - start), facts
+                else:
+                    yield head, [base + number for number in numbers[start:end]], facts
                 start = end
         else:
             source, fact = cast(tuple[str, Facts], got)  # (a (source, facts) pair: what is not a Batch)

@@ -69,10 +69,11 @@ def _some(steps: list[Any], shown: int = 10) -> str:
 # --- PC Prompts ---------------------------------------------------------------------------------
 
 
-def prompt_id_unused(state: TranscriptState, source: str, prompt_id: str, found: list[Finding]) -> None:
+def prompt_id_unused(state: TranscriptState, logged: int, prompt_id: str, found: list[Finding]) -> None:
+    """``logged``: where the PC Prompt was read, as its number in ``state.sources``."""
     earlier = state.prompt_ids.get(prompt_id)
     if earlier is None:
-        state.prompt_ids[prompt_id] = state.sources.add(source)
+        state.prompt_ids[prompt_id] = logged
     else:
         found.append(
             Finding.of(
@@ -283,7 +284,7 @@ def commitments_submitted(
         return
     ledger = dialogue.ledger()
     if request.commitments:
-        request.new_commitments = frozenset(c for c in request.commitments if c not in ledger)
+        request.new_commitments = frozenset(request.commitments).difference(ledger.held)
     for index, cid, statement in facts.commitments:
         held = ledger.conflicting(cid, statement)
         if held is not None:
@@ -367,12 +368,14 @@ def entities_known(
     context: DialogueContext | None,
     found: list[Finding],
 ) -> None:
-    if context is None or not facts.entity_ids:
+    entity_ids = facts.entity_ids
+    if context is None or not entity_ids:
         return
-    known = state.known_entities(facts.session, context)
-    if not known:
-        return
-    unknown = [e for e in facts.entity_ids if e not in known]
+    session = facts.ids[2]
+    known = state.known_entities(session if type(session) is str else None, context)
+    if not known or (type(known) is frozenset and known.issuperset(entity_ids)):
+        return  # (most Requests name Entities that are known: looked at in one call)
+    unknown = [e for e in entity_ids if e not in known]
     if unknown:
         found.append(
             Finding.of(

@@ -174,8 +174,10 @@ def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
     >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
     ({'Role': 'guide'}, None)
     """
-    kept = {key: value for key in ("Role", "Locale") if isinstance(value := constraints.get(key), str)}
-    return kept or None
+    role, locale = constraints.get("Role"), constraints.get("Locale")
+    if isinstance(role, str):
+        return {"Role": role, "Locale": locale} if isinstance(locale, str) else {"Role": role}
+    return {"Locale": locale} if isinstance(locale, str) else None
 
 
 class DialogueState(msgspec.Struct, gc=False):
@@ -195,6 +197,10 @@ class DialogueState(msgspec.Struct, gc=False):
     a transcript, empty or of one entry, would take 180 bytes each of hundreds of thousands."""
     commitments: CommitmentLedger | None = None
     """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
+    opener: DialogueContext | None = None
+    """The context of the PC Prompt that opened its DialogID (:attr:`TranscriptState.opened`), kept
+    up to date by :meth:`TranscriptState.open_dialogue`: every message of the dialogue needs it, and
+    a look in a dictionary of every DialogID of the transcript costs a miss of the processor's cache."""
 
     def ledger(self) -> CommitmentLedger:
         if self.commitments is None:
@@ -359,9 +365,11 @@ class TranscriptState:
         # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
         if opener is None:
             dialogue = DialogueState(number)
+            # (its DialogID kept as it came: shared only with what a PC Prompt opened)
+            self.dialogues[type_name][dialog] = dialogue
         else:
-            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute)
-        self.dialogues[type_name][self.shared(dialog)] = dialogue
+            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute, opener=opener)
+            self.dialogues[type_name][self.shared(dialog)] = dialogue
         return dialogue
 
     def waiting(self) -> list[tuple[str, str, DialogueState]]:
@@ -424,30 +432,42 @@ class TranscriptState:
         context or PC Prompt that names it (QueryIDs, each used once, are kept as they come)."""
         return sys.intern(name) if type(name) is str else name
 
-    def open_dialogue(self, source: str, facts: Facts) -> None:
-        """Record the context a PC Prompt gives the dialogue it opens (and its session)."""
+    def open_dialogue(self, logged: int, facts: Facts) -> None:
+        """Record the context a PC Prompt (read where :attr:`sources` logged as ``logged``) gives
+        the dialogue it opens (and its session)."""
         assert facts.dialog is not None
         shared = self.shared
         entities = self.entity_set(facts.entities or _NO_ENTITIES)
-        instance, environment, session_id = facts.ids
+        ids = facts.ids
+        session = ids[2]
+        if type(session) is not str:
+            session = None
+        # The ids kept once: those of the session's latest context when they are the same (an
+        # A-User's PC Prompts mostly are), else shared anew.
+        latest = self.session_context.get(session) if session is not None else None
+        if latest is not None and latest.ids == ids:
+            ids = latest.ids
+        else:
+            instance, environment, session_id = ids
+            ids = (shared(instance), shared(environment), shared(session_id))
         absolute, seconds = facts.time or (False, None)
-        log = self.sources
-        logged = self.prompt_ids.get(facts.prompt_id) if facts.prompt_id is not None else None
-        if logged is None or logged != log.size - 1 or log.source(logged) != source:
-            logged = log.add(source)  # (its PCPromptID was used before, or it has none)
         context = DialogueContext(
-            log,
+            self.sources,
             logged,
-            (shared(instance), shared(environment), shared(session_id)),
+            ids,
             self.known_action_context(facts.action_context),
             entities,
             seconds,
             absolute,
         )
-        self.opened[shared(facts.dialog)] = context
-        session = facts.session
+        dialog = shared(facts.dialog)
+        self.opened[dialog] = context
+        for of_type in self.dialogues.values():  # (the dialogues of that DialogID begun before it)
+            begun = of_type.get(dialog)
+            if begun is not None:
+                begun.opener = context
         if session is not None:
-            session = shared(session)
+            session = ids[2]  # (the shared string)
             known = self.session_entities.get(session)
             self.session_entities[session] = entities if known is None else self.grown(known, entities)
             self.session_context[session] = context

@@ -16,7 +16,7 @@ from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
+from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, older_objects_frozen
 from pgm_explore.dialogue._facts import iter_facts
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
@@ -276,9 +276,10 @@ def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFind
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker(contexts=False)
     feed = checker.feed_line
-    for path in paths:
-        for head, lines, facts in iter_facts(path, engine):
-            for line, fact in zip(lines, facts, strict=True):
-                if found := feed(head, line, fact).findings:
-                    yield from found
+    with older_objects_frozen():
+        for path in paths:
+            for head, lines, facts in iter_facts(path, engine):
+                for line, fact in zip(lines, facts, strict=True):
+                    if found := feed(head, line, fact).findings:
+                        yield from found
     yield from checker.finish()

@@ -90,19 +90,25 @@ def simple_time_seconds(value: Any) -> tuple[bool, float] | None:
     # Read for every message of a transcript: one try block rather than a check per step.
     try:
         segment = value["SimpleTimeData"][0]
-        start = segment["StartTime"]
-        absolute = segment.get("TimeType")
-        unit = segment.get("TimeUnit")
-        if absolute is None or unit is None:  # read from the flags only when not spelt out
-            flags = segment.get("FlagsByte", 0)
-            absolute = bool(flags & 1) if absolute is None else absolute
-            unit = _FLAG_UNIT[(flags >> 1) & 3] if unit is None else unit
-        divisor = _DIVISOR.get(unit) if type(unit) is str else None
-        if divisor is None or type(start) not in (int, float):
-            return None
-        # Divided, not multiplied by 1e-3: the quotient is the float nearest the exact value, so
-        # 1796518920997 ms reads 1796518920.997 s, not 1796518920.9970002 (1e-3 is no exact float);
-        # an int beyond a float is divided exactly too, when the result is one.
-        return bool(absolute), start / divisor
+        return segment_seconds(
+            segment["StartTime"], segment.get("TimeType"), segment.get("TimeUnit"), segment.get("FlagsByte", 0)
+        )
     except (KeyError, IndexError, TypeError, AttributeError, OverflowError):
         return None
+
+
+def segment_seconds(start: Any, absolute: Any, unit: Any, flags: Any) -> tuple[bool, float] | None:
+    """(absolute?, seconds) of a Simple Time segment whose StartTime, TimeType, TimeUnit and
+    FlagsByte are given (TimeType and TimeUnit None when not spelt out: read from the flags):
+    :func:`simple_time_seconds` once the segment is found, as a dict or as a typed Struct.
+    Raises what a wrong FlagsByte or the division raise (TypeError, OverflowError)."""
+    if absolute is None or unit is None:  # read from the flags only when not spelt out
+        absolute = bool(flags & 1) if absolute is None else absolute
+        unit = _FLAG_UNIT[(flags >> 1) & 3] if unit is None else unit
+    divisor = _DIVISOR.get(unit) if type(unit) is str else None
+    if divisor is None or type(start) not in (int, float):
+        return None
+    # Divided, not multiplied by 1e-3: the quotient is the float nearest the exact value, so
+    # 1796518920997 ms reads 1796518920.997 s, not 1796518920.9970002 (1e-3 is no exact float);
+    # an int beyond a float is divided exactly too, when the result is one.
+    return bool(absolute), start / divisor
