@@ -33,7 +33,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.io._partitions import Batch, LineBatch, Pushed, iter_batched, iter_worked
+from pgm_explore.io._partitions import Batch, LineBatch, Pushed, iter_batched, iter_reported, iter_worked
 from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
@@ -161,7 +161,7 @@ def iter_reports(
         else None
     )
     try:
-        pairs = iter_worked(path, report_fields, kind=kind, engine=engine or own, progress=progress)
+        pairs = iter_reported(path, kind=kind, engine=engine or own, progress=progress)
     except BaseException:
         if own is not None:
             own.close()
