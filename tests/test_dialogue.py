@@ -462,3 +462,30 @@ def test_entities_learnt_by_the_hundred_and_by_the_thousand_of_sets() -> None:
         (2, "entity-unknown"),
         (4, "entity-unknown"),
     ]
+
+
+def test_a_check_leaves_the_older_objects_out_of_the_collectors_passes_and_gives_them_back(tmp_path: Any) -> None:
+    import gc
+
+    from pgm_explore.dialogue import check_paths
+    from pgm_explore.dialogue._checker import older_objects_frozen
+
+    assert gc.get_freeze_count() == 0
+    with older_objects_frozen():
+        assert gc.get_freeze_count() > 0  # (the objects alive before it: modules, functions, ...)
+    assert gc.get_freeze_count() == 0
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "q", "DialogID": "d"}\n', encoding="utf-8")
+    findings = check_paths([path], workers=0)
+    next(findings)
+    assert gc.get_freeze_count() > 0  # while it runs ...
+    list(findings)
+    assert gc.get_freeze_count() == 0  # ... and given back at its end
+    gc.freeze()  # someone else's freeze is theirs to undo
+    try:
+        frozen = gc.get_freeze_count()
+        with older_objects_frozen():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -318,12 +318,35 @@ def _documents() -> list[dict[str, Any]]:
     return docs
 
 
+class _Declared(dict):  # type: ignore[type-arg]
+    """A message's properties that its rules declare they read; reading any other fails the test."""
+
+    def __init__(self, properties: dict[str, Any], declared: set[str]) -> None:
+        super().__init__(properties)
+        self.declared = declared
+
+    def _look(self, key: object) -> None:
+        assert key in self.declared, f"a rule reads {key!r}, which it does not declare"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._look(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self._look(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._look(key)
+        return super().__contains__(key)
+
+
 def test_the_fast_path_says_what_the_full_path_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """The three short cuts of validate() change no report: the combined verdict and
     advisory check, python-jsonschema explaining only where jsonschema-rs saw a problem,
     and consistency rules run only when the property they read is present."""
     from pgm_explore.spec import HEADERS
-    from pgm_explore.validation._consistency import RULE_FUNCTIONS, consistency_findings
+    from pgm_explore.validation._consistency import _READ, RULE_FUNCTIONS, consistency_findings
 
     checked = 0
     for doc in _documents():
@@ -337,6 +360,11 @@ def test_the_fast_path_says_what_the_full_path_says(monkeypatch: pytest.MonkeyPa
         assert clean == (_schema.is_valid(dt, doc) and not _advisory.advisory_findings(dt, doc)), doc
         every_rule = [f for rule in RULE_FUNCTIONS.get((dt.name, mode or ""), []) for f in rule(dt, doc)]
         assert consistency_findings(dt, doc, mode) == every_rule, doc
+        # The rules read no property but those they are registered with (a message read as a
+        # Struct is converted only as far as those): shown only those, they find the same.
+        declared = _READ.get((dt.name, mode or ""), set())
+        shown = _Declared({k: v for k, v in doc.items() if k in declared}, declared)
+        assert [f for rule in RULE_FUNCTIONS.get((dt.name, mode or ""), []) for f in rule(dt, shown)] == every_rule
         if not _schema.is_valid(dt, doc):
             pruned = _explain.schema_findings(dt, doc, mode)
             with monkeypatch.context() as patched:

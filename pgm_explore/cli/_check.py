@@ -70,8 +70,8 @@ where the work runs:
   transcript rules need the messages in order. A big JSON Lines file is therefore
   cut into partitions of whole lines (1 MiB each), worked on by Dask workers, and
   the rules run here over what comes back, in order. By default, transcripts of
-  1 GiB or more are worked on by one local worker process per core (starting
-  them and their first work takes several seconds), smaller ones, standard input
+  512 MiB or more are worked on by one local worker process per core (starting
+  them and their first work takes seconds), smaller ones, standard input
   and pipes in this process. --workers N says how many local workers (0: this process only);
   --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
   'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
@@ -90,7 +90,7 @@ corpus (--corpus):
   A file that cannot be read is reported on stderr and the others are checked.
   Each transcript is checked whole on one worker: in this process for a small
   corpus (--workers 0 always), on N local worker processes with --workers N (one
-  per core by default from 64 MiB on), or on an existing Dask cluster with
+  per core by default from 512 MiB on), or on an existing Dask cluster with
   --scheduler ADDRESS; the output is the same bytes in every case.
 
 progress:
@@ -266,6 +266,7 @@ def check_transcript(
     big files (None: this process); ``bar`` is told the bytes done.
     """
     from pgm_explore.dialogue import TranscriptChecker
+    from pgm_explore.dialogue._checker import older_objects_frozen
     from pgm_explore.dialogue._facts import iter_facts
 
     if form == "json":
@@ -296,33 +297,34 @@ def check_transcript(
     checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
     feed = checker.feed_line
-    for path in paths:
-        stdin_notice("check", path, err)
-        before = bar.done if bar is not None else 0
-        try:
-            for head, lines, facts in iter_facts(path, engine, counted):
-                for line, fact in zip(lines, facts, strict=True):
-                    found = feed(head, line, fact).findings
-                    if found:
-                        tally.add_findings(found)
-                        emit(found)
-                        # Findings are rare next to messages: flushing each lets a reader of
-                        # a live log (tail -f log | pgm-explore check -) see them at once.
-                        out.flush()
-        except UnreadablePath as exc:
-            # The rest of the transcript is missing: what only its end could show
-            # (unanswered Requests) is not reported.
-            tally.stopped = True
-            out.flush()  # keep stderr in order with what was already reported
-            err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
-            err.flush()
-            break
-        if bar is not None:
-            bar.top_up(before, input_size([path]))
-    else:
-        found = checker.finish().findings
-        tally.add_findings(found)
-        emit(found)
+    with older_objects_frozen():
+        for path in paths:
+            stdin_notice("check", path, err)
+            before = bar.done if bar is not None else 0
+            try:
+                for head, lines, facts in iter_facts(path, engine, counted):
+                    for line, fact in zip(lines, facts, strict=True):
+                        found = feed(head, line, fact).findings
+                        if found:
+                            tally.add_findings(found)
+                            emit(found)
+                            # Findings are rare next to messages: flushing each lets a reader of
+                            # a live log (tail -f log | pgm-explore check -) see them at once.
+                            out.flush()
+            except UnreadablePath as exc:
+                # The rest of the transcript is missing: what only its end could show
+                # (unanswered Requests) is not reported.
+                tally.stopped = True
+                out.flush()  # keep stderr in order with what was already reported
+                err.write(f"{PROG} check: {clean(str(exc))}; checking stopped there\n")
+                err.flush()
+                break
+            if bar is not None:
+                bar.top_up(before, input_size([path]))
+        else:
+            found = checker.finish().findings
+            tally.add_findings(found)
+            emit(found)
     tally.messages, tally.dialogues = checker.messages, checker.dialogues()
     return tally
 

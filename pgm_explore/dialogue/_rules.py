@@ -284,7 +284,7 @@ def commitments_submitted(
         return
     ledger = dialogue.ledger()
     if request.commitments:
-        request.new_commitments = frozenset(c for c in request.commitments if c not in ledger)
+        request.new_commitments = frozenset(request.commitments).difference(ledger.held)
     for index, cid, statement in facts.commitments:
         held = ledger.conflicting(cid, statement)
         if held is not None:

@@ -197,6 +197,10 @@ class DialogueState(msgspec.Struct, gc=False):
     a transcript, empty or of one entry, would take 180 bytes each of hundreds of thousands."""
     commitments: CommitmentLedger | None = None
     """BKN-DAC: made when the first commitment comes (most dialogues have none)."""
+    opener: DialogueContext | None = None
+    """The context of the PC Prompt that opened its DialogID (:attr:`TranscriptState.opened`), kept
+    up to date by :meth:`TranscriptState.open_dialogue`: every message of the dialogue needs it, and
+    a look in a dictionary of every DialogID of the transcript costs a miss of the processor's cache."""
 
     def ledger(self) -> CommitmentLedger:
         if self.commitments is None:
@@ -361,9 +365,11 @@ class TranscriptState:
         # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
         if opener is None:
             dialogue = DialogueState(number)
+            # (its DialogID kept as it came: shared only with what a PC Prompt opened)
+            self.dialogues[type_name][dialog] = dialogue
         else:
-            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute)
-        self.dialogues[type_name][self.shared(dialog)] = dialogue
+            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute, opener=opener)
+            self.dialogues[type_name][self.shared(dialog)] = dialogue
         return dialogue
 
     def waiting(self) -> list[tuple[str, str, DialogueState]]:
@@ -454,7 +460,12 @@ class TranscriptState:
             seconds,
             absolute,
         )
-        self.opened[shared(facts.dialog)] = context
+        dialog = shared(facts.dialog)
+        self.opened[dialog] = context
+        for of_type in self.dialogues.values():  # (the dialogues of that DialogID begun before it)
+            begun = of_type.get(dialog)
+            if begun is not None:
+                begun.opener = context
         if session is not None:
             session = ids[2]  # (the shared string)
             known = self.session_entities.get(session)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding
+from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, older_objects_frozen
 from pgm_explore.dialogue._facts import iter_facts
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
@@ -240,14 +240,12 @@ class Transcript:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
 
 
-CHECK_BYTES = 1024 * 1024 * 1024
+CHECK_BYTES = 512 * 1024 * 1024
 """The size of a transcript from which checking it starts local worker processes by itself
 (``pgm-explore check`` without ``--workers``): below it, their start-up costs more than
-they win. Measured (benchmarks/bench_check.py, bench_validate.py, session 9): two local
-workers took 4 s to start and 4 s more for their first partitions (imports, compiled
-schemas), then went 1.0-1.5 times as fast as this process alone. Since session 11 they are
-forked with their imports done (benchmarks/bench_startup.py: 2.6 CPU seconds for the start
-and first work of two, against 4.0); this size has not been measured again."""
+they win. Measured with benchmarks/bench_threshold.py (session 12, 2 cores, a load average of
+4.6 to 6.3): ``check --workers 2`` was 1.13 times as fast as ``--workers 0`` on 512 MiB, and slower
+on 256 MiB and less (0.56x); 1 GiB was chosen when the workers took 8 s to start."""
 
 
 def check_paths(
@@ -278,9 +276,10 @@ def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFind
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker(contexts=False)
     feed = checker.feed_line
-    for path in paths:
-        for head, lines, facts in iter_facts(path, engine):
-            for line, fact in zip(lines, facts, strict=True):
-                if found := feed(head, line, fact).findings:
-                    yield from found
+    with older_objects_frozen():
+        for path in paths:
+            for head, lines, facts in iter_facts(path, engine):
+                for line, fact in zip(lines, facts, strict=True):
+                    if found := feed(head, line, fact).findings:
+                        yield from found
     yield from checker.finish()

@@ -13,7 +13,7 @@ the wrong type is the schema's business, not theirs. They never change the verdi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -34,15 +34,21 @@ RULE_FUNCTIONS: dict[tuple[str, str], list[RuleFunction]] = {}
 """The rules of each (data type, mode), in the order their findings are reported."""
 
 _READS: dict[tuple[str, str], list[tuple[str, RuleFunction]]] = {}
-"""The same rules, each with the top-level property it reads."""
+"""The same rules, each with the top-level property it looks at (it has nothing to find without it)."""
+
+_READ: dict[tuple[str, str], set[str]] = {}
+"""Every top-level property the rules of each (data type, mode) read: a message read as a
+Struct is converted only as far as these (:func:`struct_findings`; a test holds the rules to them)."""
 
 
-def _rule(type_name: str, mode: str, reads: str) -> Callable[[RuleFunction], RuleFunction]:
-    """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``."""
+def _rule(type_name: str, mode: str, reads: str, *also: str) -> Callable[[RuleFunction], RuleFunction]:
+    """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``, and
+    reads the properties ``also`` besides."""
 
     def register(function: RuleFunction) -> RuleFunction:
         RULE_FUNCTIONS.setdefault((type_name, mode), []).append(function)
         _READS.setdefault((type_name, mode), []).append((reads, function))
+        _READ.setdefault((type_name, mode), set()).update((reads, *also))
         return function
 
     return register
@@ -87,7 +93,7 @@ def _echo(value: Any) -> str:
 # --- BKN-DAC Requests -------------------------------------------------------------------
 
 
-@_rule("BKN-DAC", "RQ", "ProcessActions")
+@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind")
 def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
@@ -102,7 +108,7 @@ def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Findin
     return []
 
 
-@_rule("BKN-DAC", "RQ", "Kind")
+@_rule("BKN-DAC", "RQ", "Kind", "ProcessActions")
 def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Finding]:
     actions = doc.get("ProcessActions")
     if doc.get("Kind") == "feasibility" and (actions is None or actions == []):
@@ -172,7 +178,7 @@ def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
     return found
 
 
-@_rule("BKN-DAC", "RQ", "Kind")
+@_rule("BKN-DAC", "RQ", "Kind", "Commitments", "ReleasedCommitmentIDs")
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
         return [
@@ -347,8 +353,8 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
 
 
 for _name in RESPONSE_PAYLOAD:
-    _rule(_name, "RS", "Outcome")(outcome_matches_payload)
-_rule("BKN-DAC", "RS", "Failure")(failure_degrades_outcome)
+    _rule(_name, "RS", "Outcome", *RESPONSE_PAYLOAD[_name])(outcome_matches_payload)
+_rule("BKN-DAC", "RS", "Failure", "Outcome")(failure_degrades_outcome)
 
 
 def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[Finding]:
@@ -364,79 +370,39 @@ _UNSET = msgspec.UNSET
 _to_builtins = msgspec.to_builtins
 
 
-class _Properties(Mapping[str, Any]):
-    """A message read as a msgspec Struct (``validation._typed``), seen by the rules as the dict
-    ``msgspec.to_builtins`` makes of it: a property is converted when a rule first reads it, so
-    that a message whose rules read little (an Outcome, a Kind) is never converted whole."""
-
-    __slots__ = ("_names", "_read", "_value")
-
-    def __init__(self, value: Any, names: dict[str, str]) -> None:
-        self._value = value
-        self._names = names  # property -> attribute
-        self._read: dict[str, Any] = {}
-
-    def __getitem__(self, key: str) -> Any:
-        read = self._read
-        if key in read:
-            return read[key]
-        attribute = self._names.get(key)
-        value = _UNSET if attribute is None else getattr(self._value, attribute)
-        if value is _UNSET:
-            raise KeyError(key)
-        read[key] = value = _to_builtins(value)
-        return value
-
-    def get(self, key: str, default: Any = None) -> Any:  # (Mapping's own goes through a KeyError)
-        read = self._read
-        if key in read:
-            return read[key]
-        attribute = self._names.get(key)
-        value = _UNSET if attribute is None else getattr(self._value, attribute)
-        if value is _UNSET:
-            return default
-        read[key] = value = _to_builtins(value)
-        return value
-
-    def __contains__(self, key: object) -> bool:
-        attribute = self._names.get(key)  # type: ignore[call-overload]  # (any key: most are not names)
-        return attribute is not None and getattr(self._value, attribute) is not _UNSET
-
-    def __iter__(self) -> Iterator[str]:
-        value = self._value
-        return (name for name, attribute in self._names.items() if getattr(value, attribute) is not _UNSET)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
+_STRUCT_RULES: dict[type, tuple[list[tuple[str, RuleFunction]], tuple[tuple[str, str], ...]]] = {}
+"""For each Struct type: the rules of its data type and Mode, each with the attribute of the
+property it looks at; and (property, attribute) of every property they read."""
 
 
-_STRUCT_RULES: dict[type, tuple[dict[str, str], list[tuple[str, RuleFunction]]]] = {}
-"""For each Struct type: its property names (to attributes), and the rules of its data type
-and Mode with the attribute of the property each reads."""
-
-
-def _struct_rules(kind: type, dt: DataType, mode: str | None) -> tuple[dict[str, str], list[tuple[str, RuleFunction]]]:
-    fields = msgspec.structs.fields(kind)
-    names = {field.encode_name: field.name for field in fields}
-    rules = [(names[reads], rule) for reads, rule in _READS.get((dt.name, mode or ""), ()) if reads in names]
-    _STRUCT_RULES[kind] = found = (names, rules)
+def _struct_rules(
+    kind: type, dt: DataType, mode: str | None
+) -> tuple[list[tuple[str, RuleFunction]], tuple[tuple[str, str], ...]]:
+    names = {field.encode_name: field.name for field in msgspec.structs.fields(kind)}
+    key = (dt.name, mode or "")
+    rules = [(names[reads], rule) for reads, rule in _READS.get(key, ()) if reads in names]
+    # (A property the Struct has no field for cannot be in the message: the Struct is closed.)
+    read = tuple((name, names[name]) for name in sorted(_READ.get(key, ())) if name in names)
+    _STRUCT_RULES[kind] = found = (rules, read)
     return found
 
 
 def struct_findings(dt: DataType, value: Any, mode: str | None) -> list[Finding]:
-    """:func:`consistency_findings` for a message read as a Struct (``validation._typed``), which
-    is converted only as far as the rules read it. (A rule's property that the Struct has no
-    field for cannot be in the message: the Struct is closed.)"""
+    """:func:`consistency_findings` for a message read as a Struct (``validation._typed``): the
+    rules read a dict of only the properties they read (``msgspec.to_builtins`` of each), made
+    when one of them has something to look at, so that a message whose rules read little (an
+    Outcome, a Kind) is never converted whole."""
     kind = type(value)
     known = _STRUCT_RULES.get(kind)
-    names, rules = known if known is not None else _struct_rules(kind, dt, mode)
-    if not rules:
-        return []
-    doc: _Properties | None = None
+    rules, read = known if known is not None else _struct_rules(kind, dt, mode)
+    doc: dict[str, Any] | None = None
     found: list[Finding] = []
     for attribute, rule in rules:
         if getattr(value, attribute) is not _UNSET:
             if doc is None:
-                doc = _Properties(value, names)
+                doc = {}
+                for name, field in read:
+                    if (item := getattr(value, field)) is not _UNSET:
+                        doc[name] = _to_builtins(item)
             found += rule(dt, doc)
     return found
