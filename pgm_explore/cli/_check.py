@@ -70,8 +70,8 @@ where the work runs:
   transcript rules need the messages in order. A big JSON Lines file is therefore
   cut into partitions of whole lines (1 MiB each), worked on by Dask workers, and
   the rules run here over what comes back, in order. By default, transcripts of
-  1 GiB or more are worked on by one local worker process per core (starting
-  them and their first work takes several seconds), smaller ones, standard input
+  512 MiB or more are worked on by one local worker process per core (starting
+  them and their first work takes seconds), smaller ones, standard input
   and pipes in this process. --workers N says how many local workers (0: this process only);
   --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
   'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
@@ -90,7 +90,7 @@ corpus (--corpus):
   A file that cannot be read is reported on stderr and the others are checked.
   Each transcript is checked whole on one worker: in this process for a small
   corpus (--workers 0 always), on N local worker processes with --workers N (one
-  per core by default from 64 MiB on), or on an existing Dask cluster with
+  per core by default from 512 MiB on), or on an existing Dask cluster with
   --scheduler ADDRESS; the output is the same bytes in every case.
 
 progress:

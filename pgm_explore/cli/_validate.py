@@ -65,8 +65,8 @@ inputs:
 where the work runs:
   A big JSON Lines file is cut into partitions of whole lines (1 to 16 MiB), read,
   decoded, validated and reported by Dask workers; the reports come back in order. By
-  default, inputs of 1 GiB or more are validated by one local worker process per
-  core (starting them and their first work takes several seconds), smaller ones,
+  default, inputs of 512 MiB or more are validated by one local worker process per
+  core (starting them and their first work takes seconds), smaller ones,
   standard input and pipes in this process. --workers N says how many local workers (0: this process
   only); --scheduler ADDRESS sends the work to an existing Dask cluster
   (dask.distributed: 'dask scheduler' and 'dask worker'), whose workers must read
@@ -169,8 +169,15 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     kind: InputKind | None = args.input_format
     palette = palette_for(args.color, out)
     try:
+        # python-jsonschema explains the messages that do not conform, which a big input always
+        # holds: imported once before the workers are forked, not by each (where Jupyter's
+        # jsonschema[format-nongpl] is installed, its import takes 2 s; bench_threshold.py).
         engine = engine_for(
-            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES, preload=[__name__]
+            args.paths,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            min_bytes=VALIDATE_BYTES,
+            preload=[__name__, "jsonschema"],
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} validate: {clean(str(exc))}\n")

@@ -240,14 +240,12 @@ class Transcript:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
 
 
-CHECK_BYTES = 1024 * 1024 * 1024
+CHECK_BYTES = 512 * 1024 * 1024
 """The size of a transcript from which checking it starts local worker processes by itself
 (``pgm-explore check`` without ``--workers``): below it, their start-up costs more than
-they win. Measured (benchmarks/bench_check.py, bench_validate.py, session 9): two local
-workers took 4 s to start and 4 s more for their first partitions (imports, compiled
-schemas), then went 1.0-1.5 times as fast as this process alone. Since session 11 they are
-forked with their imports done (benchmarks/bench_startup.py: 2.6 CPU seconds for the start
-and first work of two, against 4.0); this size has not been measured again."""
+they win. Measured with benchmarks/bench_threshold.py (session 12, 2 cores, a load average of
+4.6 to 6.3): ``check --workers 2`` was 1.13 times as fast as ``--workers 0`` on 512 MiB, and slower
+on 256 MiB and less (0.56x); 1 GiB was chosen when the workers took 8 s to start."""
 
 
 def check_paths(

@@ -33,7 +33,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.io._partitions import Batch, LineBatch, Pushed, iter_batched, iter_worked
+from pgm_explore.io._partitions import Batch, LineBatch, Pushed, iter_batched, iter_reported, iter_worked
 from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
@@ -127,11 +127,13 @@ def report(item: Item, *, built: bool = False) -> Report:
     return _report(item, built=built)
 
 
-_VALIDATE_BYTES = 1024 * 1024 * 1024
+_VALIDATE_BYTES = 512 * 1024 * 1024
 """The size of input from which ``validate`` (and :func:`iter_reports` with ``parallel``)
-starts local worker processes by itself: starting them and their first work takes several
-seconds, which validating wins back only over about this much (see ``CHECK_BYTES`` in
-``pgm_explore.dialogue``)."""
+starts local worker processes by itself: starting them and their first work takes seconds,
+which validating wins back only over about this much. Measured with
+benchmarks/bench_threshold.py (session 12, 2 cores, a load average of 4.6 to 6.3):
+``validate --workers 2`` was as fast as ``--workers 0`` on 512 MiB (1.01x), slower on 256 MiB
+and less (0.61x); see ``CHECK_BYTES`` in ``pgm_explore.dialogue``."""
 
 
 def iter_reports(
@@ -153,12 +155,13 @@ def iter_reports(
     told the bytes done, as :func:`iter_worked` says.
     """
     own = (
-        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__])
+        # (python-jsonschema imported before the workers are forked, as for pgm-explore validate)
+        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__, "jsonschema"])
         if engine is None and parallel
         else None
     )
     try:
-        pairs = iter_worked(path, report_fields, kind=kind, engine=engine or own, progress=progress)
+        pairs = iter_reported(path, kind=kind, engine=engine or own, progress=progress)
     except BaseException:
         if own is not None:
             own.close()

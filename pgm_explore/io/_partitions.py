@@ -49,10 +49,12 @@ from pgm_explore.io._read import (
     _parse_slowly,
     _pieces,
     _reason,
+    _shared,
     decoded,
     iter_documents,
+    report_fields,
 )
-from pgm_explore.validation import Way
+from pgm_explore.validation import ReportFields, Way, clean_fields
 
 __all__ = [
     "PARTITION_BYTES",
@@ -65,6 +67,7 @@ __all__ = [
     "TooLong",
     "iter_batched",
     "iter_partitioned",
+    "iter_reported",
     "iter_worked",
     "partition_bytes",
     "partitions",
@@ -373,6 +376,44 @@ def iter_worked(
     if spread is None:
         return _worked(work, items)
     return _unbatched(_split(items, path, work, partial(_each, work), *spread), f"{path}:")
+
+
+class _Reported:
+    """The :class:`LineBatch` of :func:`iter_reported`: ``(line, report fields)`` of each message."""
+
+    __slots__ = ("_got",)
+
+    def __init__(self) -> None:
+        self._got: list[tuple[int, ReportFields]] = []
+
+    def typed(self, line: int, way: Way, value: Any) -> None:
+        fields = clean_fields(way, value)
+        if fields[3]:  # (equal findings of many messages held once, as report_fields holds them)
+            fields = (fields[0], fields[1], fields[2], _shared(fields[3]))
+        self._got.append((line, fields))
+
+    def item(self, item: Item) -> None:
+        self._got.append((item.line, report_fields(item)))  # type: ignore[arg-type]  # (a partition's item has a line)
+
+    def cut(self) -> list[tuple[int, ReportFields]]:
+        got, self._got = self._got, []
+        return got
+
+
+def iter_reported(
+    path: str | os.PathLike[str],
+    *,
+    kind: InputKind | None = None,
+    engine: Engine | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Iterator[tuple[str, ReportFields]]:
+    """``iter_worked(path, report_fields, ...)``: the source and report fields of every message
+    of ``path``, in order, the clean lines of a JSON Lines file judged from the Structs the
+    typed reader read (no dict made of them: :class:`Pushed`), a partition at a time."""
+    path = os.fspath(path)
+    return _unbatched(
+        iter_batched(path, report_fields, Pushed(_Reported), kind=kind, engine=engine, progress=progress), f"{path}:"
+    )
 
 
 def _unbatched(got: Iterator[tuple[str, T] | Batch[list[tuple[int, T]]]], prefix: str) -> Iterator[tuple[str, T]]:
