@@ -591,7 +591,6 @@ def item_facts(item: Item) -> Facts:
 
 
 _encode_facts = msgspec.msgpack.Encoder().encode
-_Raw = msgspec.Raw
 _decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
 _replace = msgspec.structs.replace
 
@@ -644,18 +643,18 @@ class _Packed:
     """:class:`_Listed` packed, on a worker (see :class:`PackedFacts`): the client decodes
     MessagePack several times faster than it unpickles a thousand Structs.
 
-    Each message's facts are written as they are made (``msgspec.Raw``: a chunk is the array of
-    the messages written before, with nothing decoded or written again), while they are still in
-    the cache, and dropped. The findings travel beside, each distinct tuple of them once, as
-    objects: a log that repeats one mistake on every line (a header-only message has nine
-    findings) holds one tuple of findings for all of them, and so must the client, which
-    MessagePack, writing each message's in full, would not let it."""
+    The facts are written a chunk at a time, as soon as it is full (one call to the encoder for
+    :data:`CHUNK` messages, whose own cost is that of several messages' facts), and dropped. The
+    findings travel beside, each distinct tuple of them once, as objects: a log that repeats one
+    mistake on every line (a header-only message has nine findings) holds one tuple of findings
+    for all of them, and so must the client, which MessagePack, writing each message's in full,
+    would not let it."""
 
     __slots__ = ("chunks", "marks", "numbers", "table", "tables", "written")
 
     def __init__(self) -> None:
         self.numbers: list[int] = []
-        self.written: list[msgspec.Raw] = []  # the facts of the chunk under way, written
+        self.written: list[Facts] = []  # the facts of the chunk under way
         self.chunks: list[bytes] = []
         self.tables: dict[Any, int] = {}  # a tuple of findings (or its id) -> its place in the table
         self.table: list[tuple[Finding, ...]] = []
@@ -690,7 +689,7 @@ class _Packed:
     def _add(self, line: int, facts: Facts) -> None:
         self.numbers.append(line)
         written = self.written
-        written.append(_Raw(_encode_facts(facts)))
+        written.append(facts)
         if len(written) == CHUNK:
             self.chunks.append(_encode_facts(written))
             written.clear()
