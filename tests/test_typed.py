@@ -25,7 +25,7 @@ import msgspec
 import pytest
 
 from pgm_explore.io import iter_documents, report
-from pgm_explore.io._read import CLEAN, _parse
+from pgm_explore.io._read import CLEAN, _parse, one_producer
 from pgm_explore.io._read import iter_documents as read_documents
 from pgm_explore.spec import DATA_TYPES, HEADERS, DataType, schema_resources
 from pgm_explore.validation import _advisory, _schema, clean_fields, read_clean_typed, report_fields
@@ -518,6 +518,114 @@ def test_learn_order_stops_teaching_after_its_lessons() -> None:
     typed_module.learn_order(_compact(base), base)  # (no lesson left: nothing changes)
     assert way.decode is taught
     assert _assert_reads_as_today(_compact(_reordered(base)), "taught before the lessons ran out")
+
+
+def _rotated(value: dict[str, Any], by: int) -> dict[str, Any]:
+    """``value`` with its names after Header turned round by ``by`` (the values as they are)."""
+    rest = list(value)[1:]
+    return {name: value[name] for name in ["Header", *rest[by:], *rest[:by]]}
+
+
+def _several_orders(base: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """``count`` orders of ``base``'s names (it has more than three) no two of which one type
+    writes, a name before another in one and after it in the other: the schema's first."""
+    return [base, _reordered(base)] + [_rotated(base, by) for by in range(1, count - 1)]
+
+
+def _richest_prompt() -> dict[str, Any]:
+    return next(b for b in clean_bases() if b["Header"] == "PGM-PCP-V1.0")
+
+
+def test_several_orders_under_one_beginning_are_read_soundly() -> None:
+    """A producer whose messages come in orders no one type writes (the scenarios' PC Prompts):
+    each order taught is a layout of its own, and read_clean takes lines of every one of them,
+    in any succession, as today's reader reads them; and still refuses whatever today's reader
+    reads otherwise (the text mutations of each)."""
+    for written in (_compact, _spaced):
+        typed_module._decoders.cache_clear()
+        orders = _several_orders(_richest_prompt(), typed_module._LAYOUTS)
+        lines = [written(order) for order in orders]
+        for raw, order in zip(lines[1:], orders[1:], strict=True):
+            assert read_clean(raw) is None  # (not yet taught)
+            typed_module.learn_order(raw, order)
+        way = typed_module._beginning(lines[0])
+        assert way is not None and len(way.layouts) == typed_module._LAYOUTS  # (the schema's kept)
+        for raw in lines + lines[::-1] + lines:
+            assert _assert_reads_as_today(raw, "one of several orders")
+            assert way.decode is way.layouts[0][1] and read_clean(raw) is not None  # (the last that read, first)
+        for raw in lines:
+            tried = accepted = 0
+            for what, mutated in _text_mutations(raw):
+                way.misses = 0  # (every layout stays tried here: the bound has a test of its own)
+                tried += 1
+                accepted += _assert_reads_as_today(mutated, f"several orders: {what}")
+            assert 0 < accepted < tried and len(way.layouts) == typed_module._LAYOUTS
+
+
+def test_orders_that_merge_make_one_layout() -> None:
+    """Messages that leave out different names, in orders that agree, teach one layout."""
+    base = _richest_prompt()
+    required = set(HEADERS[base["Header"]].schema.get("required", ()))
+    optional = [name for name in base if name not in required][-2:]
+    typed_module._decoders.cache_clear()
+    reordered = _reordered(base)
+    taught = 0
+    for left_out in optional:
+        partial = {name: value for name, value in reordered.items() if name != left_out}
+        if _advisory.is_clean(HEADERS[base["Header"]], partial):
+            typed_module.learn_order(_compact(partial), partial)
+            taught += 1
+    assert taught == 2, optional
+    typed_module.learn_order(_compact(reordered), reordered)
+    assert _assert_reads_as_today(_compact({n: v for n, v in reordered.items() if n != optional[0]}), "merged")
+    way = typed_module._beginning(_compact(base))
+    assert way is not None and len(way.layouts) == 2  # (the schema's order, and the one taught)
+    assert _assert_reads_as_today(_compact(reordered), "merged")
+    assert _assert_reads_as_today(_compact(base), "the schema's order")
+
+
+def test_the_layouts_of_a_beginning_are_bounded() -> None:
+    """A way of beginning keeps at most ``_LAYOUTS`` orders, dropping the one that read a line
+    longest ago; and lines that fit none of them stop being tried with the others after
+    ``_MISSES`` of them (each costs a decode with each), while those that fit the first are still
+    taken: every line is still read as today's reader reads it."""
+    typed_module._decoders.cache_clear()
+    orders = _several_orders(_richest_prompt(), typed_module._LAYOUTS + 2)
+    lines = [_compact(order) for order in orders]
+    for raw, order in zip(lines[1:], orders[1:], strict=True):
+        typed_module.learn_order(raw, order)
+    way = typed_module._beginning(lines[0])
+    assert way is not None and len(way.layouts) == typed_module._LAYOUTS
+    # (Taught last to first: the schema's order and the first order taught were used longest ago.)
+    assert read_clean(lines[0]) is None and read_clean(lines[1]) is None
+    assert all(_assert_reads_as_today(raw, "kept") for raw in lines[2:])
+    way.lessons = 0  # (what follows must not teach: the lines that fit none stay so)
+    front = way.layouts[0][1]
+    for _ in range(typed_module._MISSES + 1):
+        assert read_clean(lines[0]) is None  # (fits none: each a decode with every layout)
+    assert len(way.layouts) == 1 and way.decode is front
+    assert _assert_reads_as_today(lines[-1], "the layout that read last")
+    assert all(read_clean(raw) is None for raw in lines[:-1])
+
+
+def test_a_corpus_of_small_files_in_several_orders_is_read_typed(tmp_path: Path) -> None:
+    """The scenarios' transcripts in files of 10 messages (a PC Prompt opens most of their lines,
+    in the orders of several producers): one producer's pieces are read on the typed path, and
+    what it reads and reports is what the plain reader does."""
+    bench = _bench("bench_check")
+    scenarios = bench.templates("scenarios")
+    paths = []
+    for number in range(40):
+        path = tmp_path / f"{number:03d}.jsonl"
+        path.write_bytes(b"".join(bench.interleaved(scenarios, 10, at_once=8, first=number * 1000)))
+        paths.append(path)
+    with one_producer():
+        typed = [item for path in paths for item in read_documents(path, typed=True)]
+    plain = [item for path in paths for item in read_documents(path)]
+    assert [json.dumps(i.document) for i in typed] == [json.dumps(i.document) for i in plain]
+    assert [report(i) for i in typed] == [report(i) for i in plain]
+    taken = sum(i.notes is CLEAN for i in typed)
+    assert taken >= 0.9 * len(typed), (taken, len(typed))
 
 
 def test_a_number_next_to_an_integer_is_refused() -> None:

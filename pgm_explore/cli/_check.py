@@ -522,12 +522,12 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     with work, one_producer(), progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
         for done in work.map(check_files, jobs):
-            for text, problems in done.written:
+            for text, said in done.written:
                 if text:
                     write_text(to_out, text)
                     out.flush()
-                if problems:
-                    err.write(problems)
+                if said:
+                    err.write(said)
                     err.flush()
             tally.merge(done)
             bar.update(done.transcripts)

@@ -326,7 +326,8 @@ class Writer:
         self._start()
 
     def _start(self) -> None:
-        self._parts, self._numbers = [self._head], []
+        self._parts: list[str] = [self._head]
+        self._numbers: list[int] = []
         self._nonconforming = self._errors = self._warnings = 0
 
     def typed(self, line: int, way: Way, value: object) -> None:

@@ -72,6 +72,7 @@ _NO_COMMITMENTS: frozenset[str] = frozenset()
 _TURN_BITS = 24
 _OTHER_TURN = (1 << _TURN_BITS) - 1
 """Packed in place of a TurnIndex kept in :attr:`TranscriptState.other_turns`."""
+_OTHER_ANSWERED = _OTHER_TURN << 1 | 1  # (:data:`_OTHER_TURN` and the answered bit)
 
 
 class KnownActionContext(msgspec.Struct, gc=False):
@@ -386,11 +387,12 @@ class TranscriptState:
     def answer(self, query_id: str, packed: int, turn: Any) -> None:
         """Record that the Request ``query_id`` (its entry in :attr:`query_ids` ``packed``, not
         answered yet) has its Response."""
-        first_use = packed >> 1
+        # first_use << _TURN_BITS + 1 | turn << 1 | 1, made from ``packed`` (first_use << 1) with
+        # one large number made on the way, not five (a small turn's ``turn << 1 | 1`` is cached).
         if type(turn) is int and 0 <= turn < _OTHER_TURN:
-            self.query_ids[query_id] = (first_use << _TURN_BITS | turn) << 1 | 1
+            self.query_ids[query_id] = packed << _TURN_BITS | (turn << 1 | 1)
         else:
-            self.query_ids[query_id] = (first_use << _TURN_BITS | _OTHER_TURN) << 1 | 1
+            self.query_ids[query_id] = packed << _TURN_BITS | _OTHER_ANSWERED
             self.other_turns[query_id] = turn
 
     @staticmethod

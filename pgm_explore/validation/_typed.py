@@ -138,21 +138,97 @@ def learn_order(raw: bytes, document: Any) -> None:
     than the schema's (``DataXMData`` first, say), and msgspec writes a Struct's fields in its
     own order. The next lines that begin as ``raw`` are then read with a type whose fields are
     in ``document``'s order (the same types, so the same verdicts; still only a text written
-    exactly as msgspec writes it is taken). The orders taught for one beginning are merged into
-    one that suits them all, as far as they agree; the types of the orders seen last are kept
-    (a type takes milliseconds to build)."""
+    exactly as msgspec writes it is taken).
+
+    A way of beginning keeps up to :data:`_LAYOUTS` orders (layouts), each its own type, the one
+    that read the last line first: a producer whose messages come in several orders (a name
+    before another in some, after it in others) is read in each of them. An order taught is
+    merged into a layout it agrees with, so that one type suits many messages that leave out
+    different names; one that agrees with none is a layout of its own, in place of the layout
+    used longest ago. The types of the orders seen last are kept (a type takes milliseconds to
+    build)."""
     way = _beginning(raw)
     if way is None or way.lessons <= 0 or not isinstance(document, dict):
         return
-    # (Each lesson walks the whole message: a producer whose orders cannot be merged into one,
-    # items of one array in different orders, say, would otherwise pay it on every such line.)
+    # (Each lesson walks the whole message: a producer whose orders never fit, items of one
+    # array in different orders, say, would otherwise pay it on every such line.)
     way.lessons -= 1
     if not is_clean_typed(way.dt, way.mode, document):
         return
-    # (What earlier lines taught is kept: a producer that leaves out some names in some messages
-    # and others in others teaches, message by message, one order that suits them all.)
-    way.sample = _sample([document] if way.sample is None else [way.sample, document])
-    way.decode = _ordered_decoder(way.dt, way.mode, way.sample)
+    layouts = way.layouts
+    if not layouts:  # (the schema's order stays one of the layouts: some producers write it too)
+        layouts.append((None, way.decode or msgspec.json.Decoder(clean_type(way.dt, way.mode)).decode))
+    for index, (sample, _) in enumerate(layouts):
+        if sample is None:
+            continue
+        merged = _sample([sample, document])
+        if _suits(merged, document) and _suits(merged, sample):
+            del layouts[index]
+            break
+    else:
+        merged = _sample([document])
+        if not _suits(merged, document):
+            return  # (the items of one array in different orders: no one type writes them all)
+        if len(layouts) >= _LAYOUTS:
+            layouts.pop()  # (the layout that read a line longest ago)
+    layouts.insert(0, (merged, _ordered_decoder(way.dt, way.mode, merged)))
+    way.sample, way.decode = layouts[0]
+
+
+_LAYOUTS = 4
+"""Orders (layouts) one way of beginning keeps: what a producer writing in a few orders needs,
+and a bound on the decodes a line that fits none of them costs."""
+_MISSES = 64
+"""Lines of one way of beginning that may fit none of its other layouts (each such line is
+decoded once with each) before they are no longer tried, beyond as many as fitted one."""
+
+
+def _suits(sample: Any, value: Any) -> bool:
+    """True when the names of each of ``value``'s objects come in the order of ``sample``'s (a
+    :func:`_sample`), so that a type whose fields follow ``sample`` writes ``value`` as it was
+    written. (An open object's names are in no schema order: they may say False for nothing.)"""
+    if isinstance(value, dict):
+        if not isinstance(sample, dict):
+            return False
+        places = {name: place for place, name in enumerate(sample)}
+        last = -1
+        for name, item in value.items():
+            place = places.get(name, -1)
+            if place < last or not _suits(sample[name], item):
+                return False
+            last = place
+        return True
+    if isinstance(value, list):
+        first = sample[0] if isinstance(sample, list) and sample else None
+        return all(_suits(first, item) for item in value)
+    return True
+
+
+def _other_layout(way: Way, raw: bytes) -> tuple[Way, Any] | None:
+    """``raw`` read with another of ``way``'s layouts than the one that read the last line (see
+    :func:`learn_order`), which then comes first; or None. A line that fits none costs a decode
+    of each: after :data:`_MISSES` of them more than fitted, the others are tried no more."""
+    layouts = way.layouts
+    if len(layouts) < 2:
+        return None
+    for index in range(1, len(layouts)):
+        decode = layouts[index][1]
+        try:
+            value = decode(raw)
+        except _MSGSPEC_ERRORS:
+            continue
+        written = _encode(value)
+        if way.spaced:
+            written = _format(written, indent=0)
+        if raw.startswith(written) and (len(raw) == len(written) or raw[len(written) :].isspace()):
+            layouts.insert(0, layouts.pop(index))
+            way.sample, way.decode = layouts[0]
+            way.misses = max(way.misses - 1, 0)
+            return way, value
+    way.misses += 1
+    if way.misses > _MISSES:
+        del layouts[1:]  # (the front layout goes on alone, for the lines it fits)
+    return None
 
 
 def is_clean_typed(dt: DataType, mode: Any, document: Any) -> bool:
@@ -181,13 +257,17 @@ class Way:
     """One way a message may begin (see :func:`_decoders`), and what reading such lines needs:
     ``dt`` and ``mode`` say the message's data type and Mode (None for a data type without Modes)."""
 
-    __slots__ = ("decode", "dt", "lessons", "mode", "sample", "spaced")
+    __slots__ = ("decode", "dt", "layouts", "lessons", "misses", "mode", "sample", "spaced")
 
     def __init__(self, dt: DataType, mode: str | None, spaced: bool) -> None:
         self.dt, self.mode, self.spaced = dt, mode, spaced
         self.decode: Any = None  # (built when a line needs it: a type takes milliseconds to build)
         self.sample: Any = None  # the order learn_order was taught, as a message
         self.lessons = _LESSONS
+        # (sample, decode) of each order taught (None: the schema's), the one that read last
+        # first: decode and sample are those of the first (see learn_order).
+        self.layouts: list[tuple[Any, Any]] = []
+        self.misses = 0  # lines that fitted no other layout, less those that fitted one
 
 
 @cache
@@ -249,7 +329,7 @@ def read_clean_typed(raw: bytes) -> tuple[Way, Any] | None:
     try:
         value = decode(raw)
     except _MSGSPEC_ERRORS:
-        return None
+        return _other_layout(way, raw) if way.layouts else None
     written = _encode(value)
     if way.spaced:
         written = _format(written, indent=0)
@@ -257,7 +337,7 @@ def read_clean_typed(raw: bytes) -> tuple[Way, Any] | None:
         rest = len(raw) - len(written)
         if (rest == 1 and raw[-1] == 10) or rest == 0 or raw[-rest:].isspace():  # (a line break, mostly)
             return way, value
-    return None
+    return _other_layout(way, raw) if way.layouts else None
 
 
 def _beginning(raw: bytes) -> Way | None:
