@@ -180,15 +180,15 @@ class TranscriptChecker:
             state = self._state
             query_id = facts.query_id
             if query_id is not None:
-                known = state.query_ids
-                if query_id in known:
+                ids = state.query_ids
+                if query_id in ids:
                     if source is None:
                         source = f"{head}{line}"
                     _rules.query_id_unused(state, source, query_id, found)
                 elif source is None:  # (numbers shifted past the answered bit: TranscriptState.query_ids)
-                    known[query_id] = state.sources.add_line(head, line) << 1
+                    ids[query_id] = state.sources.add_line(head, line) << 1
                 else:
-                    known[query_id] = state.sources.add(source) << 1
+                    ids[query_id] = state.sources.add(source) << 1
             dialogue = state.dialogues[type_name].get(dialog)
             if dialogue is None:
                 opener = state.opened.get(dialog)
@@ -236,8 +236,8 @@ class TranscriptChecker:
                     else:
                         dialogue.wait(request)
                 if self._contexts and type_name == "BKN-DAC" and context is not None:
-                    known = context.action_context
-                    action_context = known.value if known is not None else None
+                    opened = context.action_context
+                    action_context = opened.value if opened is not None else None
             else:
                 before = len(found)
                 time = facts.time
