@@ -20,15 +20,25 @@ setup alone (reading the lines, telling their data types), the same on every run
 
 Run: ``.venv/bin/python benchmarks/bench_typed.py [--mix M] [--messages N] [--warm-up W]``. Needs
 ``valgrind``; about a minute.
+
+With ``--typed-share`` it counts nothing but prints, for every mix of ``bench_check.py``, the file of
+``bench_validate.py`` and a corpus of small files (``bench_corpus.py``'s 10 messages a file, one
+producer), the share of lines the bulk paths' reader (``iter_documents(..., typed=True)``) reads on
+the typed path, and of the others, by data type and Mode, how many are clean (refused for the way they
+are written: an order of names not taught, say) and how many are not (the typed types refuse them
+rightly). No valgrind needed; seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import shutil
 import sys
+import tempfile
+from pathlib import Path
 
-from bench_check import OUT, generate
+from bench_check import OUT, generate, interleaved, templates
 from bench_instructions import ROOT, per_message
 
 _SETUP = """\
@@ -61,12 +71,60 @@ SUBJECTS = {
 }
 
 
+def typed_share(messages: int) -> None:
+    """The share of lines the typed reader takes on each file (see the module's text)."""
+    import bench_validate
+
+    from pgm_explore.io._read import CLEAN, iter_documents, one_producer
+    from pgm_explore.spec import HEADERS
+    from pgm_explore.validation._advisory import is_clean
+
+    def report(name: str, paths: list[Path]) -> None:
+        taken = 0
+        refused: collections.Counter[tuple[str, str, object]] = collections.Counter()
+        with one_producer():  # (a corpus's files are one producer's, as `check --corpus` reads them)
+            items = [item for path in paths for item in iter_documents(path, typed=True)]
+        for item in items:
+            if item.notes is CLEAN:
+                taken += 1
+                continue
+            document = item.document
+            dt = HEADERS.get(document.get("Header")) if isinstance(document, dict) else None
+            mode = document.get("Mode") if dt is not None and dt.modes else None
+            clean = dt is not None and not item.problem and not item.notes and is_clean(dt, document)
+            refused["clean" if clean else "not clean", dt.acronym if dt else "?", mode] += 1
+        print(f"{name:24} {len(items):8,} lines  typed {taken / len(items):6.1%}", end="")
+        print("".join(f"  {k[0]} {k[1]}{' ' + str(k[2]) if k[2] else ''}: {n:,}" for k, n in sorted(refused.items())))
+
+    with tempfile.TemporaryDirectory(dir=OUT) as folder:
+        for mix in ("short", "scenarios", "long", "open"):
+            path = Path(folder) / f"{mix}.jsonl"
+            generate(path, messages, mix)
+            report(f"bench_check {mix}", [path])
+        path = Path(folder) / "validate.jsonl"
+        bench_validate.generate(path, messages)
+        report("bench_validate", [path])
+        scenarios = templates("scenarios")
+        paths = []
+        for number in range(messages // 10):
+            path = Path(folder) / f"corpus-{number:06d}.jsonl"
+            path.write_bytes(
+                b"".join(interleaved(scenarios, 10, at_once=8, first=number * 10))
+            )  # (as bench_corpus.py numbers them)
+            paths.append(path)
+        report("corpus, 10 a file", paths)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mix", default="short", help="the bench_check.py mix (default short)")
     parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
     parser.add_argument("--warm-up", type=int, default=1000, help="messages before them (default 1000)")
+    parser.add_argument("--typed-share", action="store_true", help="print the share of lines read typed, no counts")
     args = parser.parse_args(argv)
+    if args.typed_share:
+        typed_share(args.messages if args.messages != parser.get_default("messages") else 20_000)
+        return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not on the PATH: nothing counted")
         return 1
