@@ -20,14 +20,16 @@ With ``--subject validate`` the library's ``validate`` is counted instead of the
 (``iter_reports(..., parallel=False)``: reading and validation only), over the same messages;
 with ``--subject command``, the command ``pgm-explore validate --format json --workers 0`` (its
 output thrown away): what the workers of a ``validate`` on workers do, and its client's work,
-in one process.
+in one process; with ``--subject facts``, what a worker of a ``check`` does with a partition
+(``work_on_partition`` with the check's packed batch over the whole file: reading, validation,
+the facts of each message, packing them; code of session 12 on).
 
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--subject check|validate|command] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|facts] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
@@ -73,7 +75,15 @@ with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     main(["validate", "--format", "json", "--workers", "0", sys.argv[1]])
 """
 
-_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND}
+_FACTS = """\
+import sys
+from pgm_explore.dialogue._facts import _Packed
+from pgm_explore.io import Pushed
+from pgm_explore.io._partitions import Partition, work_on_partition
+work_on_partition(Pushed(_Packed), Partition(sys.argv[1], 0, None))
+"""
+
+_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND, "facts": _FACTS}
 
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
