@@ -15,6 +15,7 @@ import copy
 import importlib.util
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -606,6 +607,45 @@ def test_the_layouts_of_a_beginning_are_bounded() -> None:
     assert len(way.layouts) == 1 and way.decode is front
     assert _assert_reads_as_today(lines[-1], "the layout that read last")
     assert all(read_clean(raw) is None for raw in lines[:-1])
+
+
+def test_threads_reading_several_orders_at_once() -> None:
+    """Threads of one process (a Dask worker of several threads) reading lines of several orders,
+    and lines that fit none, while the layouts change under them: every line is read as today's
+    reader reads it, none raises."""
+    typed_module._decoders.cache_clear()
+    orders = _several_orders(_richest_prompt(), typed_module._LAYOUTS + 1)
+    lines = [_compact(order) for order in orders]
+    today = [json.dumps(_as_today(raw)) for raw in lines]
+    unfit = lines[0].replace(b'"Header":"PGM-PCP-V1.0",', b'"Header":"PGM-PCP-V1.0", ', 1)
+    failures: list[BaseException] = []
+
+    def read(start: int) -> None:
+        try:
+            for turn in range(400):
+                at = (start + turn) % len(lines)
+                got = read_clean(lines[at])
+                if got is None:
+                    typed_module.learn_order(lines[at], orders[at])
+                else:
+                    assert json.dumps(got) == today[at]
+                assert read_clean(unfit) is None
+        except BaseException as error:  # (handed to the test's thread)
+            failures.append(error)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads change as often as they can)
+    try:
+        threads = [threading.Thread(target=read, args=(start,)) for start in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not failures, failures
+    way = typed_module._beginning(lines[0])
+    assert way is not None and 1 <= len(way.layouts) <= typed_module._LAYOUTS
 
 
 def test_a_corpus_of_small_files_in_several_orders_is_read_typed(tmp_path: Path) -> None:

@@ -155,24 +155,24 @@ def learn_order(raw: bytes, document: Any) -> None:
     way.lessons -= 1
     if not is_clean_typed(way.dt, way.mode, document):
         return
-    layouts = way.layouts
-    if not layouts:  # (the schema's order stays one of the layouts: some producers write it too)
-        layouts.append((None, way.decode or msgspec.json.Decoder(clean_type(way.dt, way.mode)).decode))
-    for index, (sample, _) in enumerate(layouts):
+    # (A new tuple each time, never one changed in place: a reader in another thread of the
+    # process sees the old layouts or the new ones.)
+    layouts = way.layouts or ((None, way.decode or msgspec.json.Decoder(clean_type(way.dt, way.mode)).decode),)
+    for index, (sample, _) in enumerate(layouts):  # (the schema's order, None, stays: some producers write it)
         if sample is None:
             continue
         merged = _sample([sample, document])
         if _suits(merged, document) and _suits(merged, sample):
-            del layouts[index]
+            layouts = layouts[:index] + layouts[index + 1 :]
             break
     else:
         merged = _sample([document])
         if not _suits(merged, document):
             return  # (the items of one array in different orders: no one type writes them all)
-        if len(layouts) >= _LAYOUTS:
-            layouts.pop()  # (the layout that read a line longest ago)
-    layouts.insert(0, (merged, _ordered_decoder(way.dt, way.mode, merged)))
-    way.sample, way.decode = layouts[0]
+        layouts = layouts[: _LAYOUTS - 1]  # (without the layout that read a line longest ago)
+    first = (merged, _ordered_decoder(way.dt, way.mode, merged))
+    way.layouts = (first, *layouts)
+    way.sample, way.decode = first
 
 
 _LAYOUTS = 4
@@ -212,7 +212,8 @@ def _other_layout(way: Way, raw: bytes) -> tuple[Way, Any] | None:
     if len(layouts) < 2:
         return None
     for index in range(1, len(layouts)):
-        decode = layouts[index][1]
+        first = layouts[index]
+        decode = first[1]
         try:
             value = decode(raw)
         except _MSGSPEC_ERRORS:
@@ -221,13 +222,13 @@ def _other_layout(way: Way, raw: bytes) -> tuple[Way, Any] | None:
         if way.spaced:
             written = _format(written, indent=0)
         if raw.startswith(written) and (len(raw) == len(written) or raw[len(written) :].isspace()):
-            layouts.insert(0, layouts.pop(index))
-            way.sample, way.decode = layouts[0]
+            way.layouts = (first, *layouts[:index], *layouts[index + 1 :])
+            way.sample, way.decode = first
             way.misses = max(way.misses - 1, 0)
             return way, value
     way.misses += 1
     if way.misses > _MISSES:
-        del layouts[1:]  # (the front layout goes on alone, for the lines it fits)
+        way.layouts = layouts[:1]  # (the first goes on alone, for the lines it fits)
     return None
 
 
@@ -266,7 +267,7 @@ class Way:
         self.lessons = _LESSONS
         # (sample, decode) of each order taught (None: the schema's), the one that read last
         # first: decode and sample are those of the first (see learn_order).
-        self.layouts: list[tuple[Any, Any]] = []
+        self.layouts: tuple[tuple[Any, Any], ...] = ()
         self.misses = 0  # lines that fitted no other layout, less those that fitted one
 
 
