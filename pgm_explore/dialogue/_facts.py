@@ -492,7 +492,8 @@ def _listed(value: Any) -> tuple[Any, ...]:
 # prompt_id, action_context, entities (_NO_CONTEXT), kind, steps, commitments, released,
 # constraints, entity_ids (_NO_REQUEST), request_id, outcome, filled, feasibility, statuses,
 # stance. (A Struct takes its fields by position in half the time it matches names, and this
-# runs for every message.)
+# runs for every message.) mypy cannot line up two starred tuples in one call with the
+# fields (hence the ignores below); tests/test_facts.py holds every reader's Facts to the dict reading's.
 _NO_CONTEXT = (None, None, None)
 _NO_REQUEST = (None, (), (), (), None, ())
 
@@ -527,7 +528,7 @@ def _pal_request(value: Any, head: _Head) -> Facts:
 def _prc_response(value: Any, head: _Head) -> Facts:
     representation = value.Representation
     if representation is _UNSET:
-        return Facts(*head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome)
+        return Facts(*head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome)  # type: ignore[arg-type]
     action_context = representation.ActionContext
     action_context = None if action_context is _UNSET else _to_builtins(action_context)
     added = _struct_entities(representation, _REPRESENTATION_ENTITIES)
@@ -550,7 +551,7 @@ def _dac_response(value: Any, head: _Head) -> Facts:
         *head,
         value.TurnIndex,
         *_NO_CONTEXT,
-        *_NO_REQUEST,
+        *_NO_REQUEST,  # type: ignore[arg-type]
         value.RequestID,
         value.Outcome,
         tuple(filled),
@@ -565,7 +566,16 @@ def _pal_response(value: Any, head: _Head) -> Facts:
     stance = value.Stance
     stance = None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale))
     return Facts(
-        *head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome, (), None, (), stance
+        *head,
+        value.TurnIndex,
+        *_NO_CONTEXT,
+        *_NO_REQUEST,  # type: ignore[arg-type]
+        value.RequestID,
+        value.Outcome,
+        (),
+        None,
+        (),
+        stance,
     )
 
 
