@@ -21,6 +21,12 @@ def slow_square(n: int) -> tuple[int, int]:
     return n, os.getpid()
 
 
+def freeze_count(n: int) -> tuple[int, int]:
+    import gc
+
+    return n, gc.get_freeze_count()
+
+
 def fails_at_three(n: int) -> int:
     if n == 3:
         raise ValueError("partition 3 is bad")
@@ -54,6 +60,19 @@ def test_local_workers_keep_order_and_share_the_work() -> None:
     assert [n for n, _ in results] == list(range(20))
     assert len({pid for _, pid in results}) == 2
     assert os.getpid() not in {pid for _, pid in results}
+
+
+@pytest.mark.slow
+def test_a_partition_is_worked_on_with_the_workers_older_objects_frozen() -> None:
+    import gc
+
+    with engine(1) as e:
+        counts = list(e.map(freeze_count, range(3)))
+        assert [n for n, _ in counts] == [0, 1, 2]
+        assert all(count > 0 for _, count in counts)
+        # ... and given back after each: between tasks, nothing of the worker is frozen.
+        assert list(e.client.run(gc.get_freeze_count).values()) == [0]
+    assert gc.get_freeze_count() == 0  # (this process's objects are not the workers' to freeze)
 
 
 @pytest.mark.slow

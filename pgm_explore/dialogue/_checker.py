@@ -8,13 +8,12 @@ and the heuristic pre-check of its steps, which the tables show beside the repor
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, overload
 
+from pgm_explore._engine import older_objects_frozen
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
 from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
@@ -321,23 +320,3 @@ def check_documents(items: Iterable[tuple[str, Any, Finding | None]]) -> list[Tr
     checker = TranscriptChecker()
     out = [f for source, document, problem in items for f in checker.feed(source, document, problem)]
     return out + list(checker.finish())
-
-
-@contextmanager
-def older_objects_frozen() -> Iterator[None]:
-    """Leave the objects alive when a long check begins out of the garbage collector's full passes
-    until it ends (:func:`gc.freeze`, then :func:`gc.unfreeze`).
-
-    The messages of a long transcript make the collector walk every object of the process now
-    and then: the imports, Dask's client and its cluster, tens of thousands of objects that the
-    check does not touch, walked again each time (a fifth of a microsecond a message of the check,
-    measured). None of them is garbage the check makes. Nothing is frozen when something else of
-    the process froze objects already (unfreezing would give back its objects too)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
