@@ -346,7 +346,7 @@ def _walker(kind: Any, key: str) -> _Walker | None:
         return _add if key.endswith(_ID_SUFFIXES) else None
     if kind in (int, float, bool):
         return None
-    return partial(_walked, key=key)  # (an open object, or anything)
+    return partial(entities, key=key)  # (an open object, or anything)
 
 
 def _fields_walker(kind: Any, names: tuple[str, ...] | None, key: str) -> _Walker | None:
@@ -378,10 +378,6 @@ def _runtime(kind: Any) -> type:
 
 def _add(value: str, into: set[str]) -> None:
     into.add(value)
-
-
-def _walked(value: Any, into: set[str], key: str) -> None:
-    entities(value, into, key)
 
 
 def _each_item(inner: _Walker, value: list[Any], into: set[str]) -> None:
