@@ -295,7 +295,7 @@ def commitments_submitted(
                 )
             )
         elif isinstance(statement, str):
-            ledger.retain(cid, statement)
+            ledger.retain(state.shared(cid), statement)  # (an id kept once however many dialogues use it)
     for index, cid in facts.released:
         released = ledger.release(cid)
         if released == "unknown":

@@ -187,10 +187,9 @@ def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
 
 
 class DialogueState(msgspec.Struct, gc=False):
-    """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
+    """One dialogue of one data type (D15: turns are counted per DialogID and type). (Its place
+    among the dialogues of the transcript is kept apart: :attr:`TranscriptState.begun_numbers`.)"""
 
-    number: int = 0
-    """Its place among the dialogues of the transcript, in the order they began."""
     last_turn: int | None = None
     last_time: float | None = None
     """The latest QueryTime (or the PC Prompt's time) in seconds ..."""
@@ -374,31 +373,36 @@ class TranscriptState:
     """Data type -> DialogID -> its state. (A dictionary for each data type, not one by (DialogID,
     data type): a tuple for each dialogue took 64 bytes, and one made to look each message up.)"""
     begun: int = 0
-    """How many dialogues have begun (:attr:`DialogueState.number`)."""
+    """How many dialogues have begun."""
+    begun_numbers: defaultdict[str, array[int]] = field(default_factory=lambda: defaultdict(lambda: array("q")))
+    """Data type -> the place of each of its dialogues among the dialogues of the transcript, in the
+    order they began, in the order of :attr:`dialogues` (which keeps the order they came in and
+    never lets one go): 8 bytes each, where a number in each :class:`DialogueState` took 40."""
 
     def begin(self, dialog: str, type_name: str, opener: DialogueContext | None) -> DialogueState:
         """The state of a dialogue that begins now (the first message of its DialogID and type)."""
-        number, self.begun = self.begun, self.begun + 1
+        self.begun_numbers[type_name].append(self.begun)
+        self.begun += 1
         # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
         if opener is None:
-            dialogue = DialogueState(number)
+            dialogue = DialogueState()
             # (its DialogID kept as it came: shared only with what a PC Prompt opened)
             self.dialogues[type_name][dialog] = dialogue
         else:
-            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute, opener=opener)
+            dialogue = DialogueState(last_time=opener.time, last_absolute=opener.absolute, opener=opener)
             self.dialogues[type_name][self.shared(dialog)] = dialogue
         return dialogue
 
     def waiting(self) -> list[tuple[str, str, DialogueState]]:
         """(DialogID, data type, state) of the dialogues with Requests waiting, in the order they began."""
         found = [
-            (dialog, type_name, dialogue)
+            (number, dialog, type_name, dialogue)
             for type_name, of_type in self.dialogues.items()
-            for dialog, dialogue in of_type.items()
+            for number, (dialog, dialogue) in zip(self.begun_numbers[type_name], of_type.items(), strict=True)
             if dialogue.pending is not None
         ]
-        found.sort(key=lambda waiting: waiting[2].number)
-        return found
+        found.sort(key=itemgetter(0))
+        return [(dialog, type_name, dialogue) for _, dialog, type_name, dialogue in found]
 
     def new_query_id(self, query_id: str, number: int) -> None:
         """Keep ``query_id`` (not in :attr:`query_ids`), first used where :attr:`sources` logged
