@@ -28,6 +28,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from operator import indexOf, itemgetter
 from typing import Any
 
@@ -172,18 +173,29 @@ class PendingRequest(msgspec.Struct, gc=False):
         return self.head if self.line < 0 else f"{self.head}{self.line}"
 
 
-def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
+def stance_constraints(constraints: Mapping[str, Any]) -> Mapping[str, str] | None:
     """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
     strings: all that is kept of the Constraints while the Request waits (a hundred thousand
-    Requests waiting held some 400 bytes each of Constraints no rule reads).
+    Requests waiting held some 400 bytes each of Constraints no rule reads), one copy shared by
+    every Request that asks the same (:func:`_stance`: an A-User asks for the same Role again and
+    again; a hundred thousand Requests waiting held 50 bytes each of their own still).
 
     >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
     ({'Role': 'guide'}, None)
+    >>> stance_constraints({"Role": "guide"}) is stance_constraints({"Role": "guide", "Tone": "dry"})
+    True
     """
     role, locale = constraints.get("Role"), constraints.get("Locale")
-    if isinstance(role, str):
-        return {"Role": role, "Locale": locale} if isinstance(locale, str) else {"Role": role}
-    return {"Locale": locale} if isinstance(locale, str) else None
+    return _stance(role if isinstance(role, str) else None, locale if isinstance(locale, str) else None)
+
+
+@lru_cache(maxsize=1024)
+def _stance(role: str | None, locale: str | None) -> Mapping[str, str] | None:
+    """The constraints kept for ``role`` and ``locale``, one copy of each of the latest 1,024
+    distinct ones (read, never changed)."""
+    if role is not None:
+        return {"Role": role, "Locale": locale} if locale is not None else {"Role": role}
+    return {"Locale": locale} if locale is not None else None
 
 
 class DialogueState(msgspec.Struct, gc=False):
