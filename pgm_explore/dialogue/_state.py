@@ -17,7 +17,7 @@ contexts share them, or, for a context that has learnt more, as dictionaries wit
 Memory is what limits a long transcript (issue 20: a million messages, or a hundred thousand
 dialogues open at once, in less than 300 MB), so what is kept for each dialogue, context and
 QueryID is kept small: no container where most would be empty or hold one item, no tuple where
-two fields do, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
+two fields do, no number object where an entry of an array does, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
 """
 
 from __future__ import annotations

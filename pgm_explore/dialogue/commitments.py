@@ -39,7 +39,8 @@ class Commitment(NamedTuple):
     status: Literal["retained", "released"]
 
 
-_shared = lru_cache(maxsize=4096)(Commitment)
+# (typed: equal values of other types, 1 and True, kept apart)
+_shared = lru_cache(maxsize=4096, typed=True)(Commitment)
 
 
 def _commitment(statement: str, status: Literal["retained", "released"]) -> Commitment:
