@@ -293,13 +293,24 @@ def cluster(corpus: Path) -> Iterator[str]:
 
 
 @pytest.mark.slow
-def test_an_existing_cluster_gives_the_same_bytes(cluster: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_existing_cluster_gives_the_same_bytes(
+    cluster: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     here = run(capsys, "check", "--corpus", "--format", "json", *GIVEN)
     there = run(capsys, "check", "--corpus", "--format", "json", "--scheduler", cluster, *GIVEN)
     assert there == here and here[1]
     table_here = run(capsys, "table", "findings", "--corpus", *GIVEN)
     table_there = run(capsys, "table", "findings", "--corpus", "--scheduler", cluster, *GIVEN)
     assert table_there == table_here and table_here[0] == 0
+    # One file cut into partitions: the workers' packed facts come back through the scheduler,
+    # which relays them in pickle's protocol 4 (local workers send them to the client in 5).
+    joined = Path("joined.jsonl")  # (a session twice: findings all along it)
+    joined.write_bytes(Path("logs/day2/z.jsonl").read_bytes() * 2 + Path("logs/b.jsonl").read_bytes())
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "4000")
+    for command in ("check", "validate"):
+        here = run(capsys, command, "--format", "json", "--workers", "0", str(joined))
+        there = run(capsys, command, "--format", "json", "--scheduler", cluster, str(joined))
+        assert there == here and here[1].count("\n") > 30, command
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -317,6 +317,48 @@ def test_a_reused_query_id_names_the_first_source_as_it_was_written() -> None:
     assert "at log.jsonl:007;" in reused.message
 
 
+D16_IDS = ("query-id-reused", "response-duplicate")
+
+
+def test_every_reused_query_id_names_its_own_first_source() -> None:
+    # Where a QueryID was first used is found by its place among the QueryIDs kept: by going
+    # through them for the first few findings, by an index kept up to date after. Each reuse and
+    # each second Response, before and after the index and for QueryIDs kept after it, names
+    # the message that used it first.
+    checker = TranscriptChecker()
+    sources: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
+    line = 0
+
+    def feed(doc: dict[str, Any]) -> None:
+        nonlocal line
+        line += 3  # (lines apart, as other messages would leave them)
+        source = f"log.jsonl:{line}"
+        sources.setdefault(doc["QueryID"], source)
+        found.extend((f.rule, f.message) for f in checker.feed(source, doc) if f.rule in D16_IDS)
+
+    for n in range(12):
+        feed(request("BKN-PAL", f"q-{n}", n, 1_000 + n, dialog="pal-1"))
+        feed(response("BKN-PAL", f"r-{n}", f"q-{n}", n, 1_000 + n, dialog="pal-1"))
+    for n in (7, 0, 11, 3, 5, 9, 1):  # (more than the passes through the QueryIDs kept)
+        feed(request("BKN-PAL", f"q-{n}", 20 + n, 2_000 + n, dialog="pal-2"))
+        feed(response("BKN-PAL", f"r-{n}", f"q-{n}", 20 + n, 2_000 + n, dialog="pal-2"))
+        feed(response("BKN-PAL", f"x-{n}", f"q-{n}", n, 2_000 + n, dialog="pal-1"))
+    feed(request("BKN-PAL", "q-new", 40, 3_000, dialog="pal-1"))
+    feed(request("BKN-PAL", "q-new", 41, 3_001, dialog="pal-1"))
+    feed(response("BKN-PAL", "r-0", "q-new", 41, 3_002, dialog="pal-1"))
+    wanted = []
+    for n in (7, 0, 11, 3, 5, 9, 1):
+        wanted += [("query-id-reused", f"q-{n}"), ("query-id-reused", f"r-{n}"), ("response-duplicate", f"q-{n}")]
+    wanted += [("query-id-reused", "q-new"), ("query-id-reused", "r-0")]
+    assert [rule for rule, _ in found] == [rule for rule, _ in wanted]
+    for (rule, message), (_, query_id) in zip(found, wanted, strict=True):
+        if rule == "query-id-reused":
+            assert f"QueryID {query_id} was already used by the message at {sources[query_id]};" in message
+        else:
+            assert f"Request {query_id} was already answered" in message
+
+
 def test_a_second_response_with_another_turn_has_both_d16_errors() -> None:
     # D16 names both: a second Response to the same Request, and a TurnIndex other than the Request's.
     # The Request's turn is remembered whatever it is: small, beyond what the state packs, or not an integer.

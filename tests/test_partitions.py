@@ -12,6 +12,7 @@ processes (``--workers 2``) and on a real ``dask.distributed`` cluster reached b
 from __future__ import annotations
 
 import io
+import pickle
 import re
 import sys
 from collections.abc import Iterator
@@ -352,6 +353,29 @@ def test_workers_that_cannot_start_are_a_plain_error(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode != 0
     assert "EngineUnavailable: could not start work on 2 local worker processes" in run.stderr
+
+
+@pytest.mark.parametrize("protocol", [4, 5])
+def test_packed_facts_leave_their_chunks_out_of_a_pickle_that_can(transcript: Path, protocol: int) -> None:
+    # Dask pickles a worker's result in protocol 5 between the worker and the client, giving
+    # pickle a buffer_callback: the chunks of facts travel as frames of their own, out of the
+    # pickle, and come back as memoryviews of them. Its scheduler, relaying, speaks 4.
+    path = transcript.with_name("long.jsonl")
+    path.write_bytes(transcript.read_bytes() * 40)
+    packed = packed_facts_batch(iter_documents(path))
+    assert len(packed.chunks) > 1
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(packed, protocol=protocol, buffer_callback=buffers.append if protocol >= 5 else None)
+    back = pickle.loads(data, buffers=[memoryview(buffer) for buffer in buffers])
+    assert unpacked_facts(back) == unpacked_facts(packed)
+    if protocol >= 5:
+        assert [bytes(buffer.raw()) for buffer in buffers] == [bytes(chunk) for chunk in packed.chunks]
+        assert not any(bytes(chunk) in data for chunk in packed.chunks)
+        assert all(type(chunk) is memoryview for chunk in back.chunks)
+    else:
+        assert buffers == [] and all(type(chunk) is bytes for chunk in back.chunks)
+    # (without a buffer_callback, protocol 5 writes them into the pickle, as bytes)
+    assert unpacked_facts(pickle.loads(pickle.dumps(packed, protocol=5))) == unpacked_facts(packed)
 
 
 def test_packed_facts_are_the_facts_and_share_repeated_findings(transcript: Path) -> None:

@@ -8,6 +8,7 @@ surrogate, the same finding.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from typing import Any
@@ -119,8 +120,6 @@ def test_a_name_written_twice_is_noted_by_every_path(value: dict[str, Any], data
 
 def test_every_reader_notes_a_name_written_twice() -> None:
     # issue #12: JSON Lines, a .json file, an array, and sniffed input.
-    import io
-
     from pgm_explore.io._read import iter_stream, report
 
     twice = b'{"a": 1, "b": {"c": 1, "c": 2}}'
@@ -136,3 +135,53 @@ def test_every_reader_notes_a_name_written_twice() -> None:
         assert [f.rule for f in report(items[1]).findings][-1] == "duplicate-key"
     [item] = iter_stream(io.BytesIO(twice), "t", "json")
     assert [(f.rule, f.path) for f in item.notes] == [("duplicate-key", ("b",))]
+
+
+class _Dribble:
+    """A pipe: each read gives at most the next of ``sizes`` bytes (over and over), as a live log does."""
+
+    def __init__(self, data: bytes, sizes: list[int]) -> None:
+        self.data, self.sizes, self.reads = data, sizes, 0
+
+    def read1(self, size: int) -> bytes:
+        size = min(size, self.sizes[self.reads % len(self.sizes)])
+        self.reads += 1
+        got, self.data = self.data[:size], self.data[size:]
+        return got
+
+    read = read1
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.binary(max_size=120).map(lambda raw: raw.replace(b"\x00", b"\n")),
+    st.integers(min_value=1, max_value=40),
+    st.integers(min_value=1, max_value=30),
+    st.lists(st.integers(min_value=1, max_value=50), min_size=1, max_size=5),
+)
+@example(b"abc\ndef\n\nghij", 4, 3, [2])
+@example(b"x" * 50 + b"\nab\n", 8, 10, [8])  # a line too long that the reads cut in many
+def test_pieces_are_the_lines_of_the_stream(data: bytes, size: int, limit: int, sizes: list[int]) -> None:
+    # The bulk reader's pieces, whatever the reads give, are the stream's lines in order, each at
+    # its number and byte, a line longer than the limit said in its place without its bytes.
+    from unittest import mock
+
+    from pgm_explore.io import _read
+
+    expected = []
+    offset = 0
+    for number, line in enumerate(io.BytesIO(data).readlines(), 1):
+        expected.append((number, offset, "long" if len(line.removesuffix(b"\n")) > limit else line))
+        offset += len(line)
+    got = []
+    with mock.patch.object(_read, "MAX_LINE_BYTES", limit):
+        for piece in _read._pieces(_Dribble(data, sizes), 0, 1, size):  # type: ignore[arg-type]
+            if piece.long:
+                got.append((piece.first, piece.start, "long"))
+                continue
+            assert piece.lines == len(piece.rows)
+            offset = piece.start
+            for number, row in enumerate(piece.rows, piece.first):
+                got.append((number, offset, row))
+                offset += len(row)
+    assert got == expected

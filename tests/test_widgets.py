@@ -816,6 +816,17 @@ def test_a_reply_and_a_new_turn_start_quiet() -> None:
     assert shown_fields(c.reply()) == []
 
 
+def test_a_document_loaded_fresh_starts_quiet() -> None:
+    c = composer("BKN-PRC", "RQ")
+    new = c.value
+    one(c, "pgmx-validate").click()
+    assert shown_fields(c)
+    c.load(new, fresh=True)  # made for the person, as a Reply or a New turn is: nothing touched yet
+    assert shown_fields(c) == []
+    one(c, "pgmx-validate").click()
+    assert shown_fields(c)
+
+
 # -- Save: no document decides where files go (issue 11) --------------------------------------------
 
 

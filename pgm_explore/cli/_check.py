@@ -68,9 +68,9 @@ inputs:
 where the work runs:
   Reading, decoding and validating a message depends on that message alone; the
   transcript rules need the messages in order. A big JSON Lines file is therefore
-  cut into partitions of whole lines (1 MiB each), worked on by Dask workers, and
-  the rules run here over what comes back, in order. By default, transcripts of
-  512 MiB or more are worked on by one local worker process per core (starting
+  cut into partitions of whole lines (1 to 16 MiB), worked on by Dask workers,
+  and the rules run here over what comes back, in order. By default, transcripts
+  of 512 MiB or more are worked on by one local worker process per core (starting
   them and their first work takes seconds), smaller ones, standard input
   and pipes in this process. --workers N says how many local workers (0: this process only);
   --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:

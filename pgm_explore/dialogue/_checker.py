@@ -184,10 +184,15 @@ class TranscriptChecker:
                     if source is None:
                         source = f"{head}{line}"
                     _rules.query_id_unused(state, source, query_id, found)
-                elif source is None:  # (numbers shifted past the answered bit: TranscriptState.query_ids)
-                    ids[query_id] = state.sources.add_line(head, line) << 1
+                elif state.query_places is None:  # (TranscriptState.new_query_id, inline)
+                    ids[query_id] = 0
+                    state.query_sources.append(
+                        state.sources.add_line(head, line) if source is None else state.sources.add(source)
+                    )
                 else:
-                    ids[query_id] = state.sources.add(source) << 1
+                    state.new_query_id(
+                        query_id, state.sources.add_line(head, line) if source is None else state.sources.add(source)
+                    )
             dialogue = state.dialogues[type_name].get(dialog)
             if dialogue is None:
                 opener = state.opened.get(dialog)
@@ -253,10 +258,10 @@ class TranscriptChecker:
                     request_id is not None
                     and type(pending) is PendingRequest
                     and pending.query_id == request_id
-                    and not (packed := state.query_ids.get(request_id, 1)) & 1  # (the answered bit)
+                    and not state.query_ids.get(request_id, 1) & 1  # (not answered yet)
                 ):
                     dialogue.pending = None
-                    state.answer(request_id, packed, pending.turn)
+                    state.answer(request_id, pending.turn)
                 else:
                     pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
                 if pending is not None:

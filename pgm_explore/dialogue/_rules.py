@@ -102,17 +102,15 @@ def dialogue_opened_once(state: TranscriptState, dialog: str, found: list[Findin
 
 
 def query_id_unused(state: TranscriptState, source: str, query_id: str, found: list[Finding]) -> None:
-    known = state.query_ids
-    packed = known.get(query_id)
-    if packed is None:
-        known[query_id] = state.sources.add(source) << 1  # (not answered: see TranscriptState.query_ids)
+    if query_id not in state.query_ids:
+        state.new_query_id(query_id, state.sources.add(source))
         return
     found.append(
         Finding.of(
             "query-id-reused",
             ("QueryID",),
             f"QueryID {query_id} was already used by the message at "
-            f"{state.sources.source(state.first_use(packed))}; a QueryID identifies one Request or Response.",
+            f"{state.sources.source(state.first_use(query_id))}; a QueryID identifies one Request or Response.",
         )
     )
 
@@ -204,9 +202,9 @@ def answers_a_request(
     request_id = facts.request_id
     if request_id is None:
         return None
-    packed = state.query_ids.get(request_id)
+    entry = state.query_ids.get(request_id)
     # (the lowest bit of an entry: whether its Request has had its Response, TranscriptState.query_ids)
-    if packed is not None and packed & 1 and not dialogue.waits_for(request_id):
+    if entry is not None and entry & 1 and not dialogue.waits_for(request_id):
         found.append(
             Finding.of(
                 "response-duplicate",
@@ -219,8 +217,8 @@ def answers_a_request(
         turn_matches_request(
             facts,
             type_name,
-            state.answered_turn(request_id, packed),
-            state.sources.source(state.first_use(packed)),
+            state.answered_turn(request_id, entry),
+            state.sources.source(state.first_use(request_id)),
             found,
         )
         return None
@@ -235,8 +233,8 @@ def answers_a_request(
             )
         )
         return None
-    if packed is not None and not packed & 1:  # (else a reused QueryID already answered once)
-        state.answer(request_id, packed, pending.turn)  # (the dictionary keeps the key it has: no copy kept)
+    if entry is not None and not entry & 1:  # (else a reused QueryID already answered once)
+        state.answer(request_id, pending.turn)  # (the dictionary keeps the key it has: no copy kept)
     return pending
 
 
@@ -297,7 +295,7 @@ def commitments_submitted(
                 )
             )
         elif isinstance(statement, str):
-            ledger.retain(cid, statement)
+            ledger.retain(state.shared(cid), statement)  # (an id kept once however many dialogues use it)
     for index, cid in facts.released:
         released = ledger.release(cid)
         if released == "unknown":

@@ -17,17 +17,19 @@ contexts share them, or, for a context that has learnt more, as dictionaries wit
 Memory is what limits a long transcript (issue 20: a million messages, or a hundred thousand
 dialogues open at once, in less than 300 MB), so what is kept for each dialogue, context and
 QueryID is kept small: no container where most would be empty or hold one item, no tuple where
-two fields do, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
+two fields do, no number object where an entry of an array does, one copy of what many share. ``benchmarks/bench_check.py --memory-only`` measures it.
 """
 
 from __future__ import annotations
 
 import sys
+from array import array
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import itemgetter
+from functools import lru_cache
+from operator import indexOf, itemgetter
 from typing import Any
 
 import msgspec
@@ -69,10 +71,14 @@ _PLANS = 64
 ActionContext, the oldest forgotten first."""
 
 _NO_COMMITMENTS: frozenset[str] = frozenset()
-_TURN_BITS = 24
-_OTHER_TURN = (1 << _TURN_BITS) - 1
-"""Packed in place of a TurnIndex kept in :attr:`TranscriptState.other_turns`."""
-_OTHER_ANSWERED = _OTHER_TURN << 1 | 1  # (:data:`_OTHER_TURN` and the answered bit)
+_OTHER_ANSWERED = -1
+"""The entry in :attr:`TranscriptState.query_ids` of an answered Request whose TurnIndex is kept in
+:attr:`TranscriptState.other_turns` (odd, as every answered entry is)."""
+
+_SCANS = 4
+"""How many times :meth:`TranscriptState.first_use` looks for a QueryID's place by going through
+:attr:`TranscriptState.query_ids` before it keeps an index of every place instead: a transcript
+with a few reused QueryIDs costs a few passes, one with many the memory of the index."""
 
 
 class KnownActionContext(msgspec.Struct, gc=False):
@@ -167,25 +173,35 @@ class PendingRequest(msgspec.Struct, gc=False):
         return self.head if self.line < 0 else f"{self.head}{self.line}"
 
 
-def stance_constraints(constraints: Mapping[str, Any]) -> dict[str, str] | None:
+def stance_constraints(constraints: Mapping[str, Any]) -> Mapping[str, str] | None:
     """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
     strings: all that is kept of the Constraints while the Request waits (a hundred thousand
-    Requests waiting held some 400 bytes each of Constraints no rule reads).
+    Requests waiting held some 400 bytes each of Constraints no rule reads), one copy shared by
+    every Request that asks the same (:func:`_stance`: an A-User asks for the same Role again and
+    again; a hundred thousand Requests waiting held 50 bytes each of their own still).
 
     >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
     ({'Role': 'guide'}, None)
+    >>> stance_constraints({"Role": "guide"}) is stance_constraints({"Role": "guide", "Tone": "dry"})
+    True
     """
     role, locale = constraints.get("Role"), constraints.get("Locale")
-    if isinstance(role, str):
-        return {"Role": role, "Locale": locale} if isinstance(locale, str) else {"Role": role}
-    return {"Locale": locale} if isinstance(locale, str) else None
+    return _stance(role if isinstance(role, str) else None, locale if isinstance(locale, str) else None)
+
+
+@lru_cache(maxsize=1024)
+def _stance(role: str | None, locale: str | None) -> Mapping[str, str] | None:
+    """The constraints kept for ``role`` and ``locale``, one copy of each of the latest 1,024
+    distinct ones (read, never changed)."""
+    if role is not None:
+        return {"Role": role, "Locale": locale} if locale is not None else {"Role": role}
+    return {"Locale": locale} if locale is not None else None
 
 
 class DialogueState(msgspec.Struct, gc=False):
-    """One dialogue of one data type (D15: turns are counted per DialogID and type)."""
+    """One dialogue of one data type (D15: turns are counted per DialogID and type). (Its place
+    among the dialogues of the transcript is kept apart: :attr:`TranscriptState.begun_numbers`.)"""
 
-    number: int = 0
-    """Its place among the dialogues of the transcript, in the order they began."""
     last_turn: int | None = None
     last_time: float | None = None
     """The latest QueryTime (or the PC Prompt's time) in seconds ..."""
@@ -330,16 +346,27 @@ class TranscriptState:
 
     sources: SourceLog = field(default_factory=SourceLog)
     query_ids: dict[str, int] = field(default_factory=dict)
-    """QueryID -> where it was first used (its source's number in :attr:`sources`), for every
-    QueryID of the transcript (QueryIDs are unique in a transcript: query-id-reused), packed
-    (:meth:`first_use`) with whether its Request has had its Response and, once it has, that
-    Request's TurnIndex, which a second Response is checked against (D16; :meth:`answer`). One
-    dictionary for both: every Request and Response looks its QueryID up, most find nothing, and
-    in a dictionary of a million QueryIDs each look that finds nothing costs a miss of the
-    processor's cache or two (a second dictionary for the answered ones was a second look); one
-    number also costs less than a pair."""
+    """QueryID -> whether its Request has had its Response, for every QueryID of the transcript
+    (QueryIDs are unique in a transcript: query-id-reused): 0 while not answered, and once it is,
+    odd: ``turn << 1 | 1`` for the Request's TurnIndex ``turn`` (a non-negative integer), which a
+    second Response is checked against (D16; :meth:`answer`), or :data:`_OTHER_ANSWERED` with the
+    TurnIndex in :attr:`other_turns`. Every Request and Response looks its QueryID up, most find
+    nothing, and in a dictionary of a million QueryIDs each look that finds nothing costs a miss of
+    the processor's cache or two: one dictionary for both, one look. Its values are Python's own
+    small integers (the TurnIndex of a dialogue of fewer than 128 turns), so that an entry costs
+    no object of its own; where each QueryID was first used is kept apart (:attr:`query_sources`),
+    by its place in this dictionary, which keeps the order the QueryIDs came in."""
+    query_sources: array[int] = field(default_factory=lambda: array("q"))
+    """Where each QueryID of :attr:`query_ids` was first used, in the same order: its source's
+    number in :attr:`sources` (8 bytes each, where a number of its own took 32; see :meth:`first_use`)."""
+    query_places: dict[str, int] | None = None
+    """QueryID -> its place in :attr:`query_ids`, once more than :data:`_SCANS` findings needed one
+    (made then, and kept up to date by :meth:`new_query_id`)."""
+    scans: int = 0
+    """How many times :meth:`first_use` went through :attr:`query_ids` for a place."""
     other_turns: dict[str, Any] = field(default_factory=dict)
-    """The TurnIndex of an answered Request that no packed number holds (not a small integer)."""
+    """The TurnIndex of an answered Request that no entry of :attr:`query_ids` holds (not a
+    non-negative integer)."""
     prompt_ids: dict[str, int] = field(default_factory=dict)
     """PCPromptID -> the source (in :attr:`sources`) of its first use."""
     opened: dict[str, DialogueContext] = field(default_factory=dict)
@@ -358,62 +385,82 @@ class TranscriptState:
     """Data type -> DialogID -> its state. (A dictionary for each data type, not one by (DialogID,
     data type): a tuple for each dialogue took 64 bytes, and one made to look each message up.)"""
     begun: int = 0
-    """How many dialogues have begun (:attr:`DialogueState.number`)."""
+    """How many dialogues have begun."""
+    begun_numbers: defaultdict[str, array[int]] = field(default_factory=lambda: defaultdict(lambda: array("q")))
+    """Data type -> the place of each of its dialogues among the dialogues of the transcript, in the
+    order they began, in the order of :attr:`dialogues` (which keeps the order they came in and
+    never lets one go): 8 bytes each, where a number in each :class:`DialogueState` took 40."""
 
     def begin(self, dialog: str, type_name: str, opener: DialogueContext | None) -> DialogueState:
         """The state of a dialogue that begins now (the first message of its DialogID and type)."""
-        number, self.begun = self.begun, self.begun + 1
+        self.begun_numbers[type_name].append(self.begun)
+        self.begun += 1
         # The PC Prompt opened the dialogue, so its time is the first in it (NOTES 6.3 D13).
         if opener is None:
-            dialogue = DialogueState(number)
+            dialogue = DialogueState()
             # (its DialogID kept as it came: shared only with what a PC Prompt opened)
             self.dialogues[type_name][dialog] = dialogue
         else:
-            dialogue = DialogueState(number, last_time=opener.time, last_absolute=opener.absolute, opener=opener)
+            dialogue = DialogueState(last_time=opener.time, last_absolute=opener.absolute, opener=opener)
             self.dialogues[type_name][self.shared(dialog)] = dialogue
         return dialogue
 
     def waiting(self) -> list[tuple[str, str, DialogueState]]:
         """(DialogID, data type, state) of the dialogues with Requests waiting, in the order they began."""
         found = [
-            (dialog, type_name, dialogue)
+            (number, dialog, type_name, dialogue)
             for type_name, of_type in self.dialogues.items()
-            for dialog, dialogue in of_type.items()
+            for number, (dialog, dialogue) in zip(self.begun_numbers[type_name], of_type.items(), strict=True)
             if dialogue.pending is not None
         ]
-        found.sort(key=lambda waiting: waiting[2].number)
-        return found
+        found.sort(key=itemgetter(0))
+        return [(dialog, type_name, dialogue) for _, dialog, type_name, dialogue in found]
 
-    def answer(self, query_id: str, packed: int, turn: Any) -> None:
-        """Record that the Request ``query_id`` (its entry in :attr:`query_ids` ``packed``, not
-        answered yet) has its Response."""
-        # first_use << _TURN_BITS + 1 | turn << 1 | 1, made from ``packed`` (first_use << 1) with
-        # one large number made on the way, not five (a small turn's ``turn << 1 | 1`` is cached).
-        if type(turn) is int and 0 <= turn < _OTHER_TURN:
-            self.query_ids[query_id] = packed << _TURN_BITS | (turn << 1 | 1)
+    def new_query_id(self, query_id: str, number: int) -> None:
+        """Keep ``query_id`` (not in :attr:`query_ids`), first used where :attr:`sources` logged
+        ``number``. (The checker's driver does the same for the common Request, inline.)"""
+        self.query_ids[query_id] = 0
+        self.query_sources.append(number)
+        if self.query_places is not None:
+            self.query_places[query_id] = len(self.query_sources) - 1
+
+    def answer(self, query_id: str, turn: Any) -> None:
+        """Record that the Request ``query_id`` (in :attr:`query_ids`, not answered yet) has its
+        Response; its TurnIndex is ``turn``."""
+        if type(turn) is int and turn >= 0:
+            self.query_ids[query_id] = turn << 1 | 1
         else:
-            self.query_ids[query_id] = packed << _TURN_BITS | _OTHER_ANSWERED
+            self.query_ids[query_id] = _OTHER_ANSWERED
             self.other_turns[query_id] = turn
 
-    @staticmethod
-    def first_use(packed: int) -> int:
-        """Where a QueryID was first used (in :attr:`sources`), from its entry in :attr:`query_ids`:
-        the number itself shifted by the answered bit (the lowest), or, answered, with the
-        Request's TurnIndex below it too.
+    def first_use(self, query_id: str) -> int:
+        """Where ``query_id`` (in :attr:`query_ids`) was first used: its source's number in :attr:`sources`.
+
+        Only a finding asks (a reused QueryID, a second Response): its place in :attr:`query_ids`
+        is looked for by going through it, at most :data:`_SCANS` times in a transcript, then in an
+        index of every place made once (:attr:`query_places`).
 
         >>> state = TranscriptState()
-        >>> state.query_ids["q"] = 7 << 1
-        >>> state.answer("q", state.query_ids["q"], 3)
-        >>> packed = state.query_ids["q"]
-        >>> TranscriptState.first_use(packed), packed & 1, state.answered_turn("q", packed)
-        (7, 1, 3)
+        >>> for query_id in ("q-1", "q-2", "q-3"):
+        ...     state.new_query_id(query_id, state.sources.add(f"t.jsonl:{query_id[-1]}0"))
+        >>> state.answer("q-2", 3)
+        >>> [state.sources.source(state.first_use("q-2")) for _ in range(6)], state.query_places
+        (['t.jsonl:20', 't.jsonl:20', 't.jsonl:20', 't.jsonl:20', 't.jsonl:20', 't.jsonl:20'], {'q-1': 0, 'q-2': 1, 'q-3': 2})
+        >>> state.new_query_id("q-4", state.sources.add("t.jsonl:40"))
+        >>> state.sources.source(state.first_use("q-4")), state.query_ids["q-2"] & 1, state.answered_turn("q-2", state.query_ids["q-2"])
+        ('t.jsonl:40', 1, 3)
         """
-        return packed >> (_TURN_BITS + 1) if packed & 1 else packed >> 1
+        places = self.query_places
+        if places is None:
+            if self.scans < _SCANS:
+                self.scans += 1
+                return self.query_sources[indexOf(self.query_ids, query_id)]
+            places = self.query_places = {key: place for place, key in enumerate(self.query_ids)}
+        return self.query_sources[places[query_id]]
 
-    def answered_turn(self, query_id: str, packed: int) -> Any:
-        """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``packed``)."""
-        turn = packed >> 1 & _OTHER_TURN
-        return self.other_turns[query_id] if turn == _OTHER_TURN else turn
+    def answered_turn(self, query_id: str, entry: int) -> Any:
+        """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``entry``)."""
+        return entry >> 1 if entry >= 0 else self.other_turns[query_id]
 
     def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
         if action_context is None:

@@ -21,6 +21,7 @@ Commitment(statement='Budget 150 AGR.', status='retained')
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 import msgspec
@@ -36,6 +37,24 @@ class Commitment(NamedTuple):
 
     statement: str
     status: Literal["retained", "released"]
+
+
+# (typed: equal values of other types, 1 and True, kept apart)
+_shared = lru_cache(maxsize=4096, typed=True)(Commitment)
+
+
+def _commitment(statement: str, status: Literal["retained", "released"]) -> Commitment:
+    """One :class:`Commitment` (and one copy of its Statement) for every ledger that holds the
+    same, among the latest 4,096 distinct ones: an A-User submits the same commitments dialogue
+    after dialogue, and the transcript checker keeps the ledger of each BKN-DAC dialogue to the end.
+
+    >>> _commitment("Budget 150 AGR.", "retained") is _commitment("Budget 150 AGR.", "retained")
+    True
+    """
+    try:
+        return _shared(statement, status)
+    except TypeError:  # (a Statement no schema let through, which cannot be hashed: kept as it is)
+        return Commitment(statement, status)
 
 
 class CommitmentLedger(msgspec.Struct, gc=False):
@@ -63,7 +82,7 @@ class CommitmentLedger(msgspec.Struct, gc=False):
 
     def retain(self, commitment_id: str, statement: str) -> None:
         """Hold ``statement`` under ``commitment_id`` (a released one is retained anew)."""
-        self.held[commitment_id] = Commitment(statement, "retained")
+        self.held[commitment_id] = _commitment(statement, "retained")
 
     def release(self, commitment_id: str) -> Release:
         """Release a retained commitment (C2); say so when there was none to release."""
@@ -72,7 +91,7 @@ class CommitmentLedger(msgspec.Struct, gc=False):
             return "unknown"
         if held.status == "released":
             return "already released"
-        self.held[commitment_id] = Commitment(held.statement, "released")
+        self.held[commitment_id] = _commitment(held.statement, "released")
         return "released"
 
     def withdraw(self, commitment_id: str) -> None:

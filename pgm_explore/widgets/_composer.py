@@ -336,13 +336,25 @@ class MessageComposer(widgets.VBox):
         """Switch the property at ``path`` off (absent), or remove an array item."""
         self._form.remove(tuple(path))
 
-    def load(self, source: Mapping[str, Any] | str | Path) -> tuple[Finding, ...]:
+    def load(self, source: Mapping[str, Any] | str | Path, *, fresh: bool = False) -> tuple[Finding, ...]:
         """Show another document: a dict or a ``.json`` file. A Header of another type
         rebuilds the form for that type; values kept aside by the Mode switch are dropped.
+
+        ``fresh``: the document is a new message made for the person (a Reply, a new turn of a
+        dialogue), not one opened: its findings show only at the fields touched from now on,
+        as in a new composer (the Validate button shows them all).
 
         Returns the ``duplicate-key`` warnings of a file: a name written twice in one object
         shows (and is saved with) its last value only, so the earlier one must be named
         where the person sees it (the Open panel does)."""
+        if not fresh:
+            return self._load(source)
+        with self._verdict.hold_trait_notifications():
+            notes = self._load(source)
+            self._start_quiet()
+        return notes
+
+    def _load(self, source: Mapping[str, Any] | str | Path) -> tuple[Finding, ...]:
         notes: tuple[Finding, ...] = ()
         if isinstance(source, str | Path):
             doc, notes = _read_document(source)
@@ -407,12 +419,6 @@ class MessageComposer(widgets.VBox):
             self._form.touched = set()
             self._verdict.quiet = True
 
-    def _load_new(self, document: Mapping[str, Any]) -> None:
-        """Load a new message made for the person (Reply, New turn, another type): quiet."""
-        with self._verdict.hold_trait_notifications():
-            self.load(document)
-            self._start_quiet()
-
     def validate_now(self) -> Report:
         """Show every finding of the document, also at the fields not touched yet (the
         Validate button); returns the report."""
@@ -427,7 +433,7 @@ class MessageComposer(widgets.VBox):
         if spec.has_modes and mode is None:
             mode = current if current in spec.modes else spec.modes[0]
         context = {k: v for k, v in self.value.items() if k in (*REPLY_COPIED, "SessionID")}
-        self._load_new(skeleton(spec.name, mode if spec.has_modes else None, context=context))
+        self.load(skeleton(spec.name, mode if spec.has_modes else None, context=context), fresh=True)
 
     def stamp_now(self) -> None:
         """Set the message's time to now (SimpleTimeID ``st-`` + id), as the Now button does."""
@@ -466,7 +472,7 @@ class MessageComposer(widgets.VBox):
         spec = self._form.spec
         mode = self.value.get("Mode")
         self._drafts.edited = False  # the state is kept under its own name, not as "-previous"
-        self._load_new(skeleton(spec.name, mode if mode in spec.modes else None))
+        self.load(skeleton(spec.name, mode if mode in spec.modes else None), fresh=True)
         self._keep_draft(now=True)
         if kept is not None:
             self._drafts.bar.say(f"Started fresh. The earlier draft is kept as “{esc(kept)}” (Drafts, then Open).")

@@ -247,14 +247,14 @@ class DialogueBuilder(widgets.VBox):
     def reply(self, index: int | None = None) -> None:
         """Fill the composer with the Response to message ``index`` (default: the selected one)."""
         doc = self._message(index)
-        self.composer._load_new(reply_document(doc))
+        self.composer.load(reply_document(doc), fresh=True)
         self._sync_type()
 
     def new_turn(self, type_name: str) -> None:
         """Fill the composer with the next Request of ``type_name`` (a PC Prompt opens a dialogue)."""
         spec = data_type(type_name)
         context = next_turn_context(self.messages, spec.name)
-        self.composer._load_new(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context))
+        self.composer.load(skeleton(spec.name, "RQ" if spec.has_modes else None, context=context), fresh=True)
         self._sync_type()
 
     def _load_example(self, path: Path) -> None:
