@@ -22,14 +22,16 @@ with ``--subject command``, the command ``pgm-explore validate --format json --w
 output thrown away): what the workers of a ``validate`` on workers do, and its client's work,
 in one process; with ``--subject facts``, what a worker of a ``check`` does with a partition
 (``work_on_partition`` with the check's packed batch over the whole file: reading, validation,
-the facts of each message, packing them; code of session 12 on).
+the facts of each message, packing them; code of session 12 on); with ``--subject judged``, the
+same partition read and judged with no facts read or packed (``facts`` less ``judged`` is what
+the facts and their packing cost a message).
 
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--subject check|validate|command|facts] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|facts|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
@@ -83,7 +85,28 @@ from pgm_explore.io._partitions import Partition, work_on_partition
 work_on_partition(Pushed(_Packed), Partition(sys.argv[1], 0, None))
 """
 
-_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND, "facts": _FACTS}
+# (The same partition judged as for a check, with no facts read or packed: what ``facts``
+# counts beyond it is the facts and their packing.)
+_JUDGED = """\
+import sys
+from pgm_explore.io import Pushed, report_fields
+from pgm_explore.io._partitions import Partition, work_on_partition
+from pgm_explore.validation import clean_fields
+
+class Judged:
+    def typed(self, line, way, value):
+        clean_fields(way, value)
+
+    def item(self, item):
+        report_fields(item)
+
+    def cut(self):
+        return None
+
+work_on_partition(Pushed(Judged), Partition(sys.argv[1], 0, None))
+"""
+
+_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND, "facts": _FACTS, "judged": _JUDGED}
 
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
