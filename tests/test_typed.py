@@ -424,13 +424,17 @@ def test_the_consistency_rules_read_the_struct_as_the_dict() -> None:
     """Clean messages on which the consistency rules have a word: each top-level property left out,
     or given each value its schema lists. Read as Structs (the rules converting only what they
     read), they are reported as their dicts are."""
-    tried, seen = 0, set()
+    tried, empty_objects, seen = 0, 0, set()
     for base in clean_bases():
         dt = HEADERS[base["Header"]]
         properties = dt.schema.get("properties", {})
-        for name in list(base):
+        names = list(base) + [name for name in properties if name not in base]
+        for name in names:
             variants = [{k: v for k, v in base.items() if k != name}]
             variants += [{**base, name: value} for value in properties.get(name, {}).get("enum", ())]
+            # An object whose properties may all be left out may be empty and still clean: the
+            # rules read it as the dict does ({} is false), not as a Struct (always true).
+            variants += [{**base, name: {}}, {**base, "Outcome": "answered", name: {}}]
             for variant in variants:
                 raw = (
                     _compact(_in_schema_order(variant, dt))
@@ -439,10 +443,12 @@ def test_the_consistency_rules_read_the_struct_as_the_dict() -> None:
                 )
                 if raw is not None:
                     tried += 1
+                    empty_objects += variant.get(name) == {}
                     assert _assert_reads_as_today(raw, f"{dt.name} {name}")
                     seen.update(f.rule for f in clean_fields(*read_clean_typed(raw))[3])  # type: ignore[misc]
     assert tried > 40
     assert {"outcome-payload", "feasibility-kind", "feasibility-missing", "commitment-kind"} <= seen, seen
+    assert empty_objects >= 2  # (an empty Answer, an empty Representation)
 
 
 @pytest.mark.parametrize("name", ["bench-check.jsonl", "bench-validate.jsonl", "repository.jsonl"])

@@ -8,6 +8,9 @@ for every message of a transcript; most find nothing). A rule runs only when its
 without it there is nothing for the rule to find, and a message carries few of them.
 The rules see messages that may not conform, so they look before they touch: a value of
 the wrong type is the schema's business, not theirs. They never change the verdict.
+A rule declares the properties it reads, and those of them it reads only for whether they are
+there and true (``present=``): of a message read as a Struct, the bulk paths convert no more than
+the rest (:func:`struct_findings`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from types import UnionType
+from typing import Any, Union
 
 import msgspec
 
@@ -37,18 +41,35 @@ _READS: dict[tuple[str, str], list[tuple[str, RuleFunction]]] = {}
 """The same rules, each with the top-level property it looks at (it has nothing to find without it)."""
 
 _READ: dict[tuple[str, str], set[str]] = {}
-"""Every top-level property the rules of each (data type, mode) read: a message read as a
-Struct is converted only as far as these (:func:`struct_findings`; a test holds the rules to them)."""
+"""Every top-level property the rules of each (data type, mode) read: of a message read as a
+Struct, only these are read (:func:`struct_findings`; a test holds the rules to them)."""
+
+_CONTENT: dict[tuple[str, str], set[str]] = {}
+"""Those of them that a rule reads more of than whether they are there and true: of a message read
+as a Struct, only these are converted to what the JSON reader makes (:func:`struct_findings`)."""
+
+_DECLARED: dict[tuple[str, str], list[tuple[RuleFunction, frozenset[str], frozenset[str]]]] = {}
+"""Each rule of each (data type, mode) with the properties it reads, and those of them it reads
+only for whether they are there and true (``tests/test_validation.py`` holds the rules to both)."""
 
 
-def _rule(type_name: str, mode: str, reads: str, *also: str) -> Callable[[RuleFunction], RuleFunction]:
+def _rule(
+    type_name: str, mode: str, reads: str, *also: str, present: tuple[str, ...] = ()
+) -> Callable[[RuleFunction], RuleFunction]:
     """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``, and
-    reads the properties ``also`` besides."""
+    reads the properties ``also`` besides; those of them in ``present`` it reads only for whether
+    they are there and true (``"Failure" in doc``, ``if doc.get("Stance")``)."""
+    read = frozenset((reads, *also))
+    if not read.issuperset(present):
+        raise ValueError(f"{type_name} {mode}: {sorted(set(present) - read)} are not read")
 
     def register(function: RuleFunction) -> RuleFunction:
-        RULE_FUNCTIONS.setdefault((type_name, mode), []).append(function)
-        _READS.setdefault((type_name, mode), []).append((reads, function))
-        _READ.setdefault((type_name, mode), set()).update((reads, *also))
+        key = (type_name, mode)
+        RULE_FUNCTIONS.setdefault(key, []).append(function)
+        _READS.setdefault(key, []).append((reads, function))
+        _READ.setdefault(key, set()).update(read)
+        _CONTENT.setdefault(key, set()).update(read.difference(present))
+        _DECLARED.setdefault(key, []).append((function, read, frozenset(present)))
         return function
 
     return register
@@ -66,10 +87,17 @@ them (a long list of bad items must not cost a parse or a finding each)."""
 
 def _duplicates(items: Items, key: str) -> list[tuple[int, Any]]:
     """Every (index, value of ``key``) whose value was already seen earlier in the list."""
+    if len(items) < 2:
+        return []
+    values = [item.get(key) for _, item in items]
+    try:
+        if len(set(values)) == len(values):
+            return []  # (no two values are equal, so none of those looked at below is seen twice)
+    except TypeError:  # (an unhashable value, a list or an object, which is not looked at)
+        pass
     seen: set[Any] = set()
     again = []
-    for index, item in items:
-        value = item.get(key)
+    for (index, _), value in zip(items, values, strict=True):
         if isinstance(value, _KEYS) and not isinstance(value, bool):
             if value in seen:
                 again.append((index, value))
@@ -93,7 +121,7 @@ def _echo(value: Any) -> str:
 # --- BKN-DAC Requests -------------------------------------------------------------------
 
 
-@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind")
+@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind", present=("ProcessActions",))
 def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
@@ -145,16 +173,6 @@ def process_action_steps_unique(dt: DataType, actions: Items) -> list[Finding]:
     return found
 
 
-def _statement_problem(statement: str) -> tuple[int, str] | None:
-    """(column, message) of what is wrong with ``statement``, or None when it parses."""
-    try:
-        parse_statement(statement)
-    except StatementError as error:
-        # The parser quotes the words it stumbled on: a 10 MB word must not make a 10 MB message.
-        return error.column, " ".join(clip(word) for word in error.message.split(" "))
-    return None
-
-
 def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
     found: list[Finding] = []
     for index, item in actions:
@@ -163,22 +181,28 @@ def statements_parse(dt: DataType, actions: Items) -> list[Finding]:
         statement = item.get("Statement")
         if not isinstance(statement, str) or not statement:
             continue
-        problem = _statement_problem(statement)  # (parse_statement remembers the texts it parsed)
-        if problem is not None:
-            column, message = problem
-            found.append(
-                Finding.of(
-                    "statement-syntax",
-                    ("ProcessActions", index, "Statement"),
-                    f"Step {_echo(item.get('Step'))}: column {column}: {message}",
-                    data_type=dt,
-                    column=column,
-                )
-            )
+        try:
+            parse_statement(statement)  # (it remembers the texts it parsed)
+        except StatementError as error:
+            found.append(_statement_finding(dt, index, item, error))
     return found
 
 
-@_rule("BKN-DAC", "RQ", "Kind", "Commitments", "ReleasedCommitmentIDs")
+def _statement_finding(dt: DataType, index: int, item: Mapping[str, Any], error: StatementError) -> Finding:
+    # The parser quotes the words it stumbled on: a 10 MB word must not make a 10 MB message.
+    message = " ".join(clip(word) for word in error.message.split(" "))
+    return Finding.of(
+        "statement-syntax",
+        ("ProcessActions", index, "Statement"),
+        f"Step {_echo(item.get('Step'))}: column {error.column}: {message}",
+        data_type=dt,
+        column=error.column,
+    )
+
+
+@_rule(
+    "BKN-DAC", "RQ", "Kind", "Commitments", "ReleasedCommitmentIDs", present=("Commitments", "ReleasedCommitmentIDs")
+)
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
         return [
@@ -212,10 +236,15 @@ def _duplicate_commitments(dt: DataType, doc: Document, key: str, what: str) -> 
 # --- BKN-DAC Responses ------------------------------------------------------------------
 
 
-@cache
 def _enum(dt: DataType, *labels: str) -> frozenset[str]:
     found = dt.row(labels)
     return frozenset(found[1].enum or ()) if found else frozenset()
+
+
+@cache
+def _feasibility_enums(dt: DataType) -> tuple[frozenset[str], frozenset[str]]:
+    """The values of Feasibility.Overall and of a step's PAStatus (looked up once for both)."""
+    return _enum(dt, "Feasibility", "Overall"), _enum(dt, "Feasibility", "Steps", "PAStatus")
 
 
 def _all_in(values: list[Any], known: frozenset[str]) -> bool:
@@ -233,10 +262,11 @@ def feasibility_agrees(dt: DataType, doc: Document) -> list[Finding]:
     if not isinstance(feasibility, dict):
         return []
     steps = _objects(feasibility.get("Steps"))
+    statuses = [item.get("PAStatus") for _, item in steps]
     return (
         feasibility_steps_unique(dt, steps)
-        + overall_agrees_with_steps(dt, feasibility, steps)
-        + non_ack_steps_have_reason(dt, steps)
+        + overall_agrees_with_steps(dt, feasibility, statuses)
+        + non_ack_steps_have_reason(dt, steps, statuses)
     )
 
 
@@ -254,18 +284,17 @@ def feasibility_steps_unique(dt: DataType, steps: Items) -> list[Finding]:
     return found
 
 
-def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], steps: Items) -> list[Finding]:
+def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], statuses: list[Any]) -> list[Finding]:
+    """``statuses``: the PAStatus of each step."""
     if not isinstance(overall := feasibility.get("Overall"), str):
-        return []
-    statuses = [item.get("PAStatus") for _, item in steps]
-    # A value outside the enumerations (a string not listed, or no string at all) is
-    # already a conformance error; judging it again is noise.
-    if overall not in _enum(dt, "Feasibility", "Overall") or not _all_in(
-        statuses, _enum(dt, "Feasibility", "Steps", "PAStatus")
-    ):
         return []
     expected = overall_of(statuses)
     if expected is None or expected == overall:
+        return []
+    # A value outside the enumerations (a string not listed, or no string at all) is
+    # already a conformance error; judging it again is noise.
+    overalls, known = _feasibility_enums(dt)
+    if overall not in overalls or not _all_in(statuses, known):
         return []
     counts = Counter(statuses)
     tally = ", ".join(f"{n} {status}" for status, n in counts.most_common())
@@ -280,13 +309,15 @@ def overall_agrees_with_steps(dt: DataType, feasibility: Mapping[str, Any], step
     ]
 
 
-def non_ack_steps_have_reason(dt: DataType, steps: Items) -> list[Finding]:
+def non_ack_steps_have_reason(dt: DataType, steps: Items, statuses: list[Any]) -> list[Finding]:
+    """``statuses``: the PAStatus of each step."""
     found: list[Finding] = []
-    known = _enum(dt, "Feasibility", "Steps", "PAStatus")
-    for index, item in steps:
+    if statuses.count("Ack") == len(statuses):
+        return found  # (every step is Ack: none wants a Reason)
+    known = _feasibility_enums(dt)[1]
+    for (index, item), status in zip(steps, statuses, strict=True):
         if len(found) >= _BOUND:
             break
-        status = item.get("PAStatus")
         if status != "Ack" and isinstance(status, str) and status in known and "Reason" not in item:
             found.append(
                 Finding.of(
@@ -353,8 +384,8 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
 
 
 for _name in RESPONSE_PAYLOAD:
-    _rule(_name, "RS", "Outcome", *RESPONSE_PAYLOAD[_name])(outcome_matches_payload)
-_rule("BKN-DAC", "RS", "Failure", "Outcome")(failure_degrades_outcome)
+    _rule(_name, "RS", "Outcome", *RESPONSE_PAYLOAD[_name], present=RESPONSE_PAYLOAD[_name])(outcome_matches_payload)
+_rule("BKN-DAC", "RS", "Failure", "Outcome", present=("Failure",))(failure_degrades_outcome)
 
 
 def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[Finding]:
@@ -370,39 +401,77 @@ _UNSET = msgspec.UNSET
 _to_builtins = msgspec.to_builtins
 
 
-_STRUCT_RULES: dict[type, tuple[list[tuple[str, RuleFunction]], tuple[tuple[str, str], ...]]] = {}
-"""For each Struct type: the rules of its data type and Mode, each with the attribute of the
-property it looks at; and (property, attribute) of every property they read."""
+_Read = tuple[str, str, bool, Any]
+_STRUCT_RULES: dict[type, tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...]]] = {}
+"""For each Struct type: the rules of its data type and Mode, each with the property it looks
+at; and for every property they read, (name, attribute, converted, empty): see :func:`_reading`."""
 
 
 def _struct_rules(
     kind: type, dt: DataType, mode: str | None
-) -> tuple[list[tuple[str, RuleFunction]], tuple[tuple[str, str], ...]]:
-    names = {field.encode_name: field.name for field in msgspec.structs.fields(kind)}
+) -> tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...]]:
+    fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
     key = (dt.name, mode or "")
-    rules = [(names[reads], rule) for reads, rule in _READS.get(key, ()) if reads in names]
     # (A property the Struct has no field for cannot be in the message: the Struct is closed.)
-    read = tuple((name, names[name]) for name in sorted(_READ.get(key, ())) if name in names)
+    rules = [(reads, rule) for reads, rule in _READS.get(key, ()) if reads in fields]
+    content = _CONTENT.get(key, set())
+    read = tuple(_reading(name, fields[name], name in content) for name in sorted(_READ.get(key, ())) if name in fields)
     _STRUCT_RULES[kind] = found = (rules, read)
     return found
 
 
+def _reading(name: str, field: msgspec.structs.FieldInfo, content: bool) -> _Read:
+    """How the rules are shown a property of a Struct: converted to what the JSON reader makes
+    (``msgspec.to_builtins``) when a rule reads its content and it may hold a Struct; else as it
+    is (strings, numbers and lists of them are what the reader makes of them, and a list or a
+    Struct with a required property is true as its dict is, a clean value being there). Only an
+    object all of whose properties may be left out, read for whether it is true, is compared with
+    its empty Struct (``empty``): shown as ``{}`` when it is empty, as it is otherwise."""
+    kinds = [kind for kind in _members(field.type) if kind is not msgspec.UnsetType]
+    structs = [kind for kind in kinds if isinstance(kind, type) and issubclass(kind, msgspec.Struct)]
+    if content:
+        return name, field.name, any(map(_holds_struct, kinds)), None
+    empty = None
+    for struct in structs:
+        if not any(member.required for member in msgspec.structs.fields(struct)):
+            empty = struct()
+    return name, field.name, False, empty
+
+
+def _members(kind: Any) -> tuple[Any, ...]:
+    """The types of a union (``Annotated`` taken off), or the type itself."""
+    while getattr(kind, "__metadata__", None) is not None:  # (Annotated[X, ...]: X)
+        kind = kind.__origin__
+    if isinstance(kind, UnionType) or getattr(kind, "__origin__", None) is Union:
+        return tuple(member for argument in kind.__args__ for member in _members(argument))
+    return (kind,)
+
+
+def _holds_struct(kind: Any) -> bool:
+    """True when a value of the type ``kind`` may hold a Struct."""
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        return True
+    return any(_holds_struct(argument) for argument in getattr(kind, "__args__", ()))
+
+
 def struct_findings(dt: DataType, value: Any, mode: str | None) -> list[Finding]:
     """:func:`consistency_findings` for a message read as a Struct (``validation._typed``): the
-    rules read a dict of only the properties they read (``msgspec.to_builtins`` of each), made
-    when one of them has something to look at, so that a message whose rules read little (an
-    Outcome, a Kind) is never converted whole."""
+    rules read a dict of only the top-level properties they read, each shown as :func:`_reading`
+    says: converted only where a rule reads its content and it holds a Struct."""
     kind = type(value)
     known = _STRUCT_RULES.get(kind)
     rules, read = known if known is not None else _struct_rules(kind, dt, mode)
-    doc: dict[str, Any] | None = None
     found: list[Finding] = []
-    for attribute, rule in rules:
-        if getattr(value, attribute) is not _UNSET:
-            if doc is None:
-                doc = {}
-                for name, field in read:
-                    if (item := getattr(value, field)) is not _UNSET:
-                        doc[name] = _to_builtins(item)
-            found += rule(dt, doc)
+    if rules:
+        doc = {}
+        for name, attribute, convert, empty in read:
+            if (item := getattr(value, attribute)) is not _UNSET:
+                if convert:
+                    item = _to_builtins(item)
+                elif empty is not None and item == empty:
+                    item = {}
+                doc[name] = item
+        for reads, rule in rules:
+            if reads in doc:
+                found += rule(dt, doc)
     return found

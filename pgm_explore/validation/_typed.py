@@ -28,9 +28,10 @@ The bulk paths take what :func:`read_clean_typed` read, ``(way, value)``: the me
 and Mode (``way.dt``, ``way.mode``) and the msgspec Struct itself, whose attributes are the
 schema's properties (``msgspec.UNSET`` where one is left out). What reads a message's properties
 reads them from the Struct, converting only what it needs (``msgspec.to_builtins``), and no
-dict of the whole message is made: the consistency rules read it through a mapping that
-converts a property when a rule first reads it
-(:func:`~pgm_explore.validation.clean_fields`).
+dict of the whole message is made: the consistency rules read a dict of the few properties they
+read, converted only where a rule reads more of them than whether they are there and true
+(:func:`~pgm_explore.validation.clean_fields`). An object whose properties may all be left out
+may be empty (``{}``, false) in a clean message, and its Struct is true all the same.
 """
 
 from __future__ import annotations
