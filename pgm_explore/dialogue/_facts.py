@@ -24,7 +24,7 @@ import msgspec
 from pgm_explore._engine import Engine
 from pgm_explore.io import Batch, Item, Pushed, iter_batched, report_fields
 from pgm_explore.spec import simple_time_seconds
-from pgm_explore.spec._simple_time import segment_seconds
+from pgm_explore.spec._simple_time import _DIVISOR, segment_seconds
 from pgm_explore.validation import Finding, Report, Way, clean_fields
 
 __all__ = [
@@ -45,6 +45,19 @@ __all__ = [
 
 _ID_SUFFIXES = ("ID", "IDs")
 
+_ID_NAMES: dict[Any, bool] = {}
+"""Whether a name ends in ID or IDs, for the names met so far: looking a name up (its hash is
+kept in the string) costs about a third of ``endswith``, and a log uses few names, over and over."""
+_ID_NAMES_KEPT = 4096  # (at most, each of at most 64 characters: a log of made-up names keeps no more)
+
+
+def _id_name(key: Any) -> bool:
+    """Whether ``key`` ends in ID or IDs (and remember it in :data:`_ID_NAMES`)."""
+    named: bool = key.endswith(_ID_SUFFIXES)
+    if len(_ID_NAMES) < _ID_NAMES_KEPT and len(key) <= 64:
+        _ID_NAMES[key] = named
+    return named
+
 
 def entities(value: Any, into: set[str], key: str = "") -> None:
     """Add to ``into`` the Entity ids in ``value``: every string under a key ending in ID or IDs.
@@ -57,14 +70,20 @@ def entities(value: Any, into: set[str], key: str = "") -> None:
     # Strings are handled where they are met, not in a call of their own: most of what a
     # PC Prompt holds is strings, and this runs over every PC Prompt of a transcript.
     if isinstance(value, dict):
+        known = _ID_NAMES
         for k, v in value.items():
             if isinstance(v, str):
-                if k.endswith(_ID_SUFFIXES):
+                named = known.get(k)
+                if named is None:
+                    named = _id_name(k)
+                if named:
                     into.add(v)
             elif isinstance(v, (dict, list)):
                 entities(v, into, k)
     elif isinstance(value, list):
-        named = key.endswith(_ID_SUFFIXES)
+        named = _ID_NAMES.get(key)
+        if named is None:
+            named = _id_name(key)
         for v in value:
             if isinstance(v, str):
                 if named:
@@ -342,7 +361,13 @@ def _walker(kind: Any, key: str) -> _Walker | None:
         return _fields_walker(kind, None, key)
     if origin is list:
         inner = _walker(get_args(kind)[0], key)
-        return None if inner is None else partial(_each_item, inner)
+        if inner is None:
+            return None
+        if inner is _add:  # (a list of ids: added at once)
+            return _add_all
+        if isinstance(inner, partial) and inner.func is _struct_ids:  # (objects with ids of their own)
+            return partial(_items_ids, *inner.args)
+        return partial(_each_item, inner)
     if kind is str or origin is Literal:
         return _add if key.endswith(_ID_SUFFIXES) else None
     if kind in (int, float, bool):
@@ -360,7 +385,11 @@ def _fields_walker(kind: Any, names: tuple[str, ...] | None, key: str) -> _Walke
             walker = _walker(field.type, field.encode_name if names is None else key)
             if walker is not None:
                 parts.append((field.name, walker))
-    return partial(_struct_walked, tuple(parts)) if parts else None
+    if not parts:
+        return None
+    if all(walker is _add for _, walker in parts):  # (an object whose ids are strings of its own)
+        return partial(_struct_ids, tuple([name for name, _ in parts]))
+    return partial(_struct_walked, tuple(parts))
 
 
 def _runtime(kind: Any) -> type:
@@ -379,6 +408,24 @@ def _runtime(kind: Any) -> type:
 
 def _add(value: str, into: set[str]) -> None:
     into.add(value)
+
+
+def _add_all(value: list[str], into: set[str]) -> None:
+    into.update(value)
+
+
+def _struct_ids(names: tuple[str, ...], value: Any, into: set[str]) -> None:
+    for name in names:
+        if (member := getattr(value, name)) is not _UNSET:
+            into.add(member)
+
+
+def _items_ids(names: tuple[str, ...], value: list[Any], into: set[str]) -> None:
+    # (_each_item of _struct_ids, with no call an item: a list of ResolvedReferents, of Affordances)
+    for item in value:
+        for name in names:
+            if (member := getattr(item, name)) is not _UNSET:
+                into.add(member)
 
 
 def _each_item(inner: _Walker, value: list[Any], into: set[str]) -> None:
@@ -412,7 +459,10 @@ def _struct_entities(value: Any, names: tuple[str, ...]) -> frozenset[str]:
         walker = _MEMBER_WALKERS[layout] = _fields_walker(type(value), names, "")
     if walker is not None:
         walker(value, found)
-    return frozenset(found)
+    return frozenset(found) if found else _NO_IDS
+
+
+_NO_IDS: frozenset[str] = frozenset()
 
 
 def _has_content(value: Any) -> bool:
@@ -423,20 +473,61 @@ def _has_content(value: Any) -> bool:
     return bool(value)
 
 
-_NAMES: dict[type, tuple[tuple[str, str], ...]] = {}
+def _never_empty(kind: Any) -> bool:
+    """Whether every value of the msgspec type ``kind`` has content (:func:`_has_content`): a
+    string or list the type gives a least length, a number it keeps above 0, a Literal of
+    non-empty strings, a Struct with a field that must be given. Then a member of that type that
+    is there is filled, and its value need not be looked at."""
+    origin = get_origin(kind)
+    if origin is Annotated:
+        inner, *metas = get_args(kind)
+        for meta in metas:
+            if isinstance(meta, msgspec.Meta) and (
+                (meta.min_length or 0) > 0 or (meta.gt is not None and meta.gt >= 0) or (meta.ge or 0) > 0
+            ):
+                return True
+        return _never_empty(inner)
+    if origin is Union or isinstance(kind, types.UnionType):
+        return all(_never_empty(member) for member in get_args(kind) if member is not msgspec.UnsetType)
+    if origin is Literal:
+        return all(get_args(kind))
+    if _is_struct(kind):
+        return any(field.required for field in msgspec.structs.fields(kind))
+    return False
 
 
-def _filled_members(prefix: str, value: Any) -> list[str]:
-    """``prefix`` + the name of each member of the Struct ``value`` with content, in order."""
-    try:
-        names = _NAMES[type(value)]
-    except KeyError:
-        names = _NAMES[type(value)] = tuple((field.name, field.encode_name) for field in msgspec.structs.fields(value))
+class _Filled(dict[type, tuple[tuple[str, str, bool], ...]]):
+    """The members of a Struct type that ``filled`` names, by type (worked out at its first
+    Struct): for each, its attribute, its name in ``filled`` (``prefix`` + its name) and whether
+    its type says that it has content whenever it is there (:func:`_never_empty`). ``names``: only
+    those members, in that order (None: all of them, in the type's order, as the dict has them)."""
+
+    def __init__(self, prefix: str, names: tuple[str, ...] | None = None) -> None:
+        super().__init__()
+        self.prefix, self.names = prefix, names
+
+    def __missing__(self, kind: type) -> tuple[tuple[str, str, bool], ...]:
+        fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
+        members = self[kind] = tuple(
+            (fields[name].name, self.prefix + name, _never_empty(fields[name].type))
+            for name in (fields if self.names is None else self.names)
+        )
+        return members
+
+
+def _filled_members(members: _Filled, value: Any) -> list[str]:
+    """The names (as ``filled`` has them, see ``members``) of each member of the Struct ``value``
+    with content, in order."""
     return [
-        prefix + written
-        for name, written in names
-        if (member := getattr(value, name)) is not _UNSET and _has_content(member)
+        written
+        for name, written, sure in members[type(value)]
+        if (member := getattr(value, name)) is not _UNSET and (sure or _has_content(member))
     ]
+
+
+_ANSWER = _Filled("Answer.")
+_REPRESENTATION = _Filled("Representation.")
+_DAC_RESPONSE = _Filled("", ("Feasibility", "CommitmentStatus"))  # (in the order the dict reading takes them)
 
 
 def _struct_time(value: Any) -> tuple[bool, float] | None:
@@ -446,6 +537,11 @@ def _struct_time(value: Any) -> tuple[bool, float] | None:
     except IndexError:
         return None
     absolute, unit = segment.TimeType, segment.TimeUnit
+    if absolute is not _UNSET and unit is not _UNSET:
+        # (Both spelt out, as messages mostly have them: of segment_seconds only the division,
+        # by the spec's own table. The types made sure of the rest: a bool, one of the units, a
+        # StartTime that is an int or a float. Two calls fewer, on every message.)
+        return absolute, segment.StartTime / _DIVISOR[unit]
     return segment_seconds(
         segment.StartTime, None if absolute is _UNSET else absolute, None if unit is _UNSET else unit, segment.FlagsByte
     )
@@ -473,38 +569,85 @@ def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             value.DialogID,
             ids,
             _struct_time(value.PCPromptTime),
-            prompt_id=value.PCPromptID,
-            action_context=None if action_context is _UNSET else _to_builtins(action_context),
-            entities=_struct_entities(value, _PROMPT_ENTITIES),
+            None,
+            None,
+            value.PCPromptID,
+            None if action_context is _UNSET else _to_builtins(action_context),
+            _struct_entities(value, _PROMPT_ENTITIES),
         )
-    head: _Head = (type_name, mode, findings, value.DialogID, ids, _struct_time(value.QueryTime), value.QueryID)
-    return _STRUCT_READERS[type_name, mode](value, head)
+    return _STRUCT_READERS[type_name, mode](
+        value, type_name, mode, findings, value.DialogID, ids, _struct_time(value.QueryTime), value.QueryID
+    )
 
 
 def _listed(value: Any) -> tuple[Any, ...]:
     return () if value is _UNSET else tuple(value)
 
 
-# The readers give Facts its fields by position, after the seven of the head: turn, then
-# prompt_id, action_context, entities (_NO_CONTEXT), kind, steps, commitments, released,
-# constraints, entity_ids (_NO_REQUEST), request_id, outcome, filled, feasibility, statuses,
-# stance. (A Struct takes its fields by position in half the time it matches names, and this
-# runs for every message.) mypy cannot line up two starred tuples in one call with the
-# fields (hence the ignores below); tests/test_facts.py holds every reader's Facts to the dict reading's.
-_NO_CONTEXT = (None, None, None)
-_NO_REQUEST = (None, (), (), (), None, ())
+# The readers give Facts its fields by position, each written out (a Struct takes its fields by
+# position in half the time it matches names, and spreading tuples of them into the call costs
+# as much again; this runs for every message): after the seven that every Request and Response
+# has (type, mode, findings, dialog, ids, time, query_id, which struct_facts reads), turn, then
+# prompt_id, action_context, entities, kind, steps, commitments, released, constraints,
+# entity_ids, request_id, outcome, filled, feasibility, statuses, stance, up to the last the
+# reader has. tests/test_facts.py holds every reader's Facts to the dict reading's.
+_StructReader = Callable[[Any, TypeName, Any, tuple[Finding, ...], str, tuple[Any, Any, Any], Any, str], Facts]
 
 
-def _prc_request(value: Any, head: _Head) -> Facts:
-    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, value.Kind, (), (), (), None, _listed(value.EntityIDs))
+def _prc_request(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
+    return Facts(
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
+        value.TurnIndex,
+        None,
+        None,
+        None,
+        value.Kind,
+        (),
+        (),
+        (),
+        None,
+        _listed(value.EntityIDs),
+    )
 
 
-def _dac_request(value: Any, head: _Head) -> Facts:
+def _dac_request(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
     actions, submitted, released = value.ProcessActions, value.Commitments, value.ReleasedCommitmentIDs
     return Facts(
-        *head,
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
         value.TurnIndex,
-        *_NO_CONTEXT,
+        None,
+        None,
+        None,
         value.Kind,
         () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
         ()
@@ -516,39 +659,127 @@ def _dac_request(value: Any, head: _Head) -> Facts:
     )
 
 
-def _pal_request(value: Any, head: _Head) -> Facts:
+def _pal_request(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
     constraints = value.Constraints
-    constraints = None if constraints is _UNSET else _to_builtins(constraints)
-    return Facts(*head, value.TurnIndex, *_NO_CONTEXT, None, (), (), (), constraints)
-
-
-def _prc_response(value: Any, head: _Head) -> Facts:
-    representation = value.Representation
-    if representation is _UNSET:
-        return Facts(*head, value.TurnIndex, *_NO_CONTEXT, *_NO_REQUEST, value.RequestID, value.Outcome)  # type: ignore[arg-type]
-    action_context = representation.ActionContext
-    action_context = None if action_context is _UNSET else _to_builtins(action_context)
-    added = _struct_entities(representation, _REPRESENTATION_ENTITIES)
-    filled = tuple(_filled_members("Representation.", representation))
     return Facts(
-        *head, value.TurnIndex, None, action_context, added, *_NO_REQUEST, value.RequestID, value.Outcome, filled
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
+        value.TurnIndex,
+        None,
+        None,
+        None,
+        None,
+        (),
+        (),
+        (),
+        None if constraints is _UNSET else _to_builtins(constraints),
     )
 
 
-def _dac_response(value: Any, head: _Head) -> Facts:
-    answer, statuses, feasibility = value.Answer, value.CommitmentStatus, value.Feasibility
-    filled = []
-    if feasibility is not _UNSET and _has_content(feasibility):
-        filled.append("Feasibility")
-    if statuses is not _UNSET and statuses:
-        filled.append("CommitmentStatus")
-    if answer is not _UNSET:
-        filled += _filled_members("Answer.", answer)
+def _prc_response(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
+    representation = value.Representation
+    if representation is _UNSET:
+        return Facts(
+            type_name,
+            mode,
+            findings,
+            dialog,
+            ids,
+            time,
+            query,
+            value.TurnIndex,
+            None,
+            None,
+            None,
+            None,
+            (),
+            (),
+            (),
+            None,
+            (),
+            value.RequestID,
+            value.Outcome,
+        )
+    action_context = representation.ActionContext
     return Facts(
-        *head,
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
         value.TurnIndex,
-        *_NO_CONTEXT,
-        *_NO_REQUEST,  # type: ignore[arg-type]
+        None,
+        None if action_context is _UNSET else _to_builtins(action_context),
+        _struct_entities(representation, _REPRESENTATION_ENTITIES),
+        None,
+        (),
+        (),
+        (),
+        None,
+        (),
+        value.RequestID,
+        value.Outcome,
+        tuple(_filled_members(_REPRESENTATION, representation)),
+    )
+
+
+def _dac_response(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
+    answer, statuses, feasibility = value.Answer, value.CommitmentStatus, value.Feasibility
+    filled = _filled_members(_DAC_RESPONSE, value)
+    if answer is not _UNSET:
+        filled += _filled_members(_ANSWER, answer)
+    return Facts(
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
+        value.TurnIndex,
+        None,
+        None,
+        None,
+        None,
+        (),
+        (),
+        (),
+        None,
+        (),
         value.RequestID,
         value.Outcome,
         tuple(filled),
@@ -559,20 +790,41 @@ def _dac_response(value: Any, head: _Head) -> Facts:
     )
 
 
-def _pal_response(value: Any, head: _Head) -> Facts:
+def _pal_response(
+    value: Any,
+    type_name: TypeName,
+    mode: Any,
+    findings: tuple[Finding, ...],
+    dialog: str,
+    ids: Any,
+    time: Any,
+    query: str,
+) -> Facts:
     stance = value.Stance
-    stance = None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale))
     return Facts(
-        *head,
+        type_name,
+        mode,
+        findings,
+        dialog,
+        ids,
+        time,
+        query,
         value.TurnIndex,
-        *_NO_CONTEXT,
-        *_NO_REQUEST,  # type: ignore[arg-type]
+        None,
+        None,
+        None,
+        None,
+        (),
+        (),
+        (),
+        None,
+        (),
         value.RequestID,
         value.Outcome,
         (),
         None,
         (),
-        stance,
+        None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale)),
     )
 
 
@@ -580,7 +832,7 @@ def _unset_none(value: Any) -> Any:
     return None if value is _UNSET else value
 
 
-_STRUCT_READERS: dict[tuple[str, str], Callable[[Any, _Head], Facts]] = {
+_STRUCT_READERS: dict[tuple[str, str], _StructReader] = {
     ("BKN-PRC", "RQ"): _prc_request,
     ("BKN-DAC", "RQ"): _dac_request,
     ("BKN-PAL", "RQ"): _pal_request,
@@ -772,7 +1024,7 @@ def iter_facts(
     for each of ``lines`` (a ``range`` when they follow one another), or (``lines`` ``[-1]``) the
     one message read at ``head`` (a message read here on its own, whose source may be any text).
     A run is one chunk of a partition, so that
-    the caller loops over lists (:meth:`TranscriptChecker.feed_line
+    the caller hands the checker a run at a time (:meth:`TranscriptChecker.feed_run
     <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
     batches = iter_batched(path, item_facts, Pushed(_Packed if spread else _Listed), engine=engine, progress=progress)

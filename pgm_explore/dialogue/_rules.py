@@ -20,17 +20,18 @@ elsewhere (:mod:`.precheck`, :mod:`.commitments`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from pgm_explore.dialogue._facts import Facts
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare
-from pgm_explore.spec import PAYLOAD_FOR_KIND
+from pgm_explore.spec import PAYLOAD_FOR_KIND, DACKind, PRCKind
 from pgm_explore.validation import Finding
 from pgm_explore.validation.findings import clip
 
 __all__ = [
     "REQUEST_RULES",
+    "PAYLOAD_FITS",
     "RESPONSE_RULES",
     "answers_a_request",
     "context_ids_match",
@@ -432,6 +433,24 @@ def payload_fits_kind(
                 f"{type_name} Table 3, {holder}: 'as appropriate to the Kind of the Request' (NOTES 6.3 O2)",
             )
         )
+
+
+def _fits(type_name: str, kind: str) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """What :func:`payload_fits_kind` reads of an answered Response to a Request of ``kind``:
+    (the members one of which it must carry, those it must not carry; None for none)."""
+    if type_name == "BKN-DAC" and kind in ("feasibility", "commitment"):
+        return frozenset({"Feasibility" if kind == "feasibility" else "CommitmentStatus"}), None
+    return _QUALIFIED.get((type_name, kind)), frozenset({"Feasibility"}) if type_name == "BKN-DAC" else None
+
+
+PAYLOAD_FITS: dict[str, dict[str, tuple[frozenset[str] | None, frozenset[str] | None]]] = {
+    type_name: {kind: _fits(type_name, kind) for kind in kinds}
+    for type_name, kinds in (("BKN-PRC", get_args(PRCKind)), ("BKN-DAC", get_args(DACKind)), ("BKN-PAL", ()))
+}
+"""Data type -> Kind of the spec -> (needed, forbidden): an answered Response whose ``filled``
+meets ``needed`` and none of ``forbidden`` (None: no such condition) has nothing for
+:func:`payload_fits_kind` to find (most do). The checker's driver looks here first, so that the
+common Response costs a look rather than a call; any other Kind goes to the rule itself."""
 
 
 def representation_refines_context(
