@@ -11,8 +11,9 @@ For each mix (``--mix``, as in ``bench_check.py``), it generates the transcript,
 facts of every message once, and keeps them packed as a worker sends them
 (``pgm_explore.dialogue._facts.packed_facts_batch``) in batches of about a partition (1,000
 messages). Each measurement is then a fresh interpreter that unpacks batch after batch (a chunk
-at a time, as ``check`` does) and feeds each message, with its line, to one new checker
-(:meth:`~pgm_explore.dialogue.TranscriptChecker.feed_line`), as the command does (a first pass:
+at a time, as ``check`` does) and feeds each chunk's messages, with their lines, to one new checker
+(:meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`; ``feed_line`` a message at a time in a
+checkout from before session 13), as the command does (a first pass:
 what a transcript the size of the file meets, with no memory left over from an earlier pass to
 reuse), and reports its CPU time (user + system) per message. The mixes alternate round by
 round (``--rounds``), so that a machine busy for a while slows each alike; the median of each
@@ -51,14 +52,18 @@ from pgm_explore.dialogue._facts import fact_chunks
 with open(sys.argv[1], "rb") as f:
     batches = pickle.load(f)
 checker = TranscriptChecker(contexts=False)  # (as check makes it: findings only)
-feed = checker.feed_line
+feed = getattr(checker, "feed_run", None)  # (a run of messages a call since session 13)
 before = resource.getrusage(resource.RUSAGE_SELF)
 for base, packed in batches:  # (the loops of pgm_explore.dialogue._facts.iter_facts and check_facts)
     numbers, start = packed.numbers, 0
     for facts in fact_chunks(packed):
         end = start + len(facts)
-        for line, fact in zip([base + number for number in numbers[start:end]], facts):
-            feed("t.jsonl:", line, fact)
+        lines = [base + number for number in numbers[start:end]]
+        if feed is not None:
+            feed("t.jsonl:", lines, facts)
+        else:
+            for line, fact in zip(lines, facts):
+                checker.feed_line("t.jsonl:", line, fact)
         start = end
 checker.finish()
 after = resource.getrusage(resource.RUSAGE_SELF)
@@ -154,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         for mix, path in paths.items():
             times[mix].append(cold_pass(path) / args.messages * 1e6)
     medians = {mix: statistics.median(found) for mix, found in times.items()}
-    print(f"the checker alone (feed_line), CPU time a message, median of {args.rounds} fresh passes:")
+    print(f"the checker alone (feed_run), CPU time a message, median of {args.rounds} fresh passes:")
     for mix, median in medians.items():
         against = f"  {median / medians['scenarios']:.2f}x scenarios" if "scenarios" in medians else ""
         spread = json.dumps([round(t, 2) for t in times[mix]])

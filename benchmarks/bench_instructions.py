@@ -22,22 +22,26 @@ with ``--subject command``, the command ``pgm-explore validate --format json --w
 output thrown away): what the workers of a ``validate`` on workers do, and its client's work,
 in one process; with ``--subject facts``, what a worker of a ``check`` does with a partition
 (``work_on_partition`` with the check's packed batch over the whole file: reading, validation,
-the facts of each message, packing them; code of session 12 on); with ``--subject judged``, the
-same partition read and judged with no facts read or packed (``facts`` less ``judged`` is what
-the facts and their packing cost a message).
+the facts of each message, packing them; code of session 12 on); with ``--subject checker``, what
+the checking process of a ``check`` on workers does with their results (the facts of each message
+packed as the workers send them, made once beforehand by this checkout: unpacking them and the
+transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`); with ``--subject
+judged``, a check worker's partition read and judged with no facts read or packed (``facts`` less
+``judged`` is what the facts and their packing cost a message).
 
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--subject check|validate|command|facts|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|facts|checker|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -85,6 +89,28 @@ from pgm_explore.io._partitions import Partition, work_on_partition
 work_on_partition(Pushed(_Packed), Partition(sys.argv[1], 0, None))
 """
 
+_CHECKER = """\
+import pickle, sys
+from pgm_explore.dialogue import TranscriptChecker
+from pgm_explore.dialogue._facts import fact_chunks
+with open(sys.argv[1], "rb") as f:
+    batches = pickle.load(f)
+checker = TranscriptChecker(contexts=False)
+feed = getattr(checker, "feed_run", None)
+for numbers, packed in batches:
+    start = 0
+    for facts in fact_chunks(packed):
+        end = start + len(facts)
+        lines = numbers[start:end]
+        if feed is not None:
+            feed("t.jsonl:", lines, facts)
+        else:  # (a checkout from before session 13: a message a call)
+            for line, fact in zip(lines, facts):
+                checker.feed_line("t.jsonl:", line, fact)
+        start = end
+checker.finish()
+"""
+
 # (The same partition judged as for a check, with no facts read or packed: what ``facts``
 # counts beyond it is the facts and their packing.)
 _JUDGED = """\
@@ -106,7 +132,35 @@ class Judged:
 work_on_partition(Pushed(Judged), Partition(sys.argv[1], 0, None))
 """
 
-_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND, "facts": _FACTS, "judged": _JUDGED}
+_CODES = {
+    "check": _CHECK,
+    "validate": _VALIDATE,
+    "command": _COMMAND,
+    "facts": _FACTS,
+    "checker": _CHECKER,
+    "judged": _JUDGED,
+}
+
+
+def packed_facts(path: Path) -> Path:
+    """The facts of the messages of ``path`` as a check's workers send them back (packed, in
+    batches of 1,000 messages), pickled beside it: what the checking process is given."""
+    from pgm_explore.dialogue._facts import packed_facts_batch
+    from pgm_explore.io import iter_documents
+
+    items = list(iter_documents(path))
+    batches = [
+        (
+            list(range(start + 1, start + 1 + len(items[start : start + 1000]))),
+            packed_facts_batch(iter(items[start : start + 1000])),
+        )
+        for start in range(0, len(items), 1000)
+    ]
+    pickled = path.with_suffix(".facts.pickle")
+    with pickled.open("wb") as out:
+        pickle.dump(batches, out)
+    return pickled
+
 
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
@@ -167,13 +221,15 @@ def main_(argv: list[str] | None = None) -> int:
         short, long = OUT / f"instructions-{mix}-warm-up.jsonl", whole
         short.write_bytes(b"".join(lines[: args.warm_up]))
         json_work = per_message(_JSON, short, long, args.messages, ROOT)
+        if subject == "checker":  # (the facts made here, once, by this checkout's workers' code)
+            short, long = packed_facts(short), packed_facts(long)
         checks = [per_message(code, short, long, args.messages, source) for source in sources]
         row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
         if args.source:
             row += f" {checks[1]:23,.0f} {checks[1] / checks[0]:8.3f}"
         print(row, flush=True)
-        short.unlink()
-        whole.unlink()
+        for made in {short, long, whole, whole.with_name(f"instructions-{mix}-warm-up.jsonl")}:
+            made.unlink()
     return 0
 
 

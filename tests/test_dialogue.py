@@ -531,3 +531,44 @@ def test_a_check_leaves_the_older_objects_out_of_the_collectors_passes_and_gives
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_the_drivers_look_at_a_responses_payload_finds_what_payload_fits_kind_finds() -> None:
+    """The checker calls payload_fits_kind only where PAYLOAD_FITS cannot rule its findings out:
+    over every Kind of the spec (and one of none) and every set of the members it reads, the
+    checker reports exactly what the rule itself finds."""
+    from itertools import chain, combinations
+
+    from pgm_explore.dialogue._facts import Facts
+    from pgm_explore.dialogue._rules import PAYLOAD_FITS, payload_fits_kind
+    from pgm_explore.dialogue._state import DialogueState, PendingRequest, TranscriptState
+
+    members = sorted(
+        {"Feasibility", "CommitmentStatus", "Answer.Text", "Answer.Other"}
+        | {member for fits in PAYLOAD_FITS.values() for need, _ in fits.values() for member in need or ()}
+    )
+    compared = 0
+    for type_name, fits in PAYLOAD_FITS.items():
+        for kind in [*fits, "not-a-kind"]:
+            for filled in chain.from_iterable(combinations(members, size) for size in (0, 1, 2)):
+                checker = TranscriptChecker()
+                request = Facts(type_name, "RQ", (), "d-1", query_id="q-1", turn=0, kind=kind)  # type: ignore[arg-type]
+                response = Facts(
+                    type_name,  # type: ignore[arg-type]
+                    "RS",
+                    (),
+                    "d-1",
+                    query_id="q-2",
+                    turn=0,
+                    request_id="q-1",
+                    outcome="answered",
+                    filled=filled,
+                )
+                checker.feed_facts("t#0", request)
+                got = [f.finding for f in checker.feed_facts("t#1", response) if f.rule == "payload-kind"]
+                wanted: list[Any] = []
+                pending = PendingRequest("q-1", "t#0", -1, 0, kind, None, (), (), None)
+                payload_fits_kind(TranscriptState(), response, DialogueState(), pending, wanted)
+                assert got == wanted, (type_name, kind, filled)
+                compared += bool(wanted)
+    assert compared > 100  # (the rule finds something in many of them: both sides are tried)

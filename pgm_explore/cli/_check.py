@@ -296,21 +296,20 @@ def check_transcript(
     # messages and dialogues of the summary.
     checker = TranscriptChecker(contexts=False)
     counted = bar.counter() if bar is not None else None
-    feed = checker.feed_line
+    feed = checker.feed_run
     with older_objects_frozen():
         for path in paths:
             stdin_notice("check", path, err)
             before = bar.done if bar is not None else 0
             try:
                 for head, lines, facts in iter_facts(path, engine, counted):
-                    for line, fact in zip(lines, facts, strict=True):
-                        found = feed(head, line, fact).findings
-                        if found:
-                            tally.add_findings(found)
-                            emit(found)
-                            # Findings are rare next to messages: flushing each lets a reader of
-                            # a live log (tail -f log | pgm-explore check -) see them at once.
-                            out.flush()
+                    for message in feed(head, lines, facts):
+                        found = message.findings
+                        tally.add_findings(found)
+                        emit(found)
+                        # Findings are rare next to messages: flushing each lets a reader of
+                        # a live log (tail -f log | pgm-explore check -) see them at once.
+                        out.flush()
             except UnreadablePath as exc:
                 # The rest of the transcript is missing: what only its end could show
                 # (unanswered Requests) is not reported.

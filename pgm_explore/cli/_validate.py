@@ -307,6 +307,12 @@ class Lines(NamedTuple):
         return "".join(out)
 
 
+WAITING = 64
+"""Messages not read by the typed reader that a :class:`Writer` judges together (see there)."""
+WAITING_BYTES = 1 << 20
+"""The most text of such messages a :class:`Writer` holds before judging them (a line may hold 64 MiB)."""
+
+
 class Writer:
     """The output of the messages of a partition of ``path`` in the ``form`` of ``--format``
     (``json``, or ``text`` in the colours of ``palette``), as :class:`Lines`: the
@@ -314,15 +320,36 @@ class Writer:
     partition (see :func:`pgm_explore.io.iter_batched`).
 
     Most messages in bulk are clean and have nothing to be said about them: their output after
-    the line number is the same for every message of a data type and Mode, made once."""
+    the line number is the same for every message of a data type and Mode, made once.
 
-    __slots__ = ("_errors", "_form", "_head", "_nonconforming", "_numbers", "_palette", "_parts", "_said", "_warnings")
+    A message that the typed reader did not take (one that does not conform, mostly) is judged
+    with others of its kind, up to :data:`WAITING` of them or :data:`WAITING_BYTES` of their text,
+    its place in the output kept for it: explaining one between clean lines ran python-jsonschema's
+    code cold, 195-241 µs a message of ``bench_validate.py`` (1 in 200 does not conform), against
+    79-102 µs a few together; a partition of 16 MiB of that file took 0.5 µs a message less
+    (docs/performance.md)."""
+
+    __slots__ = (
+        "_errors",
+        "_form",
+        "_head",
+        "_nonconforming",
+        "_numbers",
+        "_palette",
+        "_parts",
+        "_said",
+        "_waiting",
+        "_waiting_bytes",
+        "_warnings",
+    )
 
     def __init__(self, form: str, palette: Palette, path: str) -> None:
         self._form, self._palette = form, palette
         # (In JSON, the source's closing quote comes after the number.)
         self._head = f'{{"source":{json_str(path)[:-1]}:' if form == "json" else f"{palette.bold}{clean(path)}:"
         self._said: dict[Way, str] = {}  # what follows the number of a clean message without findings, by its way
+        self._waiting: list[tuple[int, Item]] = []  # (place in _parts, item) of the messages to judge together
+        self._waiting_bytes = 0
         self._start()
 
     def _start(self) -> None:
@@ -342,9 +369,29 @@ class Writer:
         self._parts.append(said)
 
     def item(self, item: Item) -> None:
-        self._add(item.line, report_fields(item))  # type: ignore[arg-type]  # (a partition's item has a line)
+        self._numbers.append(item.line)  # type: ignore[arg-type]  # (a partition's item has a line)
+        self._waiting.append((len(self._parts), item))
+        self._parts.append("")  # (its output, once judged)
+        self._waiting_bytes += len(item.raw or b"")
+        if len(self._waiting) >= WAITING or self._waiting_bytes >= WAITING_BYTES:
+            self._judge()
+
+    def _judge(self) -> None:
+        """Judge the messages waiting and put their output in its place."""
+        parts = self._parts
+        for place, item in self._waiting:
+            fields = report_fields(item)
+            self._count(fields)
+            parts[place] = self._after(fields)
+        self._waiting.clear()
+        self._waiting_bytes = 0
 
     def _add(self, line: int, fields: ReportFields) -> None:
+        self._count(fields)
+        self._numbers.append(line)
+        self._parts.append(self._after(fields))
+
+    def _count(self, fields: ReportFields) -> None:
         conforms, findings = fields[2], fields[3]
         if not conforms:
             self._nonconforming += 1
@@ -353,8 +400,6 @@ class Writer:
                 self._errors += 1
             else:
                 self._warnings += 1
-        self._numbers.append(line)
-        self._parts.append(self._after(fields))
 
     def _after(self, fields: ReportFields) -> str:
         """What follows the line number of a message, to the head of the next."""
@@ -365,6 +410,8 @@ class Writer:
         return f"{palette.reset}: {text_tail(type_name, mode, conforms, findings, palette)}\n{self._head}"
 
     def cut(self) -> Lines:
+        if self._waiting:
+            self._judge()
         parts, numbers = self._parts, self._numbers
         parts[-1] = parts[-1][: -len(self._head)] if numbers else ""
         lines = Lines(parts, numbers, len(numbers), self._nonconforming, self._errors, self._warnings)

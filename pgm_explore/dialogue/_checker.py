@@ -16,7 +16,7 @@ from typing import Any, overload
 from pgm_explore._engine import older_objects_frozen
 from pgm_explore.dialogue import _rules
 from pgm_explore.dialogue._facts import Facts, facts_of
-from pgm_explore.dialogue._rules import REQUEST_RULES, RESPONSE_RULES
+from pgm_explore.dialogue._rules import PAYLOAD_FITS, REQUEST_RULES, RESPONSE_RULES
 from pgm_explore.dialogue._state import (
     PendingRequest,
     TranscriptState,
@@ -151,146 +151,180 @@ class TranscriptChecker:
         """:meth:`feed_facts` for the message whose source is ``f"{head}{line}"`` (``head`` "PATH:"),
         or ``head`` itself for a negative ``line``: the source is written out only for a message
         that needs it (a finding, a PC Prompt), not for every message of a big file."""
-        # This runs once per message of a transcript, in the one process that sees them all:
+        out: list[Found] = []
+        self._feed(head, (line,), (facts,), out)
+        return out[0] if out else _NOTHING
+
+    def feed_run(self, head: str, lines: Sequence[int], facts: Sequence[Facts]) -> list[Found]:
+        """:meth:`feed_line` for each message of a run (``lines`` and ``facts`` of the same
+        length, as :func:`~pgm_explore.dialogue._facts.iter_facts` gives them), in order: what
+        was found at those that have anything to show, in their order (most have nothing)."""
+        out: list[Found] = []
+        self._feed(head, lines, facts, out)
+        return out
+
+    def _feed(self, head: str, lines: Sequence[int], run: Sequence[Facts], out: list[Found]) -> None:
+        # This runs for every message of a transcript, in the one process that sees them all:
         # the common case (a conforming message with nothing to say) must cost little more
-        # than the dictionary lookups it needs. So the rules are looked up once by data type
-        # and mode, and a rule is called only when the message gives it something to find
-        # (most QueryIDs are new, most turns and times follow the last): the looks that
-        # decide it are made here, and the rules of _rules make the findings.
-        source = head if line < 0 else None
-        self.messages += 1
-        type_name, dialog = facts.type, facts.dialog
-        found: list[Finding] = list(facts.findings) if facts.findings else []
-        request: PendingRequest | None = None
-        action_context = None
-        if type_name == "PC Prompt":
-            prompt_id = facts.prompt_id
-            if prompt_id is not None or dialog is not None:
-                # Where it was read, logged once for its PCPromptID and the context it opens.
-                state = self._state
-                log = state.sources
-                logged = log.add_line(head, line) if source is None else log.add(source)
-                if prompt_id is not None:
-                    _rules.prompt_id_unused(state, logged, prompt_id, found)
-                if dialog is not None:
-                    _rules.dialogue_opened_once(state, dialog, found)
-                    state.open_dialogue(logged, facts)
-        elif type_name is not None and dialog is not None and facts.mode is not None:
-            state = self._state
-            query_id = facts.query_id
-            if query_id is not None:
-                ids = state.query_ids
-                if query_id in ids:
-                    if source is None:
-                        source = f"{head}{line}"
-                    _rules.query_id_unused(state, source, query_id, found)
-                elif state.query_places is None:  # (TranscriptState.new_query_id, inline)
-                    ids[query_id] = 0
-                    state.query_sources.append(
-                        state.sources.add_line(head, line) if source is None else state.sources.add(source)
-                    )
-                else:
-                    state.new_query_id(
-                        query_id, state.sources.add_line(head, line) if source is None else state.sources.add(source)
-                    )
-            dialogue = state.dialogues[type_name].get(dialog)
-            if dialogue is None:
-                opener = state.opened.get(dialog)
-                dialogue = state.begin(dialog, type_name, opener)
-            else:
-                opener = dialogue.opener  # (state.opened's, kept with the dialogue)
-            if opener is None:
-                if type_name == "BKN-PRC":
-                    _rules.opened_by_a_prompt(dialog, found)
-            elif facts.ids != opener.ids:
-                _rules.context_ids_match(facts, dialog, opener, found)
-            if facts.mode == "RQ":
-                context = opener
-                if context is None and type(session := facts.ids[2]) is str:
-                    context = state.session_context.get(session)
-                turn = facts.turn
-                last_turn = dialogue.last_turn
-                if type(turn) is int and (turn == 0 if last_turn is None else turn == last_turn + 1):
-                    dialogue.last_turn = turn  # (the first turn, or the next: what turn_follows finds right)
-                else:
-                    turn = _rules.turn_follows(facts, type_name, dialogue, found)
-                time = facts.time
-                if time is not None:  # (time-backwards, looked at here: most times move forward)
-                    last = dialogue.last_time
-                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-                        _rules.time_moves_forward(facts, dialogue, found)
-                    else:
-                        dialogue.last_absolute, dialogue.last_time = time
-                commitments = facts.commitments
-                request = PendingRequest(
-                    query_id,
-                    head,
-                    line,
-                    turn,
-                    facts.kind,
-                    time,
-                    facts.steps,
-                    tuple(map(_SECOND, commitments)) if commitments else (),  # (their CommitmentIDs)
-                    stance_constraints(facts.constraints) if facts.constraints else None,
-                )
-                REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
+        # than the dictionary lookups it needs. So a run of messages is one call, with what
+        # every message reads looked up once for the run; the rules are looked up once by
+        # data type and mode, and a rule is called only when the message gives it something to
+        # find (most QueryIDs are new, most turns and times follow the last, most Responses
+        # carry what was asked): the looks that decide it are made here, and the rules of
+        # _rules make the findings.
+        state = self._state
+        ids = state.query_ids
+        dialogues = state.dialogues
+        log = state.sources
+        add_line = log.add_line
+        contexts = self._contexts
+        self.messages += len(run)
+        found: list[Finding] = []  # (one list for the run, emptied after a message that found something)
+        for line, facts in zip(lines, run, strict=True):
+            source = head if line < 0 else None
+            type_name, dialog = facts.type, facts.dialog
+            if facts.findings:
+                found.extend(facts.findings)
+            request: PendingRequest | None = None
+            action_context = None
+            if type_name == "PC Prompt":
+                prompt_id = facts.prompt_id
+                if prompt_id is not None or dialog is not None:
+                    # Where it was read, logged once for its PCPromptID and the context it opens.
+                    logged = add_line(head, line) if source is None else log.add(source)
+                    if prompt_id is not None:
+                        _rules.prompt_id_unused(state, logged, prompt_id, found)
+                    if dialog is not None:
+                        _rules.dialogue_opened_once(state, dialog, found)
+                        state.open_dialogue(logged, facts)
+            elif type_name is not None and dialog is not None and facts.mode is not None:
+                query_id = facts.query_id
                 if query_id is not None:
-                    if dialogue.pending is None:  # (most dialogues wait for one Request at a time)
-                        dialogue.pending = request
+                    if query_id in ids:
+                        if source is None:
+                            source = f"{head}{line}"
+                        _rules.query_id_unused(state, source, query_id, found)
+                    elif state.query_places is None:  # (TranscriptState.new_query_id, inline)
+                        ids[query_id] = 0
+                        state.query_sources.append(add_line(head, line) if source is None else log.add(source))
                     else:
-                        dialogue.wait(request)
-                if self._contexts and type_name == "BKN-DAC" and context is not None:
-                    opened = context.action_context
-                    action_context = opened.value if opened is not None else None
-            else:
-                before = len(found)
-                time = facts.time
-                if time is not None:
-                    last = dialogue.last_time
-                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-                        _rules.time_moves_forward(facts, dialogue, found)
-                    else:
-                        dialogue.last_absolute, dialogue.last_time = time
-                # The Response to the one Request its dialogue waits for (most are): taken here,
-                # and answers_a_request looks at what else it may be.
-                request_id, pending = facts.request_id, dialogue.pending
-                if (
-                    request_id is not None
-                    and type(pending) is PendingRequest
-                    and pending.query_id == request_id
-                    and not state.query_ids.get(request_id, 1) & 1  # (not answered yet)
-                ):
-                    dialogue.pending = None
-                    state.answer(request_id, pending.turn)
+                        state.new_query_id(query_id, add_line(head, line) if source is None else log.add(source))
+                dialogue = dialogues[type_name].get(dialog)
+                if dialogue is None:
+                    opener = state.opened.get(dialog)
+                    dialogue = state.begin(dialog, type_name, opener)
                 else:
-                    pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
-                if pending is not None:
+                    opener = dialogue.opener  # (state.opened's, kept with the dialogue)
+                if opener is None:
+                    if type_name == "BKN-PRC":
+                        _rules.opened_by_a_prompt(dialog, found)
+                elif facts.ids != opener.ids:
+                    _rules.context_ids_match(facts, dialog, opener, found)
+                time = facts.time
+                if facts.mode == "RQ":
+                    context = opener
+                    if context is None and type(session := facts.ids[2]) is str:
+                        context = state.session_context.get(session)
                     turn = facts.turn
-                    if pending.turn is not None and turn != pending.turn and not isinstance(turn, bool):
-                        _rules.turn_matches_request(facts, type_name, pending.turn, pending.source, found)
-                    # (a Response already dated before the message it follows, or of another turn: not again)
-                    sent = pending.time
-                    if len(found) == before and time and sent and time[1] < sent[1] and time[0] == sent[0]:
-                        _rules.time_after_request(facts, pending, found)
-                    if facts.outcome == "answered" and isinstance(pending.kind, str):
-                        _rules.payload_fits_kind(state, facts, dialogue, pending, found)
-                    RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
-        elif type_name is not None and dialog is not None:
-            self._others.add((dialog, type_name))
-        if found:
-            if len(found) - len(facts.findings) > MAX_FINDINGS:
-                # The transcript rules keep at most as many findings per message as validation does.
-                tally = Tally()
-                tally.extend(found[len(facts.findings) :])
-                found[len(facts.findings) :] = tally.findings()
-            if source is None:
-                source = f"{head}{line}"
-            findings = tuple([TranscriptFinding(source, dialog, type_name, f) for f in found])
-        elif action_context is None:
-            return _NOTHING
-        else:
-            findings = ()
-        return Found(findings, action_context, request.predictions if request is not None else None)
+                    last_turn = dialogue.last_turn
+                    if type(turn) is int and (turn == 0 if last_turn is None else turn == last_turn + 1):
+                        dialogue.last_turn = turn  # (the first turn, or the next: what turn_follows finds right)
+                    else:
+                        turn = _rules.turn_follows(facts, type_name, dialogue, found)
+                    if time is not None:  # (time-backwards, looked at here: most times move forward)
+                        last = dialogue.last_time
+                        if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                            _rules.time_moves_forward(facts, dialogue, found)
+                        else:
+                            dialogue.last_absolute, dialogue.last_time = time
+                    commitments, constraints = facts.commitments, facts.constraints
+                    request = PendingRequest(
+                        query_id,
+                        head,
+                        line,
+                        turn,
+                        facts.kind,
+                        time,
+                        facts.steps,
+                        tuple(map(_SECOND, commitments)) if commitments else (),  # (their CommitmentIDs)
+                        stance_constraints(constraints) if constraints else None,
+                    )
+                    # (the rules of each type read nothing else: a Request with none of them has no call)
+                    if facts.entity_ids or facts.steps or commitments or facts.released:
+                        REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
+                    if query_id is not None:
+                        if dialogue.pending is None:  # (most dialogues wait for one Request at a time)
+                            dialogue.pending = request
+                        else:
+                            dialogue.wait(request)
+                    if contexts and type_name == "BKN-DAC" and context is not None:
+                        opened = context.action_context
+                        action_context = opened.value if opened is not None else None
+                else:
+                    before = len(found)
+                    if time is not None:
+                        last = dialogue.last_time
+                        if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                            _rules.time_moves_forward(facts, dialogue, found)
+                        else:
+                            dialogue.last_absolute, dialogue.last_time = time
+                    # The Response to the one Request its dialogue waits for (most are): taken here,
+                    # and answers_a_request looks at what else it may be.
+                    request_id, pending = facts.request_id, dialogue.pending
+                    if (
+                        request_id is not None
+                        and type(pending) is PendingRequest
+                        and pending.query_id == request_id
+                        and not ids.get(request_id, 1) & 1  # (not answered yet)
+                    ):
+                        dialogue.pending = None
+                        request_turn = pending.turn
+                        if type(request_turn) is int and request_turn >= 0:  # (TranscriptState.answer, inline)
+                            ids[request_id] = request_turn << 1 | 1
+                        else:
+                            state.answer(request_id, request_turn)
+                    else:
+                        pending = _rules.answers_a_request(state, facts, type_name, dialogue, found)
+                    if pending is not None:
+                        turn, request_turn = facts.turn, pending.turn
+                        if request_turn is not None and turn != request_turn and not isinstance(turn, bool):
+                            _rules.turn_matches_request(facts, type_name, request_turn, pending.source, found)
+                        # (a Response already dated before the message it follows, or of another turn: not again)
+                        sent = pending.time
+                        if len(found) == before and time and sent and time[1] < sent[1] and time[0] == sent[0]:
+                            _rules.time_after_request(facts, pending, found)
+                        kind = pending.kind
+                        if facts.outcome == "answered" and isinstance(kind, str):
+                            # (what payload_fits_kind reads, looked at here: most Responses carry what was asked)
+                            fits = PAYLOAD_FITS[type_name].get(kind)
+                            if (
+                                fits is None
+                                or (fits[0] is not None and fits[0].isdisjoint(facts.filled))
+                                or (fits[1] is not None and not fits[1].isdisjoint(facts.filled))
+                            ):
+                                _rules.payload_fits_kind(state, facts, dialogue, pending, found)
+                        RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
+            elif type_name is not None and dialog is not None:
+                self._others.add((dialog, type_name))
+            if found:
+                given = len(facts.findings)
+                if len(found) - given > MAX_FINDINGS:
+                    # The transcript rules keep at most as many findings per message as validation does.
+                    tally = Tally()
+                    tally.extend(found[given:])
+                    found[given:] = tally.findings()
+                if source is None:
+                    source = f"{head}{line}"
+                out.append(
+                    Found(
+                        tuple([TranscriptFinding(source, dialog, type_name, f) for f in found]),
+                        action_context,
+                        request.predictions if request is not None else None,
+                    )
+                )
+                found.clear()
+            elif action_context is not None:
+                out.append(Found((), action_context, request.predictions if request is not None else None))
 
     def dialogues(self, others: Iterable[tuple[str, str]] = ()) -> int:
         """How many dialogues (:func:`~pgm_explore.dialogue.dialogue_key`) the messages fed so far

@@ -1024,7 +1024,7 @@ def iter_facts(
     for each of ``lines`` (a ``range`` when they follow one another), or (``lines`` ``[-1]``) the
     one message read at ``head`` (a message read here on its own, whose source may be any text).
     A run is one chunk of a partition, so that
-    the caller loops over lists (:meth:`TranscriptChecker.feed_line
+    the caller hands the checker a run at a time (:meth:`TranscriptChecker.feed_run
     <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
     batches = iter_batched(path, item_facts, Pushed(_Packed if spread else _Listed), engine=engine, progress=progress)

@@ -20,17 +20,18 @@ elsewhere (:mod:`.precheck`, :mod:`.commitments`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from pgm_explore.dialogue._facts import Facts
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare
-from pgm_explore.spec import PAYLOAD_FOR_KIND
+from pgm_explore.spec import PAYLOAD_FOR_KIND, DACKind, PRCKind
 from pgm_explore.validation import Finding
 from pgm_explore.validation.findings import clip
 
 __all__ = [
     "REQUEST_RULES",
+    "PAYLOAD_FITS",
     "RESPONSE_RULES",
     "answers_a_request",
     "context_ids_match",
@@ -329,33 +330,28 @@ def steps_fit_action_context(
     if not steps or context is None or context.action_context is None:
         return
     known = context.action_context
-    predictions = request.predictions = known.predict(steps)
-    action_context = known.value
-    if not action_context:
+    plan = known.plan(steps)  # (what MaxSteps and the Repertoire find of the plan, worked out once)
+    request.predictions = list(plan.predictions)  # (a list of its own for each Request: the tables keep it)
+    if not known.value:
         return  # (an empty ActionContext rules nothing out: its predictions are only shown)
-    request.foresees_failure = any(p.predicted != "Ack" for p in predictions)
-    max_steps = action_context.get("MaxSteps")
-    if isinstance(max_steps, int) and not isinstance(max_steps, bool) and len(steps) > max_steps:
+    request.foresees_failure = plan.failing
+    if plan.too_many is not None:
         found.append(
             Finding.of(
                 "too-many-steps",
                 ("ProcessActions",),
                 f"{len(steps)} Process Actions, but the ActionContext (PC Prompt at {context.source}) "
-                f"allows at most MaxSteps {max_steps}.",
+                f"allows at most MaxSteps {plan.too_many}.",
             )
         )
-    repertoire = action_context.get("Repertoire")
-    if isinstance(repertoire, list) and any(isinstance(action, str) for action in repertoire):
-        for prediction in predictions:
-            if prediction.check == "repertoire":
-                index = next(i for i, (step, _) in enumerate(steps) if step == prediction.step)
-                found.append(
-                    Finding.of(
-                        "action-not-in-repertoire",
-                        ("ProcessActions", index, "Statement"),
-                        f"Step {prediction.step}: {prediction.reason}",
-                    )
-                )
+    for index, prediction in plan.off_repertoire:
+        found.append(
+            Finding.of(
+                "action-not-in-repertoire",
+                ("ProcessActions", index, "Statement"),
+                f"Step {prediction.step}: {prediction.reason}",
+            )
+        )
 
 
 def entities_known(
@@ -370,7 +366,8 @@ def entities_known(
     if context is None or not entity_ids:
         return
     session = facts.ids[2]
-    known = state.known_entities(session if type(session) is str else None, context)
+    # (TranscriptState.known_entities, inline: most Requests name Entities, and all are known)
+    known = state.session_entities.get(session, context.entities) if type(session) is str else context.entities
     if not known or (type(known) is frozenset and known.issuperset(entity_ids)):
         return  # (most Requests name Entities that are known: looked at in one call)
     unknown = [e for e in entity_ids if e not in known]
@@ -432,6 +429,24 @@ def payload_fits_kind(
                 f"{type_name} Table 3, {holder}: 'as appropriate to the Kind of the Request' (NOTES 6.3 O2)",
             )
         )
+
+
+def _fits(type_name: str, kind: str) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """What :func:`payload_fits_kind` reads of an answered Response to a Request of ``kind``:
+    (the members one of which it must carry, those it must not carry; None for none)."""
+    if type_name == "BKN-DAC" and kind in ("feasibility", "commitment"):
+        return frozenset({"Feasibility" if kind == "feasibility" else "CommitmentStatus"}), None
+    return _QUALIFIED.get((type_name, kind)), frozenset({"Feasibility"}) if type_name == "BKN-DAC" else None
+
+
+PAYLOAD_FITS: dict[str, dict[str, tuple[frozenset[str] | None, frozenset[str] | None]]] = {
+    type_name: {kind: _fits(type_name, kind) for kind in kinds}
+    for type_name, kinds in (("BKN-PRC", get_args(PRCKind)), ("BKN-DAC", get_args(DACKind)), ("BKN-PAL", ()))
+}
+"""Data type -> Kind of the spec -> (needed, forbidden): an answered Response whose ``filled``
+meets ``needed`` and none of ``forbidden`` (None: no such condition) has nothing for
+:func:`payload_fits_kind` to find (most do). The checker's driver looks here first, so that the
+common Response costs a look rather than a call; any other Kind goes to the rule itself."""
 
 
 def representation_refines_context(

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import indexOf, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -44,6 +44,7 @@ __all__ = [
     "DialogueState",
     "KnownActionContext",
     "PendingRequest",
+    "Plan",
     "SourceLog",
     "TranscriptState",
     "stance_constraints",
@@ -81,35 +82,69 @@ _SCANS = 4
 with a few reused QueryIDs costs a few passes, one with many the memory of the index."""
 
 
+class Plan(NamedTuple):
+    """The pre-check of one plan (a Request's (Step, Statement) pairs) under one ActionContext,
+    and what the rules read of it, worked out once for every Request that sends the same plan."""
+
+    predictions: list[Prediction]
+    failing: bool
+    """Whether any step is predicted to fail (only then can a Response be more lenient)."""
+    too_many: int | None
+    """The ActionContext's MaxSteps, when the plan has more steps than that; else None."""
+    off_repertoire: tuple[tuple[int, Prediction], ...]
+    """(index in the plan, prediction) of each step outside the Repertoire, when the ActionContext
+    has a Repertoire of names."""
+
+
 class KnownActionContext(msgspec.Struct, gc=False):
     """One distinct ActionContext of the transcript (PC Prompt Table 1, ActionContext), and what
     the pre-check compiled of it once a feasibility Request needed it."""
 
     value: Mapping[str, Any]
     rules: ContextRules | None = None
-    plans: dict[tuple[tuple[int, str], ...], list[Prediction]] | None = None
-    """The pre-check of the latest distinct plans (:meth:`predict`)."""
+    plans: dict[tuple[tuple[int, str], ...], Plan] | None = None
+    """The pre-check of the latest distinct plans (:meth:`plan`)."""
 
     def precheck_rules(self) -> ContextRules:
         if self.rules is None:
             self.rules = context_rules(self.value, {}, None)
         return self.rules
 
-    def predict(self, steps: tuple[tuple[int, str], ...]) -> list[Prediction]:
+    def plan(self, steps: tuple[tuple[int, str], ...]) -> Plan:
         """The pre-check of ``steps`` (a Request's (Step, Statement) pairs) under this ActionContext.
         An A-User sends the same plan again and again under one ActionContext, and the pre-check
         of a plan costs more than the rest of the checks of its message: each of the latest
-        :data:`_PLANS` distinct plans is pre-checked once (the pre-check depends on nothing else)."""
+        :data:`_PLANS` distinct plans is pre-checked once (the pre-check depends on nothing else),
+        and what the rules read of it (MaxSteps, the Repertoire) worked out then."""
         plans = self.plans
         if plans is None:
             plans = self.plans = {}
-        predictions = plans.get(steps)
-        if predictions is None:
+        plan = plans.get(steps)
+        if plan is None:
             predictions = predict_with_rules(steps, self.precheck_rules())
+            value = self.value
+            max_steps = value.get("MaxSteps")
+            too_many = (
+                max_steps
+                if isinstance(max_steps, int) and not isinstance(max_steps, bool) and len(steps) > max_steps
+                else None
+            )
+            repertoire = value.get("Repertoire")
+            off: list[tuple[int, Prediction]] = []
+            if isinstance(repertoire, list) and any(isinstance(action, str) for action in repertoire):
+                for prediction in predictions:
+                    if prediction.check == "repertoire":
+                        index = next(i for i, (step, _) in enumerate(steps) if step == prediction.step)
+                        off.append((index, prediction))
+            plan = Plan(predictions, any(p.predicted != "Ack" for p in predictions), too_many, tuple(off))
             if len(plans) >= _PLANS:
                 del plans[next(iter(plans))]
-            plans[steps] = predictions
-        return list(predictions)  # (a list of its own for each Request: the tables keep it)
+            plans[steps] = plan
+        return plan
+
+    def predict(self, steps: tuple[tuple[int, str], ...]) -> list[Prediction]:
+        """The pre-check of ``steps`` (:meth:`plan`), as a list of its own (the tables keep it)."""
+        return list(self.plan(steps).predictions)
 
 
 class DialogueContext(msgspec.Struct, gc=False):

@@ -275,11 +275,10 @@ def check_paths(
 def check_facts(paths: Iterable[str], engine: Engine) -> Iterator[TranscriptFinding]:
     """The findings of the transcript ``paths``, the facts of its messages made by ``engine``."""
     checker = TranscriptChecker(contexts=False)
-    feed = checker.feed_line
+    feed = checker.feed_run
     with older_objects_frozen():
         for path in paths:
             for head, lines, facts in iter_facts(path, engine):
-                for line, fact in zip(lines, facts, strict=True):
-                    if found := feed(head, line, fact).findings:
-                        yield from found
+                for found in feed(head, lines, facts):
+                    yield from found.findings
     yield from checker.finish()

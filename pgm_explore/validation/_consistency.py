@@ -76,7 +76,13 @@ def _rule(
 
 
 def _objects(value: Any) -> Items:
-    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    items = list(enumerate(value))
+    for item in value:
+        if not isinstance(item, dict):
+            return [(i, item) for i, item in items if isinstance(item, dict)]
+    return items  # (every item is an object, as in a message that conforms: one pass, no filter)
 
 
 _KEYS = (str, int)
@@ -89,7 +95,9 @@ def _duplicates(items: Items, key: str) -> list[tuple[int, Any]]:
     """Every (index, value of ``key``) whose value was already seen earlier in the list."""
     if len(items) < 2:
         return []
-    values = [item.get(key) for _, item in items]
+    values = []
+    for _, item in items:  # (a loop, not a comprehension: these lists are short)
+        values.append(item.get(key))
     try:
         if len(set(values)) == len(values):
             return []  # (no two values are equal, so none of those looked at below is seen twice)
@@ -222,6 +230,9 @@ def commitment_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
 
 
 def _duplicate_commitments(dt: DataType, doc: Document, key: str, what: str) -> list[Finding]:
+    again = _duplicates(_objects(doc.get(key)), "CommitmentID")
+    if not again:
+        return []  # (no comprehension started for nothing: the usual case)
     return [
         Finding.of(
             "duplicate-commitment",
@@ -229,7 +240,7 @@ def _duplicate_commitments(dt: DataType, doc: Document, key: str, what: str) -> 
             f"CommitmentID {_echo(commitment)} {what}.",
             data_type=dt,
         )
-        for index, commitment in _duplicates(_objects(doc.get(key)), "CommitmentID")
+        for index, commitment in again
     ]
 
 
