@@ -220,23 +220,27 @@ class TranscriptChecker:
                         _rules.opened_by_a_prompt(dialog, found)
                 elif facts.ids != opener.ids:
                     _rules.context_ids_match(facts, dialog, opener, found)
-                time = facts.time
-                if facts.mode == "RQ":
-                    context = opener
-                    if context is None and type(session := facts.ids[2]) is str:
-                        context = state.session_context.get(session)
+                asks = facts.mode == "RQ"
+                if asks:  # (a Request's turn, then its time: the order of their findings)
                     turn = facts.turn
                     last_turn = dialogue.last_turn
                     if type(turn) is int and (turn == 0 if last_turn is None else turn == last_turn + 1):
                         dialogue.last_turn = turn  # (the first turn, or the next: what turn_follows finds right)
                     else:
                         turn = _rules.turn_follows(facts, type_name, dialogue, found)
-                    if time is not None:  # (time-backwards, looked at here: most times move forward)
-                        last = dialogue.last_time
-                        if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-                            _rules.time_moves_forward(facts, dialogue, found)
-                        else:
-                            dialogue.last_absolute, dialogue.last_time = time
+                else:
+                    before = len(found)  # (a Response's findings before its time's)
+                time = facts.time
+                if time is not None:  # (time-backwards, looked at here: most times move forward)
+                    last = dialogue.last_time
+                    if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_absolute, dialogue.last_time = time
+                if asks:
+                    context = opener
+                    if context is None and type(session := facts.ids[2]) is str:
+                        context = state.session_context.get(session)
                     commitments, constraints = facts.commitments, facts.constraints
                     request = PendingRequest(
                         query_id,
@@ -261,13 +265,6 @@ class TranscriptChecker:
                         opened = context.action_context
                         action_context = opened.value if opened is not None else None
                 else:
-                    before = len(found)
-                    if time is not None:
-                        last = dialogue.last_time
-                        if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
-                            _rules.time_moves_forward(facts, dialogue, found)
-                        else:
-                            dialogue.last_absolute, dialogue.last_time = time
                     # The Response to the one Request its dialogue waits for (most are): taken here,
                     # and answers_a_request looks at what else it may be.
                     request_id, pending = facts.request_id, dialogue.pending
