@@ -25,14 +25,16 @@ in one process; with ``--subject facts``, what a worker of a ``check`` does with
 the facts of each message, packing them; code of session 12 on); with ``--subject checker``, what
 the checking process of a ``check`` on workers does with their results (the facts of each message
 packed as the workers send them, made once beforehand by this checkout: unpacking them and the
-transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`).
+transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`); with ``--subject
+judged``, a check worker's partition read and judged with no facts read or packed (``facts`` less
+``judged`` is what the facts and their packing cost a message).
 
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
-[--subject check|validate|command|facts|checker] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|facts|checker|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 """
 
 from __future__ import annotations
@@ -109,7 +111,35 @@ for numbers, packed in batches:
 checker.finish()
 """
 
-_CODES = {"check": _CHECK, "validate": _VALIDATE, "command": _COMMAND, "facts": _FACTS, "checker": _CHECKER}
+# (The same partition judged as for a check, with no facts read or packed: what ``facts``
+# counts beyond it is the facts and their packing.)
+_JUDGED = """\
+import sys
+from pgm_explore.io import Pushed, report_fields
+from pgm_explore.io._partitions import Partition, work_on_partition
+from pgm_explore.validation import clean_fields
+
+class Judged:
+    def typed(self, line, way, value):
+        clean_fields(way, value)
+
+    def item(self, item):
+        report_fields(item)
+
+    def cut(self):
+        return None
+
+work_on_partition(Pushed(Judged), Partition(sys.argv[1], 0, None))
+"""
+
+_CODES = {
+    "check": _CHECK,
+    "validate": _VALIDATE,
+    "command": _COMMAND,
+    "facts": _FACTS,
+    "checker": _CHECKER,
+    "judged": _JUDGED,
+}
 
 
 def packed_facts(path: Path) -> Path:

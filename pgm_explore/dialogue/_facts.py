@@ -558,7 +558,12 @@ def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding,
 
     Each data type and Mode has its reader, which reads the members its schema has (asking a
     Struct for a member its type has not costs an exception): what the dict reading asks of
-    every message, ``doc.get`` of a name the message cannot hold, is None there."""
+    every message, ``doc.get`` of a name the message cannot hold, is None there.
+
+    Facts is given its fields by position, written out: a Struct takes its fields by position
+    in half the time it matches names, and spreading a tuple of them into the call costs as
+    much again as the call (this runs for every message). tests/test_facts.py holds every
+    reader's Facts to the dict reading's."""
     ids = (value.MInstance, value.UEnvironment, value.SessionID)
     if type_name == "PC Prompt":
         action_context = value.ActionContext
@@ -575,133 +580,9 @@ def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             None if action_context is _UNSET else _to_builtins(action_context),
             _struct_entities(value, _PROMPT_ENTITIES),
         )
-    return _STRUCT_READERS[type_name, mode](
-        value, type_name, mode, findings, value.DialogID, ids, _struct_time(value.QueryTime), value.QueryID
-    )
-
-
-def _listed(value: Any) -> tuple[Any, ...]:
-    return () if value is _UNSET else tuple(value)
-
-
-# The readers give Facts its fields by position, each written out (a Struct takes its fields by
-# position in half the time it matches names, and spreading tuples of them into the call costs
-# as much again; this runs for every message): after the seven that every Request and Response
-# has (type, mode, findings, dialog, ids, time, query_id, which struct_facts reads), turn, then
-# prompt_id, action_context, entities, kind, steps, commitments, released, constraints,
-# entity_ids, request_id, outcome, filled, feasibility, statuses, stance, up to the last the
-# reader has. tests/test_facts.py holds every reader's Facts to the dict reading's.
-_StructReader = Callable[[Any, TypeName, Any, tuple[Finding, ...], str, tuple[Any, Any, Any], Any, str], Facts]
-
-
-def _prc_request(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
-    return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query,
-        value.TurnIndex,
-        None,
-        None,
-        None,
-        value.Kind,
-        (),
-        (),
-        (),
-        None,
-        _listed(value.EntityIDs),
-    )
-
-
-def _dac_request(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
-    actions, submitted, released = value.ProcessActions, value.Commitments, value.ReleasedCommitmentIDs
-    return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query,
-        value.TurnIndex,
-        None,
-        None,
-        None,
-        value.Kind,
-        () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
-        ()
-        if submitted is _UNSET
-        else tuple([(index, item.CommitmentID, item.Statement) for index, item in enumerate(submitted)]),
-        () if released is _UNSET else tuple(enumerate(released)),
-        None,
-        _listed(value.EntityIDs),
-    )
-
-
-def _pal_request(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
-    constraints = value.Constraints
-    return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query,
-        value.TurnIndex,
-        None,
-        None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None if constraints is _UNSET else _to_builtins(constraints),
-    )
-
-
-def _prc_response(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
-    representation = value.Representation
-    if representation is _UNSET:
+    dialog, time, query = value.DialogID, _struct_time(value.QueryTime), value.QueryID
+    if mode == "RQ":
+        kind, steps, commitments, released, constraints, entity_ids = _REQUEST_READERS[type_name](value)
         return Facts(
             type_name,
             mode,
@@ -714,16 +595,14 @@ def _prc_response(
             None,
             None,
             None,
-            None,
-            (),
-            (),
-            (),
-            None,
-            (),
-            value.RequestID,
-            value.Outcome,
+            kind,
+            steps,
+            commitments,
+            released,
+            constraints,
+            entity_ids,
         )
-    action_context = representation.ActionContext
+    action_context, added, filled, feasibility, statuses, stance = _RESPONSE_READERS[type_name](value)
     return Facts(
         type_name,
         mode,
@@ -734,8 +613,8 @@ def _prc_response(
         query,
         value.TurnIndex,
         None,
-        None if action_context is _UNSET else _to_builtins(action_context),
-        _struct_entities(representation, _REPRESENTATION_ENTITIES),
+        action_context,
+        added,
         None,
         (),
         (),
@@ -744,83 +623,84 @@ def _prc_response(
         (),
         value.RequestID,
         value.Outcome,
-        tuple(_filled_members(_REPRESENTATION, representation)),
+        filled,
+        feasibility,
+        statuses,
+        stance,
     )
 
 
-def _dac_response(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
+def _listed(value: Any) -> tuple[Any, ...]:
+    return () if value is _UNSET else tuple(value)
+
+
+# What a Request's reader gives: kind, steps, commitments, released, constraints, entity_ids;
+# a Response's: action_context, entities, filled, feasibility, statuses, stance (the fields of
+# Facts that its data type has, the others at their defaults).
+_RequestFields = tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], Any, tuple[Any, ...]]
+_ResponseFields = tuple[Any, Any, tuple[str, ...], Any, tuple[Any, ...], Any]
+
+
+def _prc_request(value: Any) -> _RequestFields:
+    return value.Kind, (), (), (), None, _listed(value.EntityIDs)
+
+
+def _dac_request(value: Any) -> _RequestFields:
+    actions, submitted, released = value.ProcessActions, value.Commitments, value.ReleasedCommitmentIDs
+    return (
+        value.Kind,
+        () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
+        ()
+        if submitted is _UNSET
+        else tuple([(index, item.CommitmentID, item.Statement) for index, item in enumerate(submitted)]),
+        () if released is _UNSET else tuple(enumerate(released)),
+        None,
+        _listed(value.EntityIDs),
+    )
+
+
+def _pal_request(value: Any) -> _RequestFields:
+    constraints = value.Constraints
+    return None, (), (), (), None if constraints is _UNSET else _to_builtins(constraints), ()
+
+
+def _prc_response(value: Any) -> _ResponseFields:
+    representation = value.Representation
+    if representation is _UNSET:
+        return None, None, (), None, (), None
+    action_context = representation.ActionContext
+    return (
+        None if action_context is _UNSET else _to_builtins(action_context),
+        _struct_entities(representation, _REPRESENTATION_ENTITIES),
+        tuple(_filled_members(_REPRESENTATION, representation)),
+        None,
+        (),
+        None,
+    )
+
+
+def _dac_response(value: Any) -> _ResponseFields:
     answer, statuses, feasibility = value.Answer, value.CommitmentStatus, value.Feasibility
     filled = _filled_members(_DAC_RESPONSE, value)
     if answer is not _UNSET:
         filled += _filled_members(_ANSWER, answer)
-    return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query,
-        value.TurnIndex,
+    return (
         None,
         None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None,
-        (),
-        value.RequestID,
-        value.Outcome,
         tuple(filled),
         None if feasibility is _UNSET else tuple([(item.Step, item.PAStatus) for item in feasibility.Steps]),
         ()
         if statuses is _UNSET
         else tuple([(index, item.CommitmentID, item.Status) for index, item in enumerate(statuses)]),
+        None,
     )
 
 
-def _pal_response(
-    value: Any,
-    type_name: TypeName,
-    mode: Any,
-    findings: tuple[Finding, ...],
-    dialog: str,
-    ids: Any,
-    time: Any,
-    query: str,
-) -> Facts:
+def _pal_response(value: Any) -> _ResponseFields:
     stance = value.Stance
-    return Facts(
-        type_name,
-        mode,
-        findings,
-        dialog,
-        ids,
-        time,
-        query,
-        value.TurnIndex,
+    return (
         None,
         None,
-        None,
-        None,
-        (),
-        (),
-        (),
-        None,
-        (),
-        value.RequestID,
-        value.Outcome,
         (),
         None,
         (),
@@ -832,13 +712,15 @@ def _unset_none(value: Any) -> Any:
     return None if value is _UNSET else value
 
 
-_STRUCT_READERS: dict[tuple[str, str], _StructReader] = {
-    ("BKN-PRC", "RQ"): _prc_request,
-    ("BKN-DAC", "RQ"): _dac_request,
-    ("BKN-PAL", "RQ"): _pal_request,
-    ("BKN-PRC", "RS"): _prc_response,
-    ("BKN-DAC", "RS"): _dac_response,
-    ("BKN-PAL", "RS"): _pal_response,
+_REQUEST_READERS: dict[str, Callable[[Any], _RequestFields]] = {
+    "BKN-PRC": _prc_request,
+    "BKN-DAC": _dac_request,
+    "BKN-PAL": _pal_request,
+}
+_RESPONSE_READERS: dict[str, Callable[[Any], _ResponseFields]] = {
+    "BKN-PRC": _prc_response,
+    "BKN-DAC": _dac_response,
+    "BKN-PAL": _pal_response,
 }
 
 
