@@ -75,6 +75,26 @@ def test_a_partition_is_worked_on_with_the_workers_older_objects_frozen() -> Non
     assert gc.get_freeze_count() == 0  # (this process's objects are not the workers' to freeze)
 
 
+def test_work_within_frozen_work_leaves_the_freeze_alone_without_counting_the_frozen_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    from pgm_explore._engine import older_objects_frozen
+
+    asked: list[int] = []
+    with older_objects_frozen():
+        frozen = gc.get_freeze_count()
+        # (counting them walks every frozen object: a corpus's transcripts, each within its batch, must not)
+        monkeypatch.setattr(gc, "get_freeze_count", lambda: asked.append(1) or frozen)
+        with older_objects_frozen():
+            pass
+        monkeypatch.undo()
+        assert gc.get_freeze_count() == frozen  # (the inner one gave nothing back)
+    assert asked == []
+    assert gc.get_freeze_count() == 0
+
+
 @pytest.mark.slow
 def test_an_exception_comes_at_its_partition() -> None:
     got: list[int] = []
