@@ -95,6 +95,18 @@ def test_work_within_frozen_work_leaves_the_freeze_alone_without_counting_the_fr
     assert gc.get_freeze_count() == 0
 
 
+def test_local_workers_log_nothing_short_of_a_crash() -> None:
+    import logging
+
+    def level() -> int:
+        return logging.getLogger("distributed.worker").getEffectiveLevel()
+
+    with engine(1) as e:
+        # (a heartbeat that meets the scheduler closing must not print a traceback on the command's stderr)
+        assert list(e.client.run(level).values()) == [logging.CRITICAL]
+    assert level() != logging.CRITICAL  # (this process's logging is the person's)
+
+
 @pytest.mark.slow
 def test_an_exception_comes_at_its_partition() -> None:
     got: list[int] = []
