@@ -253,7 +253,7 @@ class TranscriptChecker:
                         tuple(map(_SECOND, commitments)) if commitments else (),  # (their CommitmentIDs)
                         stance_constraints(constraints) if constraints else None,
                     )
-                    # (the rules of each type read nothing else: a Request with none of them has no call)
+                    # (what REQUEST_RULES read, and nothing else: a Request with none of them has no call)
                     if facts.entity_ids or facts.steps or commitments or facts.released:
                         REQUEST_RULES[type_name](state, facts, dialogue, request, context, found)
                     if query_id is not None:

@@ -624,7 +624,9 @@ def _pal_response(
 
 REQUEST_RULES: dict[str, RequestRules] = {"BKN-PRC": _entities, "BKN-DAC": _dac_request, "BKN-PAL": _entities}
 """The rules of a Request of each data type (after the turn and time rules), as one call. Each
-sees the :class:`PendingRequest` the checker will keep for it."""
+sees the :class:`PendingRequest` the checker will keep for it. The checker's driver calls them only
+for a Request with ``entity_ids``, ``steps``, ``commitments`` or ``released`` (what they read): a
+rule that reads another of its facts must be named in that test too."""
 
 RESPONSE_RULES: dict[str, ResponseRules] = {
     "BKN-PRC": _prc_response,
