@@ -317,13 +317,13 @@ def test_validate_judges_the_messages_it_holds_back_in_their_places(
     form: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A partition's worker judges the messages the typed reader did not take a few at a time
-    # (WAITING of them, or WAITING_BYTES of their text): each one's output must still come in its
+    # (HELD of them, or HELD_BYTES of their text): each one's output must still come in its
     # place among the clean messages', counted once, as when each message is written on its own.
-    from pgm_explore.cli._validate import WAITING, WAITING_BYTES
+    from pgm_explore.io._partitions import HELD, HELD_BYTES
 
     clean_lines = (DATA / "full-session.jsonl").read_bytes().splitlines(keepends=True)
-    wrong = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Question": %d}\n' % n for n in range(3 * WAITING)]
-    big = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Locale": "' + b"x" * WAITING_BYTES + b'"}\n'
+    wrong = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Question": %d}\n' % n for n in range(3 * HELD)]
+    big = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Locale": "' + b"x" * HELD_BYTES + b'"}\n'
     lines = [line for pair in zip(wrong, clean_lines * 20, strict=False) for line in pair]
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(b"".join([*lines[:50], big, *lines[50:], *wrong[len(lines) // 2 :], big]))
@@ -333,13 +333,33 @@ def test_validate_judges_the_messages_it_holds_back_in_their_places(
         named = piped.replace('{"source":"-:', f'{{"source":"{json_str(str(path))[1:-1]}:')
     else:
         named = re.sub(r"^-:", lambda _: f"{clean(str(path))}:", piped, flags=re.MULTILINE)
-    assert (
-        status == 1 and named.count("does not conform" if form == ["--no-color"] else '"conforms":false') > 3 * WAITING
-    )
+    assert status == 1 and named.count("does not conform" if form == ["--no-color"] else '"conforms":false') > 3 * HELD
     for step in (None, 3000):
         if step:
             monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
         assert _run(["validate", *form, "--workers", "0", str(path)], capsys) == (status, named, err), step
+
+
+def test_iter_reports_judges_the_messages_it_holds_back_in_their_places(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The library's batch holds back the messages the typed reader did not take, as validate's
+    # worker does: each report still comes in its place, the same as each message reported alone.
+    from pgm_explore.io import validate_file
+    from pgm_explore.io._partitions import HELD, HELD_BYTES
+
+    clean_lines = (DATA / "full-session.jsonl").read_bytes().splitlines(keepends=True)
+    wrong = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Question": %d}\n' % n for n in range(3 * HELD)]
+    big = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Locale": "' + b"x" * HELD_BYTES + b'"}\n'
+    lines = [line for pair in zip(wrong, clean_lines * 20, strict=False) for line in pair]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"".join([*lines[:50], big, *_HOSTILE, *lines[50:], *wrong[len(lines) // 2 :], big]))
+    alone = _seen(iter(validate_file(path)))
+    assert sum("'conforms': False" in seen for _, seen in alone) > 3 * HELD
+    for step in (None, 3000):
+        if step:
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+        assert _seen(iter_reports(path, parallel=False)) == alone, step
 
 
 def test_batches_on_workers_come_in_larger_partitions(tmp_path: Path) -> None:
