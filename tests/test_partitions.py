@@ -259,6 +259,30 @@ def test_the_commands_say_the_same_on_a_dask_cluster(
 
 
 @pytest.mark.slow
+def test_validate_on_workers_started_beforehand_says_what_the_command_says(
+    transcript: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bench_validate.py measures the command's steady rate through run_on, on workers it started as
+    # the command starts its own: what it measures must be the command, the same bytes and status,
+    # pass after pass on the same workers.
+    from pgm_explore._engine import engine
+    from pgm_explore.cli import _validate as command
+    from pgm_explore.cli import build_parser
+
+    with engine(2, preload=[command.__name__, "jsonschema"]) as workers:
+        for form in (["--format", "json"], ["--no-color"], ["--format", "json"]):
+            here = _run(["validate", *form, "--workers", "0", str(transcript)], capsys)
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
+            args = build_parser().parse_args(["validate", *form, "--workers", "2", str(transcript)])
+            out, err = io.StringIO(), io.StringIO()
+            there = (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue())
+            monkeypatch.delenv("PGM_EXPLORE_PARTITION_BYTES")
+            assert there == here
+            assert here[0] == 1 and here[1].count("\n") > 100
+        assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
+
+
+@pytest.mark.slow
 def test_check_says_the_same_on_local_workers(
     transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
