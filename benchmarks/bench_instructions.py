@@ -35,6 +35,8 @@ against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
 [--subject check|validate|command|facts|checker|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+The messages counted are written in a folder of the run's own under ``benchmarks/out`` (two runs at
+once from one checkout keep theirs apart), removed when the run ends.
 """
 
 from __future__ import annotations
@@ -214,22 +216,24 @@ def main_(argv: list[str] | None = None) -> int:
     if args.source:
         head += f" {subject + ' of ' + args.source.name:>23} {'vs this':>8}"
     print(head)
-    for mix in mixes:
-        whole = OUT / f"instructions-{mix}.jsonl"
-        generate(whole, args.warm_up + args.messages, mix)
-        lines = whole.read_bytes().splitlines(keepends=True)
-        short, long = OUT / f"instructions-{mix}-warm-up.jsonl", whole
-        short.write_bytes(b"".join(lines[: args.warm_up]))
-        json_work = per_message(_JSON, short, long, args.messages, ROOT)
-        if subject == "checker":  # (the facts made here, once, by this checkout's workers' code)
-            short, long = packed_facts(short), packed_facts(long)
-        checks = [per_message(code, short, long, args.messages, source) for source in sources]
-        row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
-        if args.source:
-            row += f" {checks[1]:23,.0f} {checks[1] / checks[0]:8.3f}"
-        print(row, flush=True)
-        for made in {short, long, whole, whole.with_name(f"instructions-{mix}-warm-up.jsonl")}:
-            made.unlink()
+    OUT.mkdir(parents=True, exist_ok=True)
+    # A folder of this run's own: two runs from one checkout (say, one with --source) do not write
+    # over each other's files; removed at the end, on an error or Ctrl-C too.
+    with tempfile.TemporaryDirectory(prefix="instructions-", dir=OUT) as folder:
+        for mix in mixes:
+            whole = Path(folder) / f"instructions-{mix}.jsonl"
+            generate(whole, args.warm_up + args.messages, mix)
+            lines = whole.read_bytes().splitlines(keepends=True)
+            short, long = whole.with_name(f"instructions-{mix}-warm-up.jsonl"), whole
+            short.write_bytes(b"".join(lines[: args.warm_up]))
+            json_work = per_message(_JSON, short, long, args.messages, ROOT)
+            if subject == "checker":  # (the facts made here, once, by this checkout's workers' code)
+                short, long = packed_facts(short), packed_facts(long)
+            checks = [per_message(code, short, long, args.messages, source) for source in sources]
+            row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
+            if args.source:
+                row += f" {checks[1]:23,.0f} {checks[1] / checks[0]:8.3f}"
+            print(row, flush=True)
     return 0
 
 
