@@ -268,11 +268,14 @@ class TranscriptChecker:
                     # The Response to the one Request its dialogue waits for (most are): taken here,
                     # and answers_a_request looks at what else it may be.
                     request_id, pending = facts.request_id, dialogue.pending
+                    # (Looked up by the Request's own QueryID, the equal string whose hash was
+                    # worked out when it was kept: the Response's is new, and hashing it costs more
+                    # than the comparison.)
                     if (
                         request_id is not None
                         and type(pending) is PendingRequest
                         and pending.query_id == request_id
-                        and not ids.get(request_id, 1) & 1  # (not answered yet)
+                        and not ids.get(request_id := pending.query_id, 1) & 1  # (not answered yet)
                     ):
                         dialogue.pending = None
                         request_turn = pending.turn

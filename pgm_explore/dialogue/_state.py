@@ -50,7 +50,7 @@ __all__ = [
     "stance_constraints",
 ]
 
-_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
 _NO_ENTITIES: frozenset[str] = frozenset()
 
 Entities = frozenset[str] | dict[str, None]
@@ -208,19 +208,20 @@ class PendingRequest(msgspec.Struct, gc=False):
         return self.head if self.line < 0 else f"{self.head}{self.line}"
 
 
-def stance_constraints(constraints: Mapping[str, Any]) -> Mapping[str, str] | None:
-    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
-    strings: all that is kept of the Constraints while the Request waits (a hundred thousand
-    Requests waiting held some 400 bytes each of Constraints no rule reads), one copy shared by
-    every Request that asks the same (:func:`_stance`: an A-User asks for the same Role again and
-    again; a hundred thousand Requests waiting held 50 bytes each of their own still).
+def stance_constraints(constraints: tuple[Any, Any]) -> Mapping[str, str] | None:
+    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance (``constraints``, their
+    Role and Locale as :attr:`Facts.constraints` has them), those given as strings: all that is kept
+    of the Constraints while the Request waits (a hundred thousand Requests waiting held some 400
+    bytes each of Constraints no rule reads), one copy shared by every Request that asks the same
+    (:func:`_stance`: an A-User asks for the same Role again and again; a hundred thousand Requests
+    waiting held 50 bytes each of their own still).
 
-    >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
+    >>> stance_constraints(("guide", 3)), stance_constraints((None, None))
     ({'Role': 'guide'}, None)
-    >>> stance_constraints({"Role": "guide"}) is stance_constraints({"Role": "guide", "Tone": "dry"})
+    >>> stance_constraints(("guide", None)) is stance_constraints(("guide", ["fr"]))
     True
     """
-    role, locale = constraints.get("Role"), constraints.get("Locale")
+    role, locale = constraints
     return _stance(role if isinstance(role, str) else None, locale if isinstance(locale, str) else None)
 
 
@@ -497,16 +498,16 @@ class TranscriptState:
         """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``entry``)."""
         return entry >> 1 if entry >= 0 else self.other_turns[query_id]
 
-    def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
+    def known_action_context(self, action_context: bytes | dict[str, Any] | None) -> KnownActionContext | None:
+        """The one copy kept of an ActionContext (as :attr:`Facts.action_context` has it: its
+        MessagePack, decoded here only the first time, or a dict of its own)."""
         if action_context is None:
             return None
-        try:
-            key = _encode(action_context)
-        except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits: kept on its own
-            return KnownActionContext(action_context)
-        known = self.action_contexts.get(key)
+        if isinstance(action_context, dict):  # (an int beyond 64 bits, which MessagePack cannot write)
+            return KnownActionContext(action_context)  # (kept on its own)
+        known = self.action_contexts.get(action_context)
         if known is None:
-            known = self.action_contexts[key] = KnownActionContext(action_context)
+            known = self.action_contexts[action_context] = KnownActionContext(_decode(action_context))
         return known
 
     @staticmethod
