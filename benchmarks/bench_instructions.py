@@ -103,7 +103,10 @@ for numbers, packed in batches:
     start = 0
     for facts in fact_chunks(packed):
         end = start + len(facts)
-        lines = numbers[start:end]
+        if numbers[end - 1] - numbers[start] == end - 1 - start:  # (a range, as iter_facts gives consecutive lines)
+            lines = range(numbers[start], numbers[end - 1] + 1)
+        else:
+            lines = numbers[start:end]
         if feed is not None:
             feed("t.jsonl:", lines, facts)
         else:  # (a checkout from before session 13: a message a call)

@@ -358,6 +358,28 @@ class SourceLog:
         self._expect = line + 1
         return number
 
+    def add_lines(self, head: str, lines: range) -> int:
+        """Log the sources ``f"{head}{line}"`` of every line of ``lines`` (consecutive, >= 0) at
+        once; return what added to a line gives its number. (A run of messages of the bulk
+        reader, logged before its messages are checked: each message that needs its number then
+        costs an addition rather than a call. A number for a message that needs none is left
+        unused.)
+
+        >>> log = SourceLog()
+        >>> offset = log.add_lines("t.jsonl:", range(7, 10))
+        >>> [offset + 7, offset + 9, log.add_line("t.jsonl:", 10), log.add_lines("u:", range(1, 3)) + 2]
+        [0, 2, 3, 5]
+        >>> [log.source(n) for n in (0, 2, 3, 4, 5)], len(log.runs)
+        (['t.jsonl:7', 't.jsonl:9', 't.jsonl:10', 'u:1', 'u:2'], 2)
+        """
+        number, first = self.size, lines.start
+        self.size = number + len(lines)
+        if first != self._expect or head != self._head:
+            self._head = head
+            self.runs.append((number, head, first))
+        self._expect = lines.stop
+        return number - first
+
     def _start_run(self, number: int, source: str) -> None:
         for separator in (":", "#"):
             head, found, tail = source.rpartition(separator)
