@@ -602,18 +602,27 @@ class TranscriptState:
             return dict.fromkeys(map(self.shared, entities | added))
         return self.entity_set(entities | added)
 
-    def refine_context(self, facts: Facts) -> None:
-        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
-        context = self.opened.get(facts.dialog) if facts.dialog is not None else None
-        if facts.entities is None or context is None or facts.outcome == "not_answered":
+    def refine_context(self, facts: Facts, context: DialogueContext | None) -> None:
+        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context
+        (``context``, that of the PC Prompt that opened its DialogID: :attr:`DialogueState.opener`)."""
+        added = facts.entities
+        if added is None or context is None or facts.outcome == "not_answered":
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = facts.entities
+        session = facts.ids[2]
+        if type(session) is str:
+            # (the context's own SessionID when it is the same, as it mostly is: kept once already)
+            shared = context.ids[2]
+            session = shared if session == shared else self.shared(session)
+        else:
+            session = None
+        if not added:  # (most Representations add no Entity: only the session is known to have some)
+            if session is not None:
+                self.session_entities.setdefault(session, _NO_ENTITIES)
+            return
         context.entities = self.grown(context.entities, added)
-        session = facts.session
         if session is not None:
-            session = self.shared(session)
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
 
     def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:
