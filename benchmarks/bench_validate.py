@@ -14,16 +14,22 @@ and prints messages per second and the ratios to the yardstick (target: the libr
 at least 0.5 of ``json.loads``), then the time ``import pgm_explore`` and
 ``import pgm_explore.cli`` take in a fresh interpreter (target 0.5 s).
 
-With ``--workers N`` (N > 0) the command runs three ways in the same run, to compare one
+With ``--workers N`` (N > 0) the command runs four ways in the same run, to compare one
 process with N local Dask workers (issue 20's target: 2 workers at least 2.0 of
 ``json.loads``):
 
 3. ``--workers 0``: one process;
-4. ``--scheduler ADDRESS`` of N local workers the benchmark started before (and warmed up
-   with a pass of its own): the steady rate, without the workers' start;
-5. ``--workers N``: end to end, the command starting and stopping its own workers;
+4. on N local workers the benchmark started before, as the command starts its own (the
+   command's code after it has its workers, ``run_on``; results fetched from the workers
+   directly), warmed up by a pass of their own: the steady rate a user gets, without the
+   workers' start;
+5. ``--scheduler ADDRESS`` of those workers: the same, every result relayed by the
+   scheduler, as for a cluster started elsewhere (beside; sessions 11 to 13 measured this);
+6. ``python -m pgm_explore validate --workers N`` in a new interpreter: end to end, what a
+   user waits for (the interpreter, the imports and the workers' start included);
 
-and prints the start-up (5 minus 4) apart from the steady rate.
+and prints the start-up (6 minus 4) apart from the steady rate, and the CPU a message of
+the workers and of this process (the client, with the local cluster's scheduler).
 
 Run: ``.venv/bin/python benchmarks/bench_validate.py [--messages N] [--repeat R] [--workers N]``
 (e.g. ``--workers 2 --messages 1000000 --repeat 3``: a file of about 1 GB).
@@ -344,74 +350,105 @@ def main_(argv: list[str] | None = None) -> int:
 def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float], str]) -> None:
     """One process against ``workers`` local Dask workers, steady and end to end, in one run.
 
-    Besides the wall times, the CPU times (the least of the passes): this process's own, and
-    for the steady passes the workers' too. On a machine that others load, the workers do not
-    get a core each, and the wall times say little about what they would do on idle cores;
-    the CPU times change little with the load. From them, the wall time on ``workers`` idle
-    cores: the work of the workers and the client spread evenly, or the client's alone if
-    more (a projection, printed as such)."""
+    What each pass measures (they take turns, as in :func:`best_in_turn`):
+
+    - ``json.loads``, the library and the command ``--workers 0``: as without ``--workers``;
+    - *started*: the command's own code (``run_on``) on ``workers`` local workers the
+      benchmark started beforehand, as the command starts them (the same preload; the
+      client fetches results from the workers directly), and warmed up by a pass of their
+      own: what a user gets once the workers run, without their start;
+    - *--scheduler*: the command given the address of those workers' scheduler, as for a
+      cluster started elsewhere: every result then goes through the scheduler, which lives in
+      this process (beside, for comparison with the figures of sessions 11 to 13);
+    - *new process*: ``python -m pgm_explore validate --workers N`` in a new interpreter,
+      what a user waits for from typing the command (the interpreter, the imports, the
+      forkserver and the cluster's start included; its CPU is not counted here).
+
+    Besides the wall times, the CPU times (the least of the passes): this process's own (the
+    client, with the scheduler of the local cluster), and for the passes on the started
+    workers the workers' too. On a machine that others load, the workers do not get a core
+    each, and the wall times say little about what they would do on idle cores; the CPU times
+    change little with the load. From them, the wall time on ``workers`` idle cores: the work
+    of the workers and the client spread evenly, or the client's alone if more (a projection,
+    printed as such)."""
+    import pgm_explore.cli._validate as command_module
     from pgm_explore._engine import engine
+    from pgm_explore.cli import build_parser
 
     count = sum(1 for _ in path.open("rb"))
     start = time.perf_counter()
-    with engine(workers) as cluster:
+    # (The preload of the command's own: the forkserver keeps the first it is given.)
+    with engine(workers, preload=[command_module.__name__, "jsonschema"]) as cluster:
         started = time.perf_counter() - start
         client = cluster.client  # type: ignore[attr-defined]  # (a Dask engine)
         address = client.scheduler.address
+        args = build_parser().parse_args(["validate", "--format", "json", "--workers", str(workers), str(path)])
 
         def workers_cpu() -> float:
             return sum(client.run(time.process_time).values())
 
-        command(path, "--scheduler", address)  # (the workers import and compile the validators once)
+        def on_started() -> int:
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                return command_module.run_on(cluster, args, sink, sys.stderr)
+
+        def new_process() -> None:
+            argv = ["validate", "--format", "json", "--workers", str(workers), str(path)]
+            subprocess.run([sys.executable, "-m", "pgm_explore", *argv], stdout=subprocess.DEVNULL, check=False)
+
+        on_started()  # (the workers compile the validators once)
         runs: list[Callable[[], object]] = [
             lambda: bare_json(path),
             lambda: library(path),
             lambda: command(path, "--workers", "0"),
+            on_started,
             lambda: command(path, "--scheduler", address),
-            lambda: command(path, "--workers", str(workers)),
+            new_process,
         ]
+        on_workers = (3, 4)
         wall = [float("inf")] * len(runs)
         cpu = [float("inf")] * len(runs)
-        spread_cpu = float("inf")  # (the workers', in the steady passes)
+        spread_cpu = {i: float("inf") for i in on_workers}  # (the workers', in the passes on them)
         for _ in range(repeat):
             for i, run in enumerate(runs):
-                steady = i == 3
-                before = workers_cpu() if steady else 0.0
+                before = workers_cpu() if i in on_workers else 0.0
                 start, own = time.perf_counter(), time.process_time()
                 run()
                 wall[i] = min(wall[i], time.perf_counter() - start)
                 cpu[i] = min(cpu[i], time.process_time() - own)
-                if steady:
-                    spread_cpu = min(spread_cpu, workers_cpu() - before)
-    t_json, t_lib, t_one, t_steady, t_whole = wall
-    print(f"json.loads                                 {rate(t_json)}")
-    print(f"library, one process                       {rate(t_lib)}")
-    print(f"command, one process (--workers 0)         {rate(t_one)}")
-    print(f"command, {workers} workers started (--scheduler)  {rate(t_steady)}")
-    print(f"command, {workers} workers end to end (--workers) {rate(t_whole)}")
+                if i in on_workers:
+                    spread_cpu[i] = min(spread_cpu[i], workers_cpu() - before)
+    t_json, t_lib, t_one, t_steady, t_relayed, t_whole = wall
+    print(f"json.loads                                          {rate(t_json)}")
+    print(f"library, one process                                {rate(t_lib)}")
+    print(f"command, one process (--workers 0)                  {rate(t_one)}")
+    print(f"command, {workers} workers started (as the command's own)  {rate(t_steady)}")
+    print(f"command, {workers} workers started, via --scheduler        {rate(t_relayed)}")
+    print(f"command, {workers} workers, in a new process (--workers)   {rate(t_whole)}")
     print(
-        f"start-up of {workers} workers: {t_whole - t_steady:.2f} s in the command ({started:.2f} s to start the cluster)"
+        f"start-up: {t_whole - t_steady:.2f} s more in a new process than on the workers started "
+        f"({started:.2f} s to start the cluster here)"
     )
     ratio = t_json / t_steady
     status = "ok" if ratio >= TARGET_WORKERS else "BELOW TARGET"
-    print(f"command, one process   / json.loads = {t_json / t_one:.2f}")
-    print(f"command, {workers} workers steady / json.loads = {ratio:.2f} (target {TARGET_WORKERS} for 2) {status}")
-    print(f"command, {workers} workers whole  / json.loads = {t_json / t_whole:.2f}")
-    print(f"command, {workers} workers steady / one process = {t_one / t_steady:.2f}")
+    print(f"command, one process              / json.loads = {t_json / t_one:.2f}")
+    print(
+        f"command, {workers} workers started       / json.loads = {ratio:.2f} (target {TARGET_WORKERS} for 2) {status}"
+    )
+    print(f"command, {workers} workers, --scheduler  / json.loads = {t_json / t_relayed:.2f}")
+    print(f"command, {workers} workers, new process  / json.loads = {t_json / t_whole:.2f}")
+    print(f"command, {workers} workers started       / one process = {t_one / t_steady:.2f}")
 
     def micro(seconds: float) -> str:
         return f"{seconds / count * 1e6:.2f} µs"
 
-    c_json, c_one, c_client = cpu[0], cpu[2], cpu[3]
-    print(
-        f"CPU a message: json.loads {micro(c_json)}, command in one process {micro(c_one)}, "
-        f"on {workers} workers {micro(spread_cpu)} there + {micro(c_client)} in the client"
-    )
-    idle = max((spread_cpu + c_client) / workers, c_client)
-    print(
-        f"projected on {workers} idle cores from the CPU times: {workers} workers / json.loads = "
-        f"{c_json / idle:.2f}, / one process = {c_one / idle:.2f}"
-    )
+    c_json, c_one = cpu[0], cpu[2]
+    print(f"CPU a message: json.loads {micro(c_json)}, command in one process {micro(c_one)}")
+    for i, how in ((3, "started"), (4, "via --scheduler")):
+        idle = max((spread_cpu[i] + cpu[i]) / workers, cpu[i])
+        print(
+            f"  on {workers} workers {how}: {micro(spread_cpu[i])} there + {micro(cpu[i])} in the client; "
+            f"projected on {workers} idle cores: / json.loads = {c_json / idle:.2f}, / one process = {c_one / idle:.2f}"
+        )
 
 
 if __name__ == "__main__":

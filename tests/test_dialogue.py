@@ -199,6 +199,23 @@ def test_a_plan_sent_again_under_one_action_context_is_judged_alike_and_has_its_
     assert [(p.step, p.predicted) for p in again.predictions or ()] == [(0, "LocOOR")]
 
 
+def test_one_action_context_is_kept_once_and_one_beyond_64_bits_on_its_own() -> None:
+    # (The facts carry an ActionContext as MessagePack, which the checker keeps one copy of for
+    # every dialogue that has it, decoded once; one that MessagePack cannot write stays a dict.)
+    context = {"Repertoire": ["MM-Add"], "MLocations": ["ML-Stall"], "MaxSteps": 4}
+    huge = context | {"MaxSteps": 2**64}
+    checker = TranscriptChecker()
+    for number, (dialog, given) in enumerate([("d-1", context), ("d-2", dict(context)), ("d-3", huge)]):
+        assert not checker.feed(f"t#{number}", prompt(dialog, ActionContext=given))
+    state = checker._state
+    opened = [state.opened[dialog].action_context for dialog in ("d-1", "d-2", "d-3")]
+    assert opened[0] is opened[1] and list(state.action_contexts.values()) == [opened[0]]
+    assert opened[0] is not None and opened[0].value == context and list(opened[0].value) == list(context)
+    assert opened[2] is not None and opened[2].value == huge and opened[2].value["MaxSteps"] == 2**64
+    found = checker.feed("t#3", _feasibility("q-1", 0, 2_000, PLACE) | {"DialogID": "d-3"})
+    assert found.action_context == huge and [p.predicted for p in found.predictions or ()] == ["LocOOR"]
+
+
 def test_an_empty_action_context_is_in_force_but_rules_nothing_out() -> None:
     docs = [prompt(ActionContext={}), _feasibility("q-1", 0, 2_000, "Track Nil x"), _feasible("q-2", "q-1", 0, 2_500)]
     t = Transcript.from_documents(docs)

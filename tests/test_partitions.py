@@ -27,7 +27,7 @@ from pgm_explore.cli._output import ANSI, clean, json_str
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
 from pgm_explore.dialogue._facts import PackedFacts, facts_batch, item_facts, packed_facts_batch, unpacked_facts
 from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
-from pgm_explore.io._partitions import Left, partitions, work_on_partition
+from pgm_explore.io._partitions import HELD, HELD_BYTES, Left, partitions, work_on_partition
 from pgm_explore.validation import Report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
@@ -259,6 +259,30 @@ def test_the_commands_say_the_same_on_a_dask_cluster(
 
 
 @pytest.mark.slow
+def test_validate_on_workers_started_beforehand_says_what_the_command_says(
+    transcript: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bench_validate.py measures the command's steady rate through run_on, on workers it started as
+    # the command starts its own: what it measures must be the command, the same bytes and status,
+    # pass after pass on the same workers.
+    from pgm_explore._engine import engine
+    from pgm_explore.cli import _validate as command
+    from pgm_explore.cli import build_parser
+
+    with engine(2, preload=[command.__name__, "jsonschema"]) as workers:
+        for form in (["--format", "json"], ["--no-color"], ["--format", "json"]):
+            here = _run(["validate", *form, "--workers", "0", str(transcript)], capsys)
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
+            args = build_parser().parse_args(["validate", *form, "--workers", "2", str(transcript)])
+            out, err = io.StringIO(), io.StringIO()
+            there = (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue())
+            monkeypatch.delenv("PGM_EXPLORE_PARTITION_BYTES")
+            assert there == here
+            assert here[0] == 1 and here[1].count("\n") > 100
+        assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
+
+
+@pytest.mark.slow
 def test_check_says_the_same_on_local_workers(
     transcript: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,34 +336,53 @@ def test_validate_writes_the_same_bytes_from_partitions(
         assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == (status, named, err), step
 
 
+def _held_back(tmp_path: Path, among: tuple[bytes, ...] = ()) -> Path:
+    """A file whose messages the typed reader does not take come in runs of more than HELD between
+    clean ones, two of them over HELD_BYTES alone, ``among`` in the middle."""
+    clean_lines = (DATA / "full-session.jsonl").read_bytes().splitlines(keepends=True)
+    wrong = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Question": %d}\n' % n for n in range(3 * HELD)]
+    big = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Locale": "' + b"x" * HELD_BYTES + b'"}\n'
+    lines = [line for pair in zip(wrong, clean_lines * 20, strict=False) for line in pair]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"".join([*lines[:50], big, *among, *lines[50:], *wrong[len(lines) // 2 :], big]))
+    return path
+
+
 @pytest.mark.parametrize("form", [["--format", "json"], ["--no-color"]])
 def test_validate_judges_the_messages_it_holds_back_in_their_places(
     form: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A partition's worker judges the messages the typed reader did not take a few at a time
-    # (WAITING of them, or WAITING_BYTES of their text): each one's output must still come in its
+    # (HELD of them, or HELD_BYTES of their text): each one's output must still come in its
     # place among the clean messages', counted once, as when each message is written on its own.
-    from pgm_explore.cli._validate import WAITING, WAITING_BYTES
-
-    clean_lines = (DATA / "full-session.jsonl").read_bytes().splitlines(keepends=True)
-    wrong = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Question": %d}\n' % n for n in range(3 * WAITING)]
-    big = b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "Locale": "' + b"x" * WAITING_BYTES + b'"}\n'
-    lines = [line for pair in zip(wrong, clean_lines * 20, strict=False) for line in pair]
-    path = tmp_path / "mixed.jsonl"
-    path.write_bytes(b"".join([*lines[:50], big, *lines[50:], *wrong[len(lines) // 2 :], big]))
+    path = _held_back(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
     status, piped, err = _run(["validate", *form, "--input-format", "jsonl", "-"], capsys)
     if form == ["--format", "json"]:
         named = piped.replace('{"source":"-:', f'{{"source":"{json_str(str(path))[1:-1]}:')
     else:
         named = re.sub(r"^-:", lambda _: f"{clean(str(path))}:", piped, flags=re.MULTILINE)
-    assert (
-        status == 1 and named.count("does not conform" if form == ["--no-color"] else '"conforms":false') > 3 * WAITING
-    )
+    assert status == 1 and named.count("does not conform" if form == ["--no-color"] else '"conforms":false') > 3 * HELD
     for step in (None, 3000):
         if step:
             monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
         assert _run(["validate", *form, "--workers", "0", str(path)], capsys) == (status, named, err), step
+
+
+def test_iter_reports_judges_the_messages_it_holds_back_in_their_places(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The library's batch holds back the messages the typed reader did not take, as validate's
+    # worker does: each report still comes in its place, the same as each message reported alone.
+    from pgm_explore.io import validate_file
+
+    path = _held_back(tmp_path, tuple(_HOSTILE))
+    alone = _seen(iter(validate_file(path)))
+    assert sum("'conforms': False" in seen for _, seen in alone) > 3 * HELD
+    for step in (None, 3000):
+        if step:
+            monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+        assert _seen(iter_reports(path, parallel=False)) == alone, step
 
 
 def test_batches_on_workers_come_in_larger_partitions(tmp_path: Path) -> None:

@@ -702,3 +702,88 @@ def test_structs_written_back_omit_what_was_not_there() -> None:
     dt, mode = _typed(document)  # type: ignore[misc]
     value = msgspec.json.decode(line, type=all_clean_types()[(dt.name, mode if dt.modes else None)])
     assert msgspec.json.encode(value) == line.rstrip()
+
+
+def _with_separators_in_strings(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``document`` with one string value at a time holding what separates JSON's tokens."""
+    for path, value in _nodes(document):
+        if path and isinstance(value, str) and path[-1] not in ("Header", "Mode"):
+            for form in (", ", ": ", '", "', '": "', ",:", " , : ", "a,\tb"):
+                yield f"{path} = {form!r}", _replaced(document, path, value + form)
+
+
+def test_separators_inside_strings_are_read_as_today() -> None:
+    """A value holding ", " or ": " (what Python's json module writes between tokens) is part of a
+    string: compact or spaced, the line is read as today's reader reads it, or refused."""
+    tried = accepted = 0
+    for base in clean_bases():
+        ordered = _in_schema_order(base, HEADERS[base["Header"]])
+        for what, document in _with_separators_in_strings(ordered):
+            for raw in (_compact(document), _spaced(document)):
+                tried += 1
+                accepted += _assert_reads_as_today(raw, what)
+    # (Most values are free text: those lines go the fast way, spaced as well as compact.)
+    assert tried > 200 and accepted > tried // 2, (tried, accepted)
+
+
+def test_odd_spacing_is_read_as_today() -> None:
+    """Lines spaced otherwise than Python's json module or msgspec write them, at the beginning
+    (where the way a line is written is looked up) and after it, and lines too short to have a
+    beginning: read as today or refused, never raising."""
+    tried = accepted = 0
+    for base in clean_bases():
+        ordered = _in_schema_order(base, HEADERS[base["Header"]])
+        compact, spaced = _compact(ordered), _spaced(ordered)
+        odd = [
+            compact.replace(b'{"Header":', b'{"Header": ', 1),  # (a spaced beginning, a compact rest)
+            spaced.replace(b'{"Header": ', b'{"Header":', 1),  # (a compact beginning, a spaced rest)
+            spaced.replace(b'{"Header": ', b'{"Header":  ', 1),
+            spaced.replace(b'{"Header": ', b'{"Header" : ', 1),
+            spaced.replace(b'{"Header": ', b'{"Header":\t', 1),
+            spaced.replace(b'{"Header": ', b'{ "Header": ', 1),
+            spaced.replace(b", ", b",  ", 1),
+            spaced.replace(b", ", b" , ", 1),
+            spaced.replace(b": ", b":", 1),
+            spaced[: spaced.rindex(b", ")] + b",\n " + spaced[spaced.rindex(b", ") + 2 :],
+            compact.replace(b",", b", ", 1),
+            compact.replace(b",", b"\n,", 1),
+        ]
+        assert read_clean(compact) == ordered and read_clean(spaced) == ordered
+        for number, raw in enumerate(odd):
+            tried += 1
+            accepted += _assert_reads_as_today(raw, f"{base['Header']} odd spacing {number}")
+    assert tried > 50 and accepted < tried
+    for short in (b"", b"\n", b"{}", b"{", b'{"Header"', b'{"Header": ', b'{"Header":"PGM-PCP-V1.0"}', b"[1, 2]"):
+        assert read_clean(short) is None
+
+
+def test_threads_writing_back_at_once() -> None:
+    """Threads of one process reading lines of many lengths, compact and spaced, at once, each
+    writing the text it compares into its own buffer: every line is read as today's reader does."""
+    ordered = [_in_schema_order(d, HEADERS[d["Header"]]) for d in clean_bases()]
+    lines = [_compact(d) for d in ordered] + [_spaced(d) for d in ordered]
+    lines.sort(key=len)
+    assert len(lines[-1]) > 2 * len(lines[0])
+    today = [json.dumps(_as_today(raw)) for raw in lines]
+    failures: list[BaseException] = []
+
+    def read(start: int) -> None:
+        try:
+            for turn in range(4000):
+                at = (start * 7 + turn * (start + 1)) % len(lines)
+                got = read_clean(lines[at])
+                assert got is not None and json.dumps(got) == today[at]
+        except BaseException as error:  # (handed to the test's thread)
+            failures.append(error)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads change as often as they can)
+    try:
+        threads = [threading.Thread(target=read, args=(start,)) for start in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not failures, failures[:1]

@@ -71,7 +71,7 @@ def test_the_course_tab_checks_the_learner_and_keeps_progress_in_the_drafts_fold
     assert view.check().right
     composer = view.open_composer()
     assert composer.work_folder is app.work_folder and composer.draft_file is not None
-    assert composer.draft_file.parent == tmp_path / "drafts"
+    assert composer.draft_file.parent == tmp_path / "drafts" / "course"  # out of the other composers' Drafts lists
     composer.remove(("Kind",))
     assert "1 of 10 exercises done" in app.course.summary.value
     assert (tmp_path / "drafts" / "course-progress.json").is_file()

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from pgm_explore import RULES, validate
-from pgm_explore.widgets import Course
+from pgm_explore.widgets import Course, MessageComposer
 from pgm_explore.widgets._course import (
     PROGRESS_FILE,
     ExerciseView,
@@ -187,3 +187,23 @@ def test_the_shortened_objects_read_as_objects_not_as_strings() -> None:
     view = ExerciseView(exercises("find-the-mistake")[0], Progress(False), draft_dir=False)
     intro = view.children[0].value
     assert "&quot;QueryTime&quot;: {…}," in intro and "&quot;{…}&quot;" not in intro
+
+
+def test_the_course_drafts_stay_out_of_the_drafts_folders_list_and_older_ones_come_back(tmp_path: Path) -> None:
+    course = Course("tour", draft_dir=tmp_path)
+    composer = course.view.open_composer()
+    composer.set(("SessionID",), "learner-edit")
+    composer.close()
+    assert (tmp_path / "course" / f"course-{course.view.exercise.id}.json").is_file()
+    assert MessageComposer.drafts(tmp_path) == []  # what another composer's Drafts list reads
+    # A draft an earlier version wrote in the drafts folder itself is moved, and restored.
+    second = course.exercises[1].id
+    earlier = MessageComposer.from_document(
+        course.message(2), draft_dir=tmp_path, draft_name=f"course-{second}", reply_button=False
+    )
+    earlier.set(("SessionID",), "edited-before-the-move")
+    earlier.close()
+    assert MessageComposer.drafts(tmp_path) == [f"course-{second}"]
+    again = Course("tour", draft_dir=tmp_path).exercise(2).open_composer()
+    assert again.get(("SessionID",)) == "edited-before-the-move"
+    assert MessageComposer.drafts(tmp_path) == []

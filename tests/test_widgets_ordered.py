@@ -14,6 +14,7 @@ pytest.importorskip("ipywidgets")
 
 from pgm_explore.widgets import MessageComposer, _ordered
 from pgm_explore.widgets._keys import UndoKeys
+from pgm_explore.widgets._secret import SecretBox
 
 
 @pytest.fixture(autouse=True)
@@ -122,3 +123,22 @@ def test_an_undo_key_waits_for_the_values_typed_before_it() -> None:
     _browser_key(composer, "paste")  # not a key of ours, nor is a message that is not an object
     _browser_key(composer, "undo", ["undo"])
     assert composer.value["Prompt"] == "Meet at noon" and composer.errors == []
+
+
+def test_connect_waits_for_the_token_typed_before_it_which_never_enters_the_widget_state() -> None:
+    """The Token box (a SecretBox) sends its text as a message of its own model: a Connect clicked
+    after it waits for that model's echo, and takes the text; the model's state never holds it."""
+    taken: list[str] = []
+    box = SecretBox()
+    button = _ordered.OrderedButton()
+    button.on_click(lambda _b: taken.append(box.take()))
+    box._handle_custom_msg({"typed": "tok-se"}, [])
+    _browser_click(button)
+    assert taken == []  # not yet: the box has not echoed
+    box._handle_custom_msg({"typed": "tok-secret"}, [])
+    _browser_echoes(box)
+    assert taken == ["tok-secret"] and box.typed == ""
+    box._handle_custom_msg({"typed": "tok-secret"}, [])
+    box._handle_custom_msg({"typed": 42}, [])  # not text: ignored
+    assert box.typed == "tok-secret"
+    assert "tok-secret" not in json.dumps(box.get_state(), default=str)

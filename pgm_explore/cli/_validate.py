@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import IO, NamedTuple
 
-from pgm_explore._engine import EngineUnavailable, engine_for
+from pgm_explore._engine import Engine, EngineUnavailable, engine_for
 from pgm_explore._progress import progress
 from pgm_explore.cli._options import Command, add_engine_options, add_progress_option, add_reading_options
 from pgm_explore.cli._output import (
@@ -39,10 +39,10 @@ from pgm_explore.cli._output import (
     write_text,
 )
 from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
-from pgm_explore.io import Batch, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
+from pgm_explore.io import Batch, Held, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
 from pgm_explore.validation import Finding, Report, ReportFields, Way, clean_fields
 
-__all__ = ["COMMAND", "Lines", "Writer", "json_line", "text_block"]
+__all__ = ["COMMAND", "Lines", "Writer", "json_line", "run_on", "text_block"]
 
 EPILOG = """\
 inputs:
@@ -165,9 +165,6 @@ class Tally(Severities):
 
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    tally = Tally()
-    kind: InputKind | None = args.input_format
-    palette = palette_for(args.color, out)
     try:
         # python-jsonschema explains the messages that do not conform, which a big input always
         # holds: imported once before the workers are forked, not by each (where Jupyter's
@@ -182,6 +179,17 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     except EngineUnavailable as exc:
         err.write(f"{PROG} validate: {clean(str(exc))}\n")
         return EXIT_USAGE
+    with engine:
+        return run_on(engine, args, out, err)
+
+
+def run_on(engine: Engine, args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """The command's work once its engine is there (``run`` makes it from ``--workers`` and
+    ``--scheduler``, and stops it after): benchmarks/bench_validate.py gives it workers
+    started beforehand, to measure the command's steady rate as a user gets it."""
+    tally = Tally()
+    kind: InputKind | None = args.input_format
+    palette = palette_for(args.color, out)
     bar = progress(input_size(args.paths), "B", stream=err, show=args.progress, what="validate")
     to_out = shared(out, bar)  # (out itself when no bar is drawn)
     write: Callable[[str], object]
@@ -198,7 +206,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             write_text(to_out, text_block(rep, palette) + "\n")
 
     add, add_lines = tally.add, tally.add_lines
-    with engine, bar:
+    with bar:
         for path in args.paths:
             stdin_notice("validate", path, err)
             before = bar.done
@@ -307,12 +315,6 @@ class Lines(NamedTuple):
         return "".join(out)
 
 
-WAITING = 64
-"""Messages not read by the typed reader that a :class:`Writer` judges together (see there)."""
-WAITING_BYTES = 1 << 20
-"""The most text of such messages a :class:`Writer` holds before judging them (a line may hold 64 MiB)."""
-
-
 class Writer:
     """The output of the messages of a partition of ``path`` in the ``form`` of ``--format``
     (``json``, or ``text`` in the colours of ``palette``), as :class:`Lines`: the
@@ -323,23 +325,20 @@ class Writer:
     the line number is the same for every message of a data type and Mode, made once.
 
     A message that the typed reader did not take (one that does not conform, mostly) is judged
-    with others of its kind, up to :data:`WAITING` of them or :data:`WAITING_BYTES` of their text,
-    its place in the output kept for it: explaining one between clean lines ran python-jsonschema's
-    code cold, 195-241 µs a message of ``bench_validate.py`` (1 in 200 does not conform), against
-    79-102 µs a few together; a partition of 16 MiB of that file took 0.5 µs a message less
+    with others of its kind (:class:`~pgm_explore.io.Held`), its place in the output kept for it:
+    a partition of 16 MiB of ``bench_validate.py``'s file took 0.5 µs a message less
     (docs/performance.md)."""
 
     __slots__ = (
         "_errors",
         "_form",
         "_head",
+        "_held",
         "_nonconforming",
         "_numbers",
         "_palette",
         "_parts",
         "_said",
-        "_waiting",
-        "_waiting_bytes",
         "_warnings",
     )
 
@@ -348,8 +347,7 @@ class Writer:
         # (In JSON, the source's closing quote comes after the number.)
         self._head = f'{{"source":{json_str(path)[:-1]}:' if form == "json" else f"{palette.bold}{clean(path)}:"
         self._said: dict[Way, str] = {}  # what follows the number of a clean message without findings, by its way
-        self._waiting: list[tuple[int, Item]] = []  # (place in _parts, item) of the messages to judge together
-        self._waiting_bytes = 0
+        self._held = Held()  # (its places are in _parts)
         self._start()
 
     def _start(self) -> None:
@@ -370,21 +368,17 @@ class Writer:
 
     def item(self, item: Item) -> None:
         self._numbers.append(item.line)  # type: ignore[arg-type]  # (a partition's item has a line)
-        self._waiting.append((len(self._parts), item))
-        self._parts.append("")  # (its output, once judged)
-        self._waiting_bytes += len(item.raw or b"")
-        if len(self._waiting) >= WAITING or self._waiting_bytes >= WAITING_BYTES:
+        parts = self._parts
+        parts.append("")  # (its output, once judged)
+        if self._held.hold(len(parts) - 1, item):
             self._judge()
 
     def _judge(self) -> None:
-        """Judge the messages waiting and put their output in its place."""
+        """Judge the messages held and put their output in its place."""
         parts = self._parts
-        for place, item in self._waiting:
-            fields = report_fields(item)
+        for place, fields in self._held.judged():
             self._count(fields)
             parts[place] = self._after(fields)
-        self._waiting.clear()
-        self._waiting_bytes = 0
 
     def _add(self, line: int, fields: ReportFields) -> None:
         self._count(fields)
@@ -410,7 +404,7 @@ class Writer:
         return f"{palette.reset}: {text_tail(type_name, mode, conforms, findings, palette)}\n{self._head}"
 
     def cut(self) -> Lines:
-        if self._waiting:
+        if self._held:
             self._judge()
         parts, numbers = self._parts, self._numbers
         parts[-1] = parts[-1][: -len(self._head)] if numbers else ""

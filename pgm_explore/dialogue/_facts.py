@@ -38,6 +38,7 @@ __all__ = [
     "facts_batch",
     "item_facts",
     "iter_facts",
+    "packed_context",
     "packed_facts_batch",
     "simple_time_seconds",
     "unpacked_facts",
@@ -124,7 +125,12 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     """TurnIndex, as the message gives it."""
     # --- PC Prompts, and what a BKN-PRC Response's Representation adds to their context
     prompt_id: str | None = None
-    action_context: dict[str, Any] | None = None
+    action_context: bytes | dict[str, Any] | None = None
+    """The ActionContext (a PC Prompt's, or the one a BKN-PRC Response's Representation returns) as
+    MessagePack (:func:`packed_context`): the checker keeps one copy of each distinct ActionContext,
+    by these bytes, and decodes only a new one (an A-User sends the same one again and again; its
+    dict cost the checking process a few dozen objects to decode and its encoding to look it up);
+    the dict itself when it holds an integer MessagePack cannot write."""
     entities: frozenset[str] | None = None
     """Entity ids a PC Prompt mentions (ResolvedReferents, SceneContext, ActionContext), or
     those a BKN-PRC Response's Representation adds; None when it has no Representation."""
@@ -136,7 +142,9 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     """(index, CommitmentID, Statement) of each Commitments item with a CommitmentID."""
     released: tuple[tuple[int, str], ...] = ()
     """(index, id) of each ReleasedCommitmentIDs string."""
-    constraints: dict[str, Any] | None = None
+    constraints: tuple[Any, Any] | None = None
+    """The Constraints' Role and Locale (all that a rule reads of them); None when there is no
+    Constraints object."""
     entity_ids: tuple[str, ...] = ()
     # --- Responses
     request_id: str | None = None
@@ -186,6 +194,31 @@ def _turn(doc: dict[str, Any]) -> Any:
     return None if type(turn) is int and _unwritable(abs(turn) + 1) else turn
 
 
+_encode_context = msgspec.msgpack.Encoder().encode
+
+
+def packed_context(action_context: dict[str, Any]) -> bytes | dict[str, Any]:
+    """``action_context`` as :attr:`Facts.action_context` has it: as MessagePack, or itself when it
+    holds an integer beyond 64 bits (which only a dict built in Python can hold).
+
+    >>> packed_context({"MaxSteps": 4}), packed_context({"MaxSteps": 2**64})
+    (b'\\x81\\xa8MaxSteps\\x04', {'MaxSteps': 18446744073709551616})
+    """
+    try:
+        return _encode_context(action_context)
+    except (TypeError, ValueError, OverflowError):
+        return action_context
+
+
+def _packed_struct_context(action_context: Any) -> bytes | dict[str, Any]:
+    """:func:`packed_context` of an ActionContext decoded as a typed Struct: the same bytes as
+    its dict's, its members in the same order, written straight from the Struct."""
+    try:
+        return _encode_context(action_context)
+    except (TypeError, ValueError, OverflowError):
+        return cast(dict[str, Any], _to_builtins(action_context))
+
+
 def facts_of(document: Any, report: Report) -> Facts:
     """The :class:`Facts` of ``document``, whose validation report is ``report``."""
     return _facts_of(document, report.type, report.mode, report.findings)
@@ -213,7 +246,7 @@ def _facts_of(document: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             ids,
             simple_time_seconds(doc.get("PCPromptTime")),
             prompt_id=prompt_id if type(prompt_id) is str else None,
-            action_context=action_context if isinstance(action_context, dict) else None,
+            action_context=packed_context(action_context) if isinstance(action_context, dict) else None,
             entities=frozenset(found),
         )
     query_id = doc.get("QueryID")
@@ -270,7 +303,7 @@ def _request_facts(doc: dict[str, Any], head: _Head) -> Facts:
         released=tuple([(index, cid) for index, cid in enumerate(released) if isinstance(cid, str)])
         if isinstance(released, list)
         else (),
-        constraints=constraints if isinstance(constraints, dict) else None,
+        constraints=(constraints.get("Role"), constraints.get("Locale")) if isinstance(constraints, dict) else None,
         entity_ids=tuple([e for e in entity_ids if isinstance(e, str)]) if isinstance(entity_ids, list) else (),
     )
 
@@ -291,7 +324,7 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
             entities(representation.get(key), found)
         added = frozenset(found)
         action_context = representation.get("ActionContext")
-        action_context = action_context if isinstance(action_context, dict) else None
+        action_context = packed_context(action_context) if isinstance(action_context, dict) else None
     return Facts(
         *head,
         _turn(doc),
@@ -639,7 +672,7 @@ def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             None,
             None,
             value.PCPromptID,
-            None if action_context is _UNSET else _to_builtins(action_context),
+            None if action_context is _UNSET else _packed_struct_context(action_context),
             _struct_entities(value, _PROMPT_ENTITIES),
         )
     dialog, time, query = value.DialogID, _struct_time(value.QueryTime), value.QueryID
@@ -723,7 +756,8 @@ def _dac_request(value: Any) -> _RequestFields:
 
 def _pal_request(value: Any) -> _RequestFields:
     constraints = value.Constraints
-    return None, (), (), (), None if constraints is _UNSET else _to_builtins(constraints), ()
+    asked = None if constraints is _UNSET else (_unset_none(constraints.Role), _unset_none(constraints.Locale))
+    return None, (), (), (), asked, ()
 
 
 def _prc_response(value: Any) -> _ResponseFields:
@@ -732,7 +766,7 @@ def _prc_response(value: Any) -> _ResponseFields:
         return None, None, (), None, (), None
     action_context = representation.ActionContext
     return (
-        None if action_context is _UNSET else _to_builtins(action_context),
+        None if action_context is _UNSET else _packed_struct_context(action_context),
         _struct_entities(representation, _REPRESENTATION_ENTITIES),
         tuple(_filled_members(_REPRESENTATION, representation)),
         None,

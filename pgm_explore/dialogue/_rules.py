@@ -366,8 +366,14 @@ def entities_known(
     if context is None or not entity_ids:
         return
     session = facts.ids[2]
-    # (TranscriptState.known_entities, inline: most Requests name Entities, and all are known)
-    known = state.session_entities.get(session, context.entities) if type(session) is str else context.entities
+    if type(session) is str:
+        # (TranscriptState.known_entities, inline: most Requests name Entities, and all are known;
+        # looked up by the context's own SessionID when it is the same, most are: its hash is
+        # kept in it, where the message's is worked out anew)
+        shared = context.ids[2]
+        known = state.session_entities.get(shared if session == shared else session, context.entities)
+    else:
+        known = context.entities
     if not known or (type(known) is frozenset and known.issuperset(entity_ids)):
         return  # (most Requests name Entities that are known: looked at in one call)
     unknown = [e for e in entity_ids if e not in known]
@@ -453,7 +459,7 @@ def representation_refines_context(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
     """Finds nothing: what Prompt Creation returns refines the dialogue's context (see DialogueContext)."""
-    state.refine_context(facts)
+    state.refine_context(facts, dialogue.opener)
 
 
 def commitments_reported(

@@ -50,7 +50,7 @@ __all__ = [
     "stance_constraints",
 ]
 
-_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
 _NO_ENTITIES: frozenset[str] = frozenset()
 
 Entities = frozenset[str] | dict[str, None]
@@ -208,19 +208,20 @@ class PendingRequest(msgspec.Struct, gc=False):
         return self.head if self.line < 0 else f"{self.head}{self.line}"
 
 
-def stance_constraints(constraints: Mapping[str, Any]) -> Mapping[str, str] | None:
-    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance, those given as
-    strings: all that is kept of the Constraints while the Request waits (a hundred thousand
-    Requests waiting held some 400 bytes each of Constraints no rule reads), one copy shared by
-    every Request that asks the same (:func:`_stance`: an A-User asks for the same Role again and
-    again; a hundred thousand Requests waiting held 50 bytes each of their own still).
+def stance_constraints(constraints: tuple[Any, Any]) -> Mapping[str, str] | None:
+    """The Role and Locale a BKN-PAL Request's Constraints ask of the Stance (``constraints``, their
+    Role and Locale as :attr:`Facts.constraints` has them), those given as strings: all that is kept
+    of the Constraints while the Request waits (a hundred thousand Requests waiting held some 400
+    bytes each of Constraints no rule reads), one copy shared by every Request that asks the same
+    (:func:`_stance`: an A-User asks for the same Role again and again; a hundred thousand Requests
+    waiting held 50 bytes each of their own still).
 
-    >>> stance_constraints({"Role": "guide", "Locale": 3, "Tone": ["warm"]}), stance_constraints({"Tone": "dry"})
+    >>> stance_constraints(("guide", 3)), stance_constraints((None, None))
     ({'Role': 'guide'}, None)
-    >>> stance_constraints({"Role": "guide"}) is stance_constraints({"Role": "guide", "Tone": "dry"})
+    >>> stance_constraints(("guide", None)) is stance_constraints(("guide", ["fr"]))
     True
     """
-    role, locale = constraints.get("Role"), constraints.get("Locale")
+    role, locale = constraints
     return _stance(role if isinstance(role, str) else None, locale if isinstance(locale, str) else None)
 
 
@@ -356,6 +357,28 @@ class SourceLog:
             self.runs.append((number, head, line))
         self._expect = line + 1
         return number
+
+    def add_lines(self, head: str, lines: range) -> int:
+        """Log the sources ``f"{head}{line}"`` of every line of ``lines`` (consecutive, >= 0) at
+        once; return what added to a line gives its number. (A run of messages of the bulk
+        reader, logged before its messages are checked: each message that needs its number then
+        costs an addition rather than a call. A number for a message that needs none is left
+        unused.)
+
+        >>> log = SourceLog()
+        >>> offset = log.add_lines("t.jsonl:", range(7, 10))
+        >>> [offset + 7, offset + 9, log.add_line("t.jsonl:", 10), log.add_lines("u:", range(1, 3)) + 2]
+        [0, 2, 3, 5]
+        >>> [log.source(n) for n in (0, 2, 3, 4, 5)], len(log.runs)
+        (['t.jsonl:7', 't.jsonl:9', 't.jsonl:10', 'u:1', 'u:2'], 2)
+        """
+        number, first = self.size, lines.start
+        self.size = number + len(lines)
+        if first != self._expect or head != self._head:
+            self._head = head
+            self.runs.append((number, head, first))
+        self._expect = lines.stop
+        return number - first
 
     def _start_run(self, number: int, source: str) -> None:
         for separator in (":", "#"):
@@ -497,16 +520,16 @@ class TranscriptState:
         """The TurnIndex of the answered Request ``query_id`` (its entry in :attr:`query_ids` ``entry``)."""
         return entry >> 1 if entry >= 0 else self.other_turns[query_id]
 
-    def known_action_context(self, action_context: dict[str, Any] | None) -> KnownActionContext | None:
+    def known_action_context(self, action_context: bytes | dict[str, Any] | None) -> KnownActionContext | None:
+        """The one copy kept of an ActionContext (as :attr:`Facts.action_context` has it: its
+        MessagePack, decoded here only the first time, or a dict of its own)."""
         if action_context is None:
             return None
-        try:
-            key = _encode(action_context)
-        except (TypeError, ValueError, OverflowError):  # an int beyond 64 bits: kept on its own
-            return KnownActionContext(action_context)
-        known = self.action_contexts.get(key)
+        if isinstance(action_context, dict):  # (an int beyond 64 bits, which MessagePack cannot write)
+            return KnownActionContext(action_context)  # (kept on its own)
+        known = self.action_contexts.get(action_context)
         if known is None:
-            known = self.action_contexts[key] = KnownActionContext(action_context)
+            known = self.action_contexts[action_context] = KnownActionContext(_decode(action_context))
         return known
 
     @staticmethod
@@ -579,18 +602,27 @@ class TranscriptState:
             return dict.fromkeys(map(self.shared, entities | added))
         return self.entity_set(entities | added)
 
-    def refine_context(self, facts: Facts) -> None:
-        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
-        context = self.opened.get(facts.dialog) if facts.dialog is not None else None
-        if facts.entities is None or context is None or facts.outcome == "not_answered":
+    def refine_context(self, facts: Facts, context: DialogueContext | None) -> None:
+        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context
+        (``context``, that of the PC Prompt that opened its DialogID: :attr:`DialogueState.opener`)."""
+        added = facts.entities
+        if added is None or context is None or facts.outcome == "not_answered":
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = facts.entities
+        session = facts.ids[2]
+        if type(session) is str:
+            # (the context's own SessionID when it is the same, as it mostly is: kept once already)
+            shared = context.ids[2]
+            session = shared if session == shared else self.shared(session)
+        else:
+            session = None
+        if not added:  # (most Representations add no Entity: only the session is known to have some)
+            if session is not None:
+                self.session_entities.setdefault(session, _NO_ENTITIES)
+            return
         context.entities = self.grown(context.entities, added)
-        session = facts.session
         if session is not None:
-            session = self.shared(session)
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
 
     def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:

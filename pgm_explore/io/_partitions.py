@@ -59,6 +59,7 @@ from pgm_explore.validation import ReportFields, Way, clean_fields
 __all__ = [
     "PARTITION_BYTES",
     "Batch",
+    "Held",
     "Left",
     "LineBatch",
     "Partition",
@@ -217,6 +218,44 @@ class Pushed(NamedTuple, Generic[R]):
     of a module (a ``partial`` of one is fine), as the engine says."""
 
     make: Callable[[], LineBatch[R]]
+
+
+HELD = 64
+"""The most messages not read by the typed reader that a :class:`Held` holds (see there)."""
+HELD_BYTES = 1 << 20
+"""The most text of such messages a :class:`Held` holds (a line may hold 64 MiB)."""
+
+
+class Held:
+    """The messages of a partition that the typed reader did not take (those that do not
+    conform, mostly), held by a :class:`LineBatch` to be judged a few together, each with the
+    place the batch kept for its result.
+
+    Explaining a message that does not conform runs python-jsonschema, whose code is cold
+    between clean lines: 195-241 µs a message of ``bench_validate.py`` (1 in 200 does not
+    conform) one at a time, against 79-102 µs a few together (docs/performance.md). ``hold``
+    says when :data:`HELD` of them or :data:`HELD_BYTES` of their text are held: the batch
+    then judges them (``judged``), and at its ``cut`` in any case."""
+
+    __slots__ = ("_bytes", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[tuple[int, Item]] = []
+        self._bytes = 0
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def hold(self, place: int, item: Item) -> bool:
+        """Hold ``item``, whose result goes to ``place``; true when it is time to judge them."""
+        self._items.append((place, item))
+        self._bytes += len(item.raw or b"")
+        return len(self._items) >= HELD or self._bytes >= HELD_BYTES
+
+    def judged(self) -> list[tuple[int, ReportFields]]:
+        """The place and report fields of each message held, in order; none held afterwards."""
+        items, self._items, self._bytes = self._items, [], 0
+        return [(place, report_fields(item)) for place, item in items]
 
 
 def work_on_partition(
@@ -379,12 +418,14 @@ def iter_worked(
 
 
 class _Reported:
-    """The :class:`LineBatch` of :func:`iter_reported`: ``(line, report fields)`` of each message."""
+    """The :class:`LineBatch` of :func:`iter_reported`: ``(line, report fields)`` of each message,
+    those the typed reader did not take judged a few together (:class:`Held`)."""
 
-    __slots__ = ("_got",)
+    __slots__ = ("_got", "_held")
 
     def __init__(self) -> None:
-        self._got: list[tuple[int, ReportFields]] = []
+        self._got: list[tuple[int, ReportFields | None]] = []
+        self._held = Held()
 
     def typed(self, line: int, way: Way, value: Any) -> None:
         fields = clean_fields(way, value)
@@ -393,11 +434,21 @@ class _Reported:
         self._got.append((line, fields))
 
     def item(self, item: Item) -> None:
-        self._got.append((item.line, report_fields(item)))  # type: ignore[arg-type]  # (a partition's item has a line)
+        got = self._got
+        got.append((item.line, None))  # type: ignore[arg-type]  # (a partition's item has a line)
+        if self._held.hold(len(got) - 1, item):
+            self._judge()
+
+    def _judge(self) -> None:
+        got = self._got
+        for place, fields in self._held.judged():
+            got[place] = (got[place][0], fields)
 
     def cut(self) -> list[tuple[int, ReportFields]]:
+        if self._held:
+            self._judge()
         got, self._got = self._got, []
-        return got
+        return got  # type: ignore[return-value]  # (every place judged now)
 
 
 def iter_reported(

@@ -10,7 +10,10 @@ fields and the rule codes, or typed), says right or wrong (right: with the valid
 its clause), keeps the answer folded until asked for, and opens a :class:`MessageComposer` holding
 the broken message, to be fixed until it conforms and the finding is gone. Which exercises are done
 is kept in ``course-progress.json`` in the drafts folder (written atomically; a damaged file is
-set aside, never raised). :class:`Course` shows one exercise at a time, with a picker.
+set aside, never raised), and the learner's edits in each exercise's composer as the draft
+``course-<id>`` in its ``course`` subfolder (:func:`course_drafts`), so that other composers' Drafts
+lists, which read the drafts folder itself, do not offer them. :class:`Course` shows one exercise at
+a time, with a picker.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -35,14 +39,25 @@ from pgm_explore.spec import data_type, properties
 from pgm_explore.validation import RULES, Finding, Report, json_path, validate
 from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
-from pgm_explore.widgets._drafts import default_draft_dir, set_aside
+from pgm_explore.widgets._drafts import default_draft_dir, draft_path, find_draft, set_aside
 from pgm_explore.widgets._ordered import OrderedButton, OrderedCombobox
 
-__all__ = ["Course", "Exercise", "ExerciseView", "Progress", "check_answer", "exercises", "field_choices", "is_fixed"]
+__all__ = [
+    "Course",
+    "Exercise",
+    "ExerciseView",
+    "Progress",
+    "check_answer",
+    "course_drafts",
+    "exercises",
+    "field_choices",
+    "is_fixed",
+]
 
 COURSE_FORMAT = "pgm-explore-course/1"
 PROGRESS_FORMAT = "pgm-explore-course-progress/1"
 PROGRESS_FILE = "course-progress.json"
+DRAFTS_SUBFOLDER = "course"
 MODE_WORDS = {"RQ": "a Request", "RS": "a Response"}
 _SHORTENED = "{…}"
 """What stands for a bulky object (a time, the Data Exchange Metadata) in the part of a message shown."""
@@ -281,6 +296,27 @@ class Progress:
         return {key for key, state in self._read().items() if state.get("answered") and state.get("fixed")}
 
 
+def course_drafts(draft_dir: str | Path | bool | None, exercise_id: str) -> Path | bool:
+    """The folder of an exercise composer's draft ``course-<id>`` (False: no drafts): the drafts
+    folder's ``course`` subfolder. A draft an earlier version wrote in the drafts folder itself is
+    moved there (with its ``-previous``), so that the learner's edit comes back.
+
+    >>> course_drafts(False, "x"), course_drafts("/nowhere", "x").as_posix()
+    (False, '/nowhere/course')
+    """
+    if draft_dir is False:
+        return False
+    base = Path(draft_dir) if isinstance(draft_dir, str | Path) else default_draft_dir()
+    folder = base / DRAFTS_SUBFOLDER
+    for name in (f"course-{exercise_id}", f"course-{exercise_id}-previous"):
+        old = find_draft(name, base)
+        if old is not None and find_draft(name, folder) is None:
+            with suppress(OSError):  # a folder not ours: the draft stays where it is, never lost
+                folder.mkdir(parents=True, exist_ok=True)
+                old.replace(draft_path(name, folder))
+    return folder
+
+
 # -- widgets -------------------------------------------------------------------------------------
 
 
@@ -488,7 +524,7 @@ class ExerciseView(widgets.VBox):
         if self.composer is None:
             self.composer = MessageComposer.from_document(
                 self.exercise.message,
-                draft_dir=self._draft_dir,
+                draft_dir=course_drafts(self._draft_dir, self.exercise.id),
                 draft_name=f"course-{self.exercise.id}",
                 work_folder=self._work_folder,
                 reply_button=False,

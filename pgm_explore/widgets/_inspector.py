@@ -35,7 +35,8 @@ from pgm_explore.widgets._base import ErrorArea
 from pgm_explore.widgets._composer import MessageComposer
 from pgm_explore.widgets._drafts import default_work_dir
 from pgm_explore.widgets._filebar import download_html
-from pgm_explore.widgets._ordered import OrderedButton, OrderedPassword, OrderedText, OrderedTextarea
+from pgm_explore.widgets._ordered import OrderedButton, OrderedText, OrderedTextarea
+from pgm_explore.widgets._secret import SecretBox
 
 __all__ = ["PartnerInspector"]
 
@@ -131,13 +132,13 @@ class PartnerInspector(widgets.VBox):
         )
         # A partner served beyond loopback asks for a bearer token: typed here, never read from the
         # kernel's environment (a page's visitor must not get the server's secret sent to their URL).
-        # A box's value is widget state, which JupyterLab and Voilà can write into the notebook: Connect
-        # takes the token out of the box into the kernel (_kept) and empties the box.
-        self.token = OrderedPassword(
+        # A Password box's value is widget state, which JupyterLab and Voilà write into the notebook,
+        # typed and saved before Connect too: a SecretBox keeps the text out of the state (its text
+        # reaches the kernel as a message), and Connect moves it into _kept and empties the box.
+        self.token = SecretBox(
             description="Token",
             placeholder="if the partner asks for one",
             layout={"width": "280px", "display": "none"},
-            style={"description_width": "initial"},
             _dom_classes=("pgmx-inspector-token",),
         )
         self._kept: tuple[str, str] | None = None
@@ -287,7 +288,7 @@ class PartnerInspector(widgets.VBox):
     def forget_token(self) -> None:
         """Drop the token kept in the kernel: the next Connect sends none (until one is typed)."""
         self._kept = None
-        self.token.value = ""
+        self.token.clear()
         self._show_token_state()
         self._say("Token forgotten: the next Connect sends none.")
         if self.inspector is not None and self.inspector.endpoint.token:
@@ -298,9 +299,7 @@ class PartnerInspector(widgets.VBox):
     def _take_token(self, url: str) -> str | None:
         """The token to send to ``url``: one just typed (then kept, and the box emptied), else the one
         kept for that same URL; a token kept for another URL is forgotten, never sent elsewhere."""
-        typed = self.token.value.strip()
-        if self.token.value:
-            self.token.value = ""
+        typed = self.token.take().strip()
         if typed:
             self._kept = (url, typed)
         elif self._kept is not None and self._kept[0] != url:

@@ -32,7 +32,14 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_description import DescriptionStyle
 from traitlets import Int
 
-__all__ = ["OrderedButton", "OrderedCombobox", "OrderedPassword", "OrderedText", "OrderedTextarea", "after_browser"]
+__all__ = [
+    "OrderedButton",
+    "OrderedCombobox",
+    "OrderedText",
+    "OrderedTextarea",
+    "after_browser",
+    "sent_from_browser",
+]
 
 
 class _Echo:
@@ -45,7 +52,7 @@ class _Echo:
             _typed.discard(self)
             _echoed(self, int(sync_data["_pgmx_echo"]))
         elif "value" in sync_data:
-            _typed.add(self)
+            sent_from_browser(self)
 
     def close(self) -> None:
         # A box closed while a click waits for its echo will never answer: the click goes on.
@@ -65,13 +72,6 @@ class OrderedText(_Echo, widgets.Text):
     _pgmx_echo = _echo_trait()
 
 
-class OrderedPassword(_Echo, widgets.Password):
-    """A ``Password`` box whose value a click from the browser waits for (a token typed just before
-    Connect must be the one sent, not the one kept from the Connect before)."""
-
-    _pgmx_echo = _echo_trait()
-
-
 class OrderedCombobox(_Echo, widgets.Combobox):
     """A ``Combobox`` (a text box with suggestions) whose values a click from the browser waits for."""
 
@@ -86,6 +86,12 @@ class OrderedTextarea(_Echo, widgets.Textarea):
 
 _typed: weakref.WeakSet[widgets.Widget] = weakref.WeakSet()
 """Boxes the browser sent a value from since their last echo."""
+
+
+def sent_from_browser(box: widgets.Widget) -> None:
+    """The browser sent something typed in ``box`` (an ordered box: ``_pgmx_echo`` synced): the
+    next click from the browser waits for its echo."""
+    _typed.add(box)
 
 
 @dataclass

@@ -5,7 +5,9 @@ the .ipynb on save, a Password box's value included. So a person turns that sett
 page, types a partner's token into the Token box with real key events, connects to a partner served
 beyond loopback (``serve domain-access --http --host 0.0.0.0 --token``), calls its tool, and saves
 with Ctrl+S; the file read from disk holds the widget state (the URL typed is there) but not the
-token. Connect again with the box empty keeps working (the token is kept in the kernel), Forget
+token. A token typed and saved before Connect (with the focus still in the box, after leaving it,
+after more keystrokes) is not in the file either, the box still shows it, and Connect sends it (the
+box keeps its text out of the widget state: pgm_explore/widgets/_secret.py). Connect again with the box empty keeps working (the token is kept in the kernel), Forget
 token drops it (the partner then asks for one), a token typed again connects, and a Connect to another
 URL does not send it there.
 """
@@ -79,12 +81,17 @@ def _turn_on_saving_widget_state(page: Page, setting: Path) -> None:
         time.sleep(0.2)
 
 
-def _save(notebook: Notebook) -> dict[str, object]:
-    """Ctrl+S with the notebook (not a widget's box) focused; the file as written to disk."""
+def _save(notebook: Notebook, *, blur: bool = True) -> dict[str, object]:
+    """Ctrl+S with the notebook (not a widget's box) focused, or (``blur=False``) File → Save Notebook
+    from the menu bar, whose clicks leave the focus where it was; the file as written to disk."""
     page = notebook.page
     before = notebook.path.stat().st_mtime_ns
-    notebook.panel.locator(".jp-Cell .jp-InputArea-prompt").first.click()  # command mode, focus off the widgets
-    page.keyboard.press("Control+s")
+    if blur:
+        notebook.panel.locator(".jp-Cell .jp-InputArea-prompt").first.click()  # command mode, focus off the widgets
+        page.keyboard.press("Control+s")
+    else:  # Ctrl+S in a widget's box is the box's own key, not JupyterLab's
+        page.locator(".lm-MenuBar-item", has_text="File").click()
+        page.locator('li.lm-Menu-item[data-command="docmanager:save"]').click()
     deadline = time.monotonic() + ACTION_MS / 1000
     while notebook.path.stat().st_mtime_ns == before:
         assert time.monotonic() < deadline, "Ctrl+S did not write the notebook"
@@ -93,6 +100,30 @@ def _save(notebook: Notebook) -> dict[str, object]:
     text = notebook.path.read_text(encoding="utf-8")
     assert TOKEN not in text, "the bearer token was written into the notebook"
     return json.loads(text)
+
+
+def _widget_models(saved: dict[str, object]) -> list[dict[str, object]]:
+    """The saved state of every widget model, asserting the setting took effect (else no attack)."""
+    models = list(saved["metadata"]["widgets"][WIDGET_STATE]["state"].values())  # type: ignore[index]
+    assert models, "the widget state was not saved: the attack was not tried"
+    return models
+
+
+def _token_typed(
+    open_code_in_lab: Callable[[list[str]], Notebook], setting: Path, url: str
+) -> tuple[Notebook, Locator, Locator]:
+    """A PartnerInspector in a new notebook, "Save Widget State Automatically" turned on, a URL
+    picked, ``url`` and TOKEN typed: the notebook, the inspector and its Token box."""
+    notebook = open_code_in_lab(["from pgm_explore.widgets import PartnerInspector\nPartnerInspector()"])
+    _turn_on_saving_widget_state(notebook.page, setting)
+    inspector = notebook.panel.locator(".pgmx-inspector")
+    expect(inspector).to_be_visible(timeout=WIDGETS_MS)
+    inspector.locator(".pgmx-inspector-partner select").select_option("a URL…")
+    token_box = inspector.locator(".pgmx-inspector-token input")
+    expect(token_box).to_be_visible(timeout=WIDGETS_MS)
+    type_into(inspector.locator(".pgmx-inspector-target input"), url)
+    type_into(token_box, TOKEN)
+    return notebook, inspector, token_box
 
 
 def _connect(inspector: Locator, url: str) -> None:
@@ -115,17 +146,8 @@ def test_a_saved_notebook_keeps_no_token_and_the_inspector_keeps_working(
     widget_state_setting: Path,
     shot: Callable[[str], Path],
 ) -> None:
-    notebook = open_code_in_lab(["from pgm_explore.widgets import PartnerInspector\nPartnerInspector()"])
+    notebook, inspector, token_box = _token_typed(open_code_in_lab, widget_state_setting, guarded_partner)
     page = notebook.page
-    _turn_on_saving_widget_state(page, widget_state_setting)
-
-    inspector = notebook.panel.locator(".pgmx-inspector")
-    expect(inspector).to_be_visible(timeout=WIDGETS_MS)
-    inspector.locator(".pgmx-inspector-partner select").select_option("a URL…")
-    token_box = inspector.locator(".pgmx-inspector-token input")
-    expect(token_box).to_be_visible(timeout=WIDGETS_MS)
-    type_into(inspector.locator(".pgmx-inspector-target input"), guarded_partner)
-    type_into(token_box, TOKEN)
     _connect(inspector, guarded_partner)
     expect(token_box).to_have_value("")
     state = inspector.locator(".pgmx-inspector-token-state")
@@ -137,11 +159,8 @@ def test_a_saved_notebook_keeps_no_token_and_the_inspector_keeps_working(
 
     wait_for_idle(page)
     saved = _save(notebook)
-    widgets = saved["metadata"]["widgets"][WIDGET_STATE]["state"]  # type: ignore[index]
-    values = [model["state"].get("value") for model in widgets.values()]
+    values = [model["state"].get("value") for model in _widget_models(saved)]  # type: ignore[attr-defined]
     assert guarded_partner in values, "the widget state was not saved: the attack was not tried"
-    boxes = [model["state"] for model in widgets.values() if model["model_name"] == "PasswordModel"]
-    assert len(boxes) == 1 and boxes[0].get("value", "") == "", boxes  # the Token box is saved, empty
 
     # Connect again, the box empty: the token kept in the kernel is sent, the call goes through.
     _connect(inspector, guarded_partner)
@@ -174,6 +193,45 @@ def test_a_saved_notebook_keeps_no_token_and_the_inspector_keeps_working(
         f"could not connect to {other_partner}: the partner asks for a bearer token", timeout=WIDGETS_MS
     )
     expect(state).to_be_hidden()
+    _save(notebook)
+    expect(page.locator("body")).not_to_contain_text(TOKEN)
+    expect(page.locator("body")).not_to_contain_text("Traceback")
+
+
+def test_a_token_typed_and_saved_before_connect_stays_out_of_the_notebook_and_connects(
+    open_code_in_lab: Callable[[list[str]], Notebook],
+    guarded_partner: str,
+    widget_state_setting: Path,
+    shot: Callable[[str], Path],
+) -> None:
+    """The person types the token and saves before Connect: with the focus still in the box (File →
+    Save Notebook), then again after leaving it (the box's change event, which a text box syncs on
+    blur), then after one more keystroke and Backspace. No save holds the token; the box still shows
+    what was typed, and Connect sends it."""
+    notebook, inspector, token_box = _token_typed(open_code_in_lab, widget_state_setting, guarded_partner)
+    page = notebook.page
+    expect(token_box).to_have_attribute("type", "password")
+    wait_for_idle(page)  # whatever the browser sends the kernel while typing has been sent
+    saved = _save(notebook, blur=False)
+    assert guarded_partner in [m["state"].get("value") for m in _widget_models(saved)]  # type: ignore[attr-defined]
+    expect(token_box).to_have_value(TOKEN)  # nothing typed was lost
+
+    _save(notebook)  # the focus leaves the box first
+    token_box.click()
+    token_box.press("End")
+    token_box.press_sequentially("x", delay=20)
+    token_box.press("Backspace")
+    wait_for_idle(page)
+    _save(notebook)
+    expect(token_box).to_have_value(TOKEN)
+    shot("typed and saved before Connect: the box keeps it, the file does not")
+
+    _connect(inspector, guarded_partner)
+    expect(token_box).to_have_value("")
+    expect(inspector.locator(".pgmx-inspector-token-state")).to_contain_text(
+        f"A token is set for {guarded_partner}: kept in the kernel, not in the notebook"
+    )
+    _send(inspector)
     _save(notebook)
     expect(page.locator("body")).not_to_contain_text(TOKEN)
     expect(page.locator("body")).not_to_contain_text("Traceback")
