@@ -58,7 +58,10 @@ for base, packed in batches:  # (the loops of pgm_explore.dialogue._facts.iter_f
     numbers, start = packed.numbers, 0
     for facts in fact_chunks(packed):
         end = start + len(facts)
-        lines = [base + number for number in numbers[start:end]]
+        if numbers[end - 1] - numbers[start] == end - 1 - start:  # (a range, as iter_facts gives consecutive lines)
+            lines = range(base + numbers[start], base + numbers[start] + end - start)
+        else:
+            lines = [base + number for number in numbers[start:end]]
         if feed is not None:
             feed("t.jsonl:", lines, facts)
         else:

@@ -24,8 +24,8 @@ in one process; with ``--subject facts``, what a worker of a ``check`` does with
 (``work_on_partition`` with the check's packed batch over the whole file: reading, validation,
 the facts of each message, packing them; code of session 12 on); with ``--subject checker``, what
 the checking process of a ``check`` on workers does with their results (the facts of each message
-packed as the workers send them, made once beforehand by this checkout: unpacking them and the
-transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`); with ``--subject
+packed as the workers send them, made once beforehand by each checkout's own code, as the form
+of the facts may differ between two: unpacking them and the transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`); with ``--subject
 judged``, a check worker's partition read and judged with no facts read or packed (``facts`` less
 ``judged`` is what the facts and their packing cost a message).
 
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import re
 import shutil
 import subprocess
@@ -103,7 +102,10 @@ for numbers, packed in batches:
     start = 0
     for facts in fact_chunks(packed):
         end = start + len(facts)
-        lines = numbers[start:end]
+        if numbers[end - 1] - numbers[start] == end - 1 - start:  # (a range, as iter_facts gives consecutive lines)
+            lines = range(numbers[start], numbers[end - 1] + 1)
+        else:
+            lines = numbers[start:end]
         if feed is not None:
             feed("t.jsonl:", lines, facts)
         else:  # (a checkout from before session 13: a message a call)
@@ -144,23 +146,32 @@ _CODES = {
 }
 
 
-def packed_facts(path: Path) -> Path:
-    """The facts of the messages of ``path`` as a check's workers send them back (packed, in
-    batches of 1,000 messages), pickled beside it: what the checking process is given."""
-    from pgm_explore.dialogue._facts import packed_facts_batch
-    from pgm_explore.io import iter_documents
+_PACK = """\
+import pickle, sys
+from pgm_explore.dialogue._facts import packed_facts_batch
+from pgm_explore.io import iter_documents
+items = list(iter_documents(sys.argv[1]))
+batches = [
+    (list(range(start + 1, start + 1 + len(items[start : start + 1000]))), packed_facts_batch(iter(items[start : start + 1000])))
+    for start in range(0, len(items), 1000)
+]
+with open(sys.argv[2], "wb") as out:
+    pickle.dump(batches, out)
+"""
 
-    items = list(iter_documents(path))
-    batches = [
-        (
-            list(range(start + 1, start + 1 + len(items[start : start + 1000]))),
-            packed_facts_batch(iter(items[start : start + 1000])),
-        )
-        for start in range(0, len(items), 1000)
-    ]
-    pickled = path.with_suffix(".facts.pickle")
-    with pickled.open("wb") as out:
-        pickle.dump(batches, out)
+
+def packed_facts(path: Path, source: Path, number: int) -> Path:
+    """The facts of the messages of ``path`` as a check's workers send them back (packed, in
+    batches of 1,000 messages) with ``source``'s code, pickled beside it (``number``: the
+    source's place, in the name): what the checking process of that checkout is given. (Each
+    checkout packs its own: the form of the facts may differ between two.)"""
+    pickled = path.with_suffix(f".facts-{number}.pickle")
+    subprocess.run(
+        [sys.executable, "-c", _PACK, str(path), str(pickled)],
+        check=True,
+        cwd=path.parent,  # (not ROOT: python -c puts the working folder first on sys.path)
+        env={**os.environ, "PYTHONPATH": str(source), "PGM_EXPLORE_PARALLEL": "0"},
+    )
     return pickled
 
 
@@ -227,9 +238,15 @@ def main_(argv: list[str] | None = None) -> int:
             short, long = whole.with_name(f"instructions-{mix}-warm-up.jsonl"), whole
             short.write_bytes(b"".join(lines[: args.warm_up]))
             json_work = per_message(_JSON, short, long, args.messages, ROOT)
-            if subject == "checker":  # (the facts made here, once, by this checkout's workers' code)
-                short, long = packed_facts(short), packed_facts(long)
-            checks = [per_message(code, short, long, args.messages, source) for source in sources]
+            if subject == "checker":  # (the facts made once for each checkout, by its own workers' code)
+                checks = [
+                    per_message(
+                        code, packed_facts(short, source, n), packed_facts(long, source, n), args.messages, source
+                    )
+                    for n, source in enumerate(sources)
+                ]
+            else:
+                checks = [per_message(code, short, long, args.messages, source) for source in sources]
             row = f"{mix:10} {json_work:11,.0f} {checks[0]:9,.0f} {json_work / checks[0]:6.2f}"
             if args.source:
                 row += f" {checks[1]:23,.0f} {checks[1] / checks[0]:8.3f}"

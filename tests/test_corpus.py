@@ -22,6 +22,7 @@ from conftest import ROOT
 
 from pgm_explore import analysis
 from pgm_explore.analysis import Corpus
+from pgm_explore.analysis._corpus import _Job, _tabulate_batch
 from pgm_explore.cli import main
 from pgm_explore.dialogue import Transcript, corpus_files
 from pgm_explore.io import UnreadablePath
@@ -357,6 +358,35 @@ def test_table_on_local_workers_is_the_same(corpus: Path, capsys: pytest.Capture
     here = run(capsys, "table", "messages", "--corpus", "--format", "json", *GIVEN)
     there = run(capsys, "table", "messages", "--corpus", "--format", "json", "--workers", "2", *GIVEN)
     assert there == here and here[0] == 0
+
+
+@pytest.mark.parametrize("what", ["messages", "summary"])
+def test_a_worker_sends_back_one_table_for_its_partition_of_transcripts(corpus: Path, what: str) -> None:
+    """A batch of files is one table (one DataFrame to pickle), the files' tables one under the other."""
+    part = _tabulate_batch(_Job(what, tuple(ORDER)))
+    assert part.unreadable is None and part.files == len(ORDER) and isinstance(part.frame, pd.DataFrame)
+    one_by_one = Corpus(*ORDER, workers=0).table(what)  # a file a batch, in this process
+    pd.testing.assert_frame_equal(part.frame, one_by_one)
+    assert part.frame["transcript"].drop_duplicates().tolist() == ORDER
+
+
+def test_a_partition_stops_at_a_transcript_that_cannot_be_read(corpus: Path) -> None:
+    os.symlink(corpus / "gone.jsonl", corpus / "logs" / "ab.jsonl")
+    part = _tabulate_batch(_Job("messages", ("logs/b.jsonl", "logs/ab.jsonl", "logs/day1/a.jsonl")))
+    assert (part.files, part.frame) == (1, None)
+    assert part.unreadable is not None and part.unreadable.path == "logs/ab.jsonl"
+
+
+@pytest.mark.slow
+def test_table_of_a_corpus_with_an_unreadable_transcript_on_local_workers_writes_nothing(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.symlink(corpus / "gone.jsonl", corpus / "logs" / "day1" / "ab.jsonl")
+    assert run(capsys, "table", "messages", "--corpus", "--workers", "2", "logs") == (
+        2,
+        "",
+        "pgm-explore table: cannot read logs/day1/ab.jsonl: no such file\n",
+    )
 
 
 # --- the Corpus object ------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """A corpus of transcripts (one file each) and its tables: pandas when they fit, dask when asked.
 
 Each transcript is read and tabulated on its own, by the same functions as one transcript's
-tables (:data:`~pgm_explore.analysis.TABLES`), wherever :mod:`pgm_explore._engine` runs the
-work; the per-transcript tables come back in the corpus's order and are put one under the
-other with plain pandas, with the transcript's path as the first column. Nothing is
-shuffled between workers: a table of a transcript is small next to the work of reading it.
+tables (:data:`~pgm_explore.analysis.TABLES`), with the transcript's path as the first column,
+wherever :mod:`pgm_explore._engine` runs the work. A worker puts the tables of its partition's
+transcripts one under the other and sends that one table back (a DataFrame a file cost a round
+of pickling each, which thousands of small files felt); the partitions' tables come back in the
+corpus's order and are put one under the other with plain pandas. Nothing is shuffled between
+workers: a table of a transcript is small next to the work of reading it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ class _Done(NamedTuple):
     problem: str | None  # why the file could not be read (an UnreadablePath's reason)
 
 
+class _Partition(NamedTuple):
+    """What a worker sends back for a batch: its transcripts' tables, one under the other."""
+
+    files: int  # transcripts tabulated
+    frame: pd.DataFrame | None  # None: no transcript, or one could not be read
+    unreadable: _Done | None  # the first transcript that could not be read (the rest are not read)
+
+
 def _with_transcript(frame: pd.DataFrame, path: str) -> pd.DataFrame:
     frame.insert(0, TRANSCRIPT, pd.array([path] * len(frame), dtype="string"))
     return frame
@@ -78,12 +88,19 @@ def _tabulate(what: str, path: str) -> _Done:
     return _Done(path, _with_transcript(frame, path), None)
 
 
-def _tabulate_batch(job: _Job) -> list[_Done]:
-    """The table of each transcript of a batch, on whichever worker runs it (top-level, so
-    workers find it by name). The files of a corpus come from one producer, as far as the
-    reader's fast path knows (``one_producer``)."""
+def _tabulate_batch(job: _Job) -> _Partition:
+    """The tables of the transcripts of a batch, one under the other, on whichever worker runs
+    it (top-level, so workers find it by name); it stops at a transcript that cannot be read.
+    The files of a corpus come from one producer, as far as the reader's fast path knows
+    (``one_producer``)."""
+    frames: list[pd.DataFrame] = []
     with one_producer():
-        return [_tabulate(job.what, path) for path in job.paths]
+        for path in job.paths:
+            done = _tabulate(job.what, path)
+            if done.frame is None:
+                return _Partition(len(frames), None, done)
+            frames.append(done.frame)
+    return _Partition(len(frames), corpus_table(job.what, frames) if frames else None, None)
 
 
 def _partition(path: str, what: str) -> pd.DataFrame:
@@ -179,12 +196,13 @@ class Corpus:
         ):
             # Batches save round trips to workers; here, one file at a time keeps the bar exact.
             cut = [(name,) for name in self.files] if work.in_process else batches(self.files, work.workers)
-            for batch in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
-                for done in batch:
-                    if done.frame is None:
-                        raise UnreadablePath(done.path, done.problem or "it could not be read")
-                    frames.append(done.frame)
-                bar.update(len(batch))
+            for part in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
+                if part.unreadable is not None:
+                    done = part.unreadable
+                    raise UnreadablePath(done.path, done.problem or "it could not be read")
+                if part.frame is not None:
+                    frames.append(part.frame)
+                bar.update(part.files)
         return corpus_table(what, frames)
 
     def summary(self) -> pd.DataFrame:

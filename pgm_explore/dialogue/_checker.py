@@ -179,6 +179,9 @@ class TranscriptChecker:
         add_line = log.add_line
         contexts = self._contexts
         self.messages += len(run)
+        # (A run of consecutive lines, as the bulk reader gives them, is logged at once: the number
+        # of a line that needs one, for its QueryID or PC Prompt, is then ``offset + line``.)
+        offset = log.add_lines(head, lines) if type(lines) is range and lines.step == 1 and lines.start >= 0 else None
         found: list[Finding] = []  # (one list for the run, emptied after a message that found something)
         for line, facts in zip(lines, run, strict=True):
             source = head if line < 0 else None
@@ -191,7 +194,10 @@ class TranscriptChecker:
                 prompt_id = facts.prompt_id
                 if prompt_id is not None or dialog is not None:
                     # Where it was read, logged once for its PCPromptID and the context it opens.
-                    logged = add_line(head, line) if source is None else log.add(source)
+                    if offset is not None:
+                        logged = offset + line
+                    else:
+                        logged = add_line(head, line) if source is None else log.add(source)
                     if prompt_id is not None:
                         _rules.prompt_id_unused(state, logged, prompt_id, found)
                     if dialog is not None:
@@ -204,11 +210,16 @@ class TranscriptChecker:
                         if source is None:
                             source = f"{head}{line}"
                         _rules.query_id_unused(state, source, query_id, found)
-                    elif state.query_places is None:  # (TranscriptState.new_query_id, inline)
-                        ids[query_id] = 0
-                        state.query_sources.append(add_line(head, line) if source is None else log.add(source))
                     else:
-                        state.new_query_id(query_id, add_line(head, line) if source is None else log.add(source))
+                        if offset is not None:
+                            logged = offset + line
+                        else:
+                            logged = add_line(head, line) if source is None else log.add(source)
+                        if state.query_places is None:  # (TranscriptState.new_query_id, inline)
+                            ids[query_id] = 0
+                            state.query_sources.append(logged)
+                        else:
+                            state.new_query_id(query_id, logged)
                 dialogue = dialogues[type_name].get(dialog)
                 if dialogue is None:
                     opener = state.opened.get(dialog)

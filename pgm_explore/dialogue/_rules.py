@@ -459,7 +459,7 @@ def representation_refines_context(
     state: TranscriptState, facts: Facts, dialogue: DialogueState, pending: PendingRequest, found: list[Finding]
 ) -> None:
     """Finds nothing: what Prompt Creation returns refines the dialogue's context (see DialogueContext)."""
-    state.refine_context(facts)
+    state.refine_context(facts, dialogue.opener)
 
 
 def commitments_reported(

@@ -358,6 +358,28 @@ class SourceLog:
         self._expect = line + 1
         return number
 
+    def add_lines(self, head: str, lines: range) -> int:
+        """Log the sources ``f"{head}{line}"`` of every line of ``lines`` (consecutive, >= 0) at
+        once; return what added to a line gives its number. (A run of messages of the bulk
+        reader, logged before its messages are checked: each message that needs its number then
+        costs an addition rather than a call. A number for a message that needs none is left
+        unused.)
+
+        >>> log = SourceLog()
+        >>> offset = log.add_lines("t.jsonl:", range(7, 10))
+        >>> [offset + 7, offset + 9, log.add_line("t.jsonl:", 10), log.add_lines("u:", range(1, 3)) + 2]
+        [0, 2, 3, 5]
+        >>> [log.source(n) for n in (0, 2, 3, 4, 5)], len(log.runs)
+        (['t.jsonl:7', 't.jsonl:9', 't.jsonl:10', 'u:1', 'u:2'], 2)
+        """
+        number, first = self.size, lines.start
+        self.size = number + len(lines)
+        if first != self._expect or head != self._head:
+            self._head = head
+            self.runs.append((number, head, first))
+        self._expect = lines.stop
+        return number - first
+
     def _start_run(self, number: int, source: str) -> None:
         for separator in (":", "#"):
             head, found, tail = source.rpartition(separator)
@@ -580,18 +602,27 @@ class TranscriptState:
             return dict.fromkeys(map(self.shared, entities | added))
         return self.entity_set(entities | added)
 
-    def refine_context(self, facts: Facts) -> None:
-        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context."""
-        context = self.opened.get(facts.dialog) if facts.dialog is not None else None
-        if facts.entities is None or context is None or facts.outcome == "not_answered":
+    def refine_context(self, facts: Facts, context: DialogueContext | None) -> None:
+        """Fold what a BKN-PRC Response's Representation returns into its dialogue's context
+        (``context``, that of the PC Prompt that opened its DialogID: :attr:`DialogueState.opener`)."""
+        added = facts.entities
+        if added is None or context is None or facts.outcome == "not_answered":
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
-        added = facts.entities
+        session = facts.ids[2]
+        if type(session) is str:
+            # (the context's own SessionID when it is the same, as it mostly is: kept once already)
+            shared = context.ids[2]
+            session = shared if session == shared else self.shared(session)
+        else:
+            session = None
+        if not added:  # (most Representations add no Entity: only the session is known to have some)
+            if session is not None:
+                self.session_entities.setdefault(session, _NO_ENTITIES)
+            return
         context.entities = self.grown(context.entities, added)
-        session = facts.session
         if session is not None:
-            session = self.shared(session)
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
 
     def dialogue_count(self, others: Iterable[tuple[str, str]] = ()) -> int:

@@ -252,11 +252,10 @@ class Held:
         self._bytes += len(item.raw or b"")
         return len(self._items) >= HELD or self._bytes >= HELD_BYTES
 
-    def judged(self) -> Iterator[tuple[int, ReportFields]]:
+    def judged(self) -> list[tuple[int, ReportFields]]:
         """The place and report fields of each message held, in order; none held afterwards."""
         items, self._items, self._bytes = self._items, [], 0
-        for place, item in items:
-            yield place, report_fields(item)
+        return [(place, report_fields(item)) for place, item in items]
 
 
 def work_on_partition(

@@ -109,6 +109,23 @@ def _widget_models(saved: dict[str, object]) -> list[dict[str, object]]:
     return models
 
 
+def _token_typed(
+    open_code_in_lab: Callable[[list[str]], Notebook], setting: Path, url: str
+) -> tuple[Notebook, Locator, Locator]:
+    """A PartnerInspector in a new notebook, "Save Widget State Automatically" turned on, a URL
+    picked, ``url`` and TOKEN typed: the notebook, the inspector and its Token box."""
+    notebook = open_code_in_lab(["from pgm_explore.widgets import PartnerInspector\nPartnerInspector()"])
+    _turn_on_saving_widget_state(notebook.page, setting)
+    inspector = notebook.panel.locator(".pgmx-inspector")
+    expect(inspector).to_be_visible(timeout=WIDGETS_MS)
+    inspector.locator(".pgmx-inspector-partner select").select_option("a URL…")
+    token_box = inspector.locator(".pgmx-inspector-token input")
+    expect(token_box).to_be_visible(timeout=WIDGETS_MS)
+    type_into(inspector.locator(".pgmx-inspector-target input"), url)
+    type_into(token_box, TOKEN)
+    return notebook, inspector, token_box
+
+
 def _connect(inspector: Locator, url: str) -> None:
     inspector.locator("button.pgmx-inspector-connect").click()
     expect(inspector.locator(".pgmx-inspector-status")).to_contain_text(
@@ -129,17 +146,8 @@ def test_a_saved_notebook_keeps_no_token_and_the_inspector_keeps_working(
     widget_state_setting: Path,
     shot: Callable[[str], Path],
 ) -> None:
-    notebook = open_code_in_lab(["from pgm_explore.widgets import PartnerInspector\nPartnerInspector()"])
+    notebook, inspector, token_box = _token_typed(open_code_in_lab, widget_state_setting, guarded_partner)
     page = notebook.page
-    _turn_on_saving_widget_state(page, widget_state_setting)
-
-    inspector = notebook.panel.locator(".pgmx-inspector")
-    expect(inspector).to_be_visible(timeout=WIDGETS_MS)
-    inspector.locator(".pgmx-inspector-partner select").select_option("a URL…")
-    token_box = inspector.locator(".pgmx-inspector-token input")
-    expect(token_box).to_be_visible(timeout=WIDGETS_MS)
-    type_into(inspector.locator(".pgmx-inspector-target input"), guarded_partner)
-    type_into(token_box, TOKEN)
     _connect(inspector, guarded_partner)
     expect(token_box).to_have_value("")
     state = inspector.locator(".pgmx-inspector-token-state")
@@ -196,22 +204,13 @@ def test_a_token_typed_and_saved_before_connect_stays_out_of_the_notebook_and_co
     widget_state_setting: Path,
     shot: Callable[[str], Path],
 ) -> None:
-    """The person types the token and saves before Connect: with the focus still in the box (Ctrl+S
-    at once), then again after leaving it (the box's change event, which a text box syncs on blur),
-    then after one more keystroke and Backspace. No save holds the token; the box still shows what
-    was typed, and Connect sends it."""
-    notebook = open_code_in_lab(["from pgm_explore.widgets import PartnerInspector\nPartnerInspector()"])
+    """The person types the token and saves before Connect: with the focus still in the box (File →
+    Save Notebook), then again after leaving it (the box's change event, which a text box syncs on
+    blur), then after one more keystroke and Backspace. No save holds the token; the box still shows
+    what was typed, and Connect sends it."""
+    notebook, inspector, token_box = _token_typed(open_code_in_lab, widget_state_setting, guarded_partner)
     page = notebook.page
-    _turn_on_saving_widget_state(page, widget_state_setting)
-
-    inspector = notebook.panel.locator(".pgmx-inspector")
-    expect(inspector).to_be_visible(timeout=WIDGETS_MS)
-    inspector.locator(".pgmx-inspector-partner select").select_option("a URL…")
-    token_box = inspector.locator(".pgmx-inspector-token input")
-    expect(token_box).to_be_visible(timeout=WIDGETS_MS)
     expect(token_box).to_have_attribute("type", "password")
-    type_into(inspector.locator(".pgmx-inspector-target input"), guarded_partner)
-    type_into(token_box, TOKEN)
     wait_for_idle(page)  # whatever the browser sends the kernel while typing has been sent
     saved = _save(notebook, blur=False)
     assert guarded_partner in [m["state"].get("value") for m in _widget_models(saved)]  # type: ignore[attr-defined]
