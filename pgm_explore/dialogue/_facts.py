@@ -494,12 +494,8 @@ def _plain(value: Any, into: set[str], key: str) -> None:
         _plain_object(value, into)
     elif kind is list:
         _plain_array(value, into, key)
-    elif kind is str:
-        named = _ID_NAMES.get(key)
-        if named is None:
-            named = _id_name(key)
-        if named:
-            into.add(value)
+    elif kind is str and key.endswith(_ID_SUFFIXES):
+        into.add(value)
 
 
 def _plain_object(value: dict[str, Any], into: set[str]) -> None:
