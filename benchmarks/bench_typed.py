@@ -12,13 +12,21 @@ of the reading and the verdict each way, beside ``json.loads``:
 - ``(c)``: the plain decode, ``_noted`` and ``msgspec.convert`` against the typed types;
 - ``(a)``: ``read_clean``, which the reading path uses: the typed decode, the text written back and
   compared (no name twice, nothing read otherwise), ``to_builtins``;
-- ``typed decode`` and ``to_builtins`` alone: the parts of (a); (b) would save at most the second.
+- ``typed decode`` and ``to_builtins`` alone: the parts of (a); (b) would save at most the second;
+- ``read_clean_typed``: what the bulk paths call, (a) without ``to_builtins``: the typed decode, the
+  text written back and compared.
+
+With ``--spaced`` the mix's lines are written as Python's json module writes them (``", "`` and
+``": "``, as ``bench_validate.py``'s file is), so that the typed read compares them spaced. With
+``--source DIR`` only ``json.loads`` and the typed read (``read_clean_typed``) are counted, the
+latter of this checkout and of another one.
 
 Each is counted as ``bench_instructions.py`` counts (the difference of two runs, over the warm-up
 and over the warm-up and the messages, divided by the messages), less the same count for the
 setup alone (reading the lines, telling their data types), the same on every run.
 
-Run: ``.venv/bin/python benchmarks/bench_typed.py [--mix M] [--messages N] [--warm-up W]``. Needs
+Run: ``.venv/bin/python benchmarks/bench_typed.py [--mix M] [--messages N] [--warm-up W] [--spaced]
+[--source DIR]``. Needs
 ``valgrind``; about a minute.
 
 With ``--typed-share`` it counts nothing but prints, for every mix of ``bench_check.py``, the file of
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import shutil
 import sys
 import tempfile
@@ -66,6 +75,7 @@ SUBJECTS = {
     "(c)": "for line, (dt, mode) in zip(lines, kinds):\n"
     "    document = _decode_fast(line); _noted(line, document); _typed.is_clean_typed(dt, mode, document)",
     "(a) read_clean": "for line in lines: _typed.read_clean(line)",
+    "read_clean_typed": "for line in lines: _typed.read_clean_typed(line)",
     "typed decode": "for decode, line in zip(decoders, lines): decode(line)",
     "to_builtins": "for decode, line in zip(decoders, lines): msgspec.to_builtins(decode(line))",
 }
@@ -121,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
     parser.add_argument("--warm-up", type=int, default=1000, help="messages before them (default 1000)")
     parser.add_argument("--typed-share", action="store_true", help="print the share of lines read typed, no counts")
+    parser.add_argument("--spaced", action="store_true", help="the lines spaced as Python's json module writes them")
+    parser.add_argument("--source", type=Path, help="another checkout whose read_clean_typed is counted as well")
     args = parser.parse_args(argv)
     if args.typed_share:
         typed_share(args.messages if args.messages != parser.get_default("messages") else 20_000)
@@ -131,16 +143,30 @@ def main(argv: list[str] | None = None) -> int:
     whole = OUT / f"typed-{args.mix}.jsonl"
     generate(whole, args.warm_up + args.messages, args.mix)
     lines = whole.read_bytes().splitlines(keepends=True)
+    if args.spaced:
+        lines = [json.dumps(json.loads(line), ensure_ascii=False).encode() + b"\n" for line in lines]
+        whole.write_bytes(b"".join(lines))
     short = OUT / f"typed-{args.mix}-warm-up.jsonl"
     short.write_bytes(b"".join(lines[: args.warm_up]))
-    print(f"instructions a message of the {args.mix} mix, over {args.messages:,} messages")
-    counts = {name: per_message(_SETUP + code, short, whole, args.messages, ROOT) for name, code in SUBJECTS.items()}
+    written = "spaced" if args.spaced else "compact"
+    print(f"instructions a message of the {args.mix} mix ({written}), over {args.messages:,} messages")
+    subjects = (
+        {name: SUBJECTS[name] for name in ("setup", "json.loads", "read_clean_typed")} if args.source else SUBJECTS
+    )
+    counts = {name: per_message(_SETUP + code, short, whole, args.messages, ROOT) for name, code in subjects.items()}
     setup = counts.pop("setup")  # (reading the lines and telling their kinds: not what is counted)
     counts = {name: count - setup for name, count in counts.items()}
-    counts["to_builtins"] -= counts["typed decode"]  # (counted with the decode that makes its Structs)
+    if "to_builtins" in counts:
+        counts["to_builtins"] -= counts["typed decode"]  # (counted with the decode that makes its Structs)
     base = counts["json.loads"]
     for name, count in counts.items():
         print(f"{name:16} {count:9,.0f}  {count / base:5.2f} of json.loads")
+    if args.source:
+        source = args.source.resolve()
+        other = per_message(_SETUP + SUBJECTS["read_clean_typed"], short, whole, args.messages, source)
+        other -= per_message(_SETUP + SUBJECTS["setup"], short, whole, args.messages, source)
+        ours = counts["read_clean_typed"]
+        print(f"read_clean_typed of {source.name}: {other:,.0f}; this one {ours:,.0f} ({ours / other:.3f} of it)")
     short.unlink()
     whole.unlink()
     return 0

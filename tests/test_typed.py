@@ -16,7 +16,7 @@ import importlib.util
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -615,6 +615,20 @@ def test_the_layouts_of_a_beginning_are_bounded() -> None:
     assert all(read_clean(raw) is None for raw in lines[:-1])
 
 
+def _in_threads(read: Callable[[int], None], count: int) -> None:
+    """``read(start)`` in ``count`` threads at once, which change as often as they can."""
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=read, args=(start,)) for start in range(count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+
+
 def test_threads_reading_several_orders_at_once() -> None:
     """Threads of one process (a Dask worker of several threads) reading lines of several orders,
     and lines that fit none, while the layouts change under them: every line is read as today's
@@ -639,16 +653,7 @@ def test_threads_reading_several_orders_at_once() -> None:
         except BaseException as error:  # (handed to the test's thread)
             failures.append(error)
 
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # (threads change as often as they can)
-    try:
-        threads = [threading.Thread(target=read, args=(start,)) for start in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(switch)
+    _in_threads(read, 4)
     assert not failures, failures
     way = typed_module._beginning(lines[0])
     assert way is not None and 1 <= len(way.layouts) <= typed_module._LAYOUTS
@@ -776,14 +781,5 @@ def test_threads_writing_back_at_once() -> None:
         except BaseException as error:  # (handed to the test's thread)
             failures.append(error)
 
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # (threads change as often as they can)
-    try:
-        threads = [threading.Thread(target=read, args=(start,)) for start in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(switch)
+    _in_threads(read, 4)
     assert not failures, failures[:1]
