@@ -33,6 +33,7 @@ Run: ``.venv/bin/python benchmarks/bench_checker.py [--messages N] [--rounds R] 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import pickle
 import statistics
@@ -76,12 +77,15 @@ sys.stdout.write(str(seconds) + "\\n")
 
 
 def facts_file(mix: str, count: int) -> Path:
-    """The facts of ``count`` messages of ``mix``, in packed batches, pickled (made once).
+    """The facts of ``count`` messages of ``mix``, in packed batches, pickled (made once for
+    each version of the code that makes them: their form changes with it).
     (Each item keeps its line in the whole file: the base of every batch is 0.)"""
-    from pgm_explore.dialogue._facts import packed_facts_batch  # (here: --client runs other checkouts too)
+    from pgm_explore.dialogue import _facts  # (here: --client runs other checkouts too)
+    from pgm_explore.dialogue._facts import packed_facts_batch
     from pgm_explore.io import iter_documents
 
-    path = OUT / f"packed-facts-{mix}-{count}.pickle"
+    version = hashlib.sha256(Path(_facts.__file__).read_bytes()).hexdigest()[:12]
+    path = OUT / f"packed-facts-{mix}-{count}-{version}.pickle"
     if path.exists():
         return path
     transcript = OUT / f"checker-{mix}-{count}.jsonl"
