@@ -107,8 +107,9 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     faster than a NamedTuple or a dataclass. Not tracked by the garbage collector: nothing
     in it can refer back to it. What the client decodes of each message is kept to few
     objects: the type and mode are the Literal's own strings (no copy made, and compared by
-    identity), the names of the payload's members a tuple (no hash table), the defaults at the
-    end are left out.
+    identity), the names of the payload's members a tuple (no hash table). Every field is
+    written, defaults too: msgspec 0.23 leaves no field of an ``array_like`` Struct out
+    (``omit_defaults`` asks it to, should a later version do so).
     """
 
     type: TypeName | None
