@@ -367,9 +367,10 @@ def entities_known(
         return
     session = facts.ids[2]
     if type(session) is str:
-        # (TranscriptState.known_entities, inline: most Requests name Entities, and all are known;
-        # looked up by the context's own SessionID when it is the same, most are: its hash is
-        # kept in it, where the message's is worked out anew)
+        # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every Entity
+        # any PC Prompt of the session mentioned is known to them. (Looked up by the context's own
+        # SessionID when it is the same, as most are: its hash is kept in it, where the message's
+        # is worked out anew.)
         shared = context.ids[2]
         known = state.session_entities.get(shared if session == shared else session, context.entities)
     else:

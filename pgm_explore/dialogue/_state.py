@@ -645,8 +645,3 @@ class TranscriptState:
         if opened is not None:
             return opened
         return self.session_context.get(session) if session is not None else None
-
-    def known_entities(self, session: str | None, context: DialogueContext) -> Entities:
-        # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every
-        # Entity any PC Prompt of the session mentioned is known to them.
-        return self.session_entities.get(session, context.entities) if session is not None else context.entities
