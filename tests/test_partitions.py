@@ -269,7 +269,7 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
     from pgm_explore.cli import _validate as command
     from pgm_explore.cli import build_parser
 
-    with engine(2, preload=[command.__name__, "jsonschema"]) as workers:
+    with engine(2, preload=command.PRELOAD) as workers:
         for form in (["--format", "json"], ["--no-color"], ["--format", "json"]):
             here = _run(["validate", *form, "--workers", "0", str(transcript)], capsys)
             monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
