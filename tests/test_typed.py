@@ -615,6 +615,44 @@ def test_the_layouts_of_a_beginning_are_bounded() -> None:
     assert all(read_clean(raw) is None for raw in lines[:-1])
 
 
+def test_orders_learnt_from_one_file_change_nothing_another_file_reads(tmp_path: Path) -> None:
+    """The orders learn_order keeps, and its budgets of lessons and misses, are the process's (a
+    notebook's kernel reads corpus after corpus): what a file reads as, item for item and report
+    for report, is the same after another file taught its orders and spent those budgets as in a
+    fresh process. Only which lines the typed reader takes may differ, never what they read as."""
+    orders = _several_orders(_richest_prompt(), typed_module._LAYOUTS + 2)
+    taught = tmp_path / "taught.jsonl"
+    _bench("bench_validate").generate(taught, 300)
+    with taught.open("ab") as out:  # (orders no one type writes, over and over: the lessons spent)
+        for _ in range(typed_module._LESSONS + typed_module._MISSES):
+            out.writelines(_compact(order) + b"\n" for order in orders)
+    other = tmp_path / "other.jsonl"
+    _bench("bench_check").generate(other, 300)
+    with other.open("ab") as out:
+        out.writelines(raw if raw.endswith(b"\n") else raw + b"\n" for _, raw, _ in repository_messages() if raw)
+        out.writelines(_spaced(order) + b"\n" for order in orders[:3])
+        out.writelines(_compact(order) + b"\n" for order in reversed(orders))
+        # (an order the other file never taught: learnt here in a fresh process, not once its lessons are spent)
+        unseen = _rotated(_richest_prompt(), len(orders))
+        out.writelines(_compact(unseen) + b"\n" for _ in range(5))
+
+    taken: list[int] = []
+
+    def read(path: Path, typed: bool = True) -> list[tuple[Any, ...]]:
+        items = list(read_documents(path, typed=typed))
+        taken.append(sum(i.notes is CLEAN for i in items))
+        return [(i.source, i.problem, i.notes, json.dumps(i.document), report(i)) for i in items]
+
+    typed_module._decoders.cache_clear()
+    fresh = read(other)
+    typed_module._decoders.cache_clear()
+    read(taught)
+    way = typed_module._beginning(_compact(orders[0]))
+    assert way is not None and way.lessons == 0 and way.layouts  # (taught, and its lessons spent)
+    assert read(other) == fresh == read(other, typed=False)
+    assert taken[0] != taken[2], taken  # (the history shows in the lines taken, not in what they read as)
+
+
 def _in_threads(read: Callable[[int], None], count: int) -> None:
     """``read(start)`` in ``count`` threads at once, which change as often as they can."""
     switch = sys.getswitchinterval()
