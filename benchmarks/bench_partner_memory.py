@@ -31,7 +31,7 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # (the app extra installs it, without type information)
 
 from pgm_explore.mcp import DomainAccess, PromptCreation, _common
 from pgm_explore.mcp._common import Limits
@@ -110,10 +110,10 @@ def _serve(port: int, unbounded: bool) -> None:
     from pgm_explore.mcp import domain_access_server
     from pgm_explore.mcp.serve import http_app
 
-    server = domain_access_server()
+    partner = DomainAccess()
     if unbounded:
-        _lifted(server.partner)
-    uvicorn.run(http_app(server), host="127.0.0.1", port=port, log_level="warning")
+        _lifted(partner)
+    uvicorn.run(http_app(domain_access_server(partner)), host="127.0.0.1", port=port, log_level="warning")
 
 
 def _post(port: int, headers: dict[str, str], body: dict[str, Any]) -> tuple[dict[str, str], bytes]:

@@ -99,7 +99,8 @@ def typed_share(messages: int) -> None:
                 taken += 1
                 continue
             document = item.document
-            dt = HEADERS.get(document.get("Header")) if isinstance(document, dict) else None
+            header = document.get("Header") if isinstance(document, dict) else None
+            dt = HEADERS.get(header) if isinstance(header, str) else None  # (a list Header cannot be looked up)
             mode = document.get("Mode") if dt is not None and dt.modes else None
             clean = dt is not None and not item.problem and not item.notes and is_clean(dt, document)
             refused["clean" if clean else "not clean", dt.acronym if dt else "?", mode] += 1

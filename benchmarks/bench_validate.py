@@ -378,7 +378,7 @@ def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float
     count = sum(1 for _ in path.open("rb"))
     start = time.perf_counter()
     # (The preload of the command's own: the forkserver keeps the first it is given.)
-    with engine(workers, preload=[command_module.__name__, "jsonschema"]) as cluster:
+    with engine(workers, preload=command_module.PRELOAD) as cluster:
         started = time.perf_counter() - start
         client = cluster.client  # type: ignore[attr-defined]  # (a Dask engine)
         address = client.scheduler.address

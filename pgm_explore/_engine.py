@@ -309,7 +309,12 @@ def _local_cluster(workers: int, timeout: float) -> LocalCluster:
         settings["distributed.worker.multiprocessing-method"] = "forkserver"
         # distributed would otherwise set its own preload list, importing numpy and pandas
         # in this process first (a second or more) to have the forkserver import them:
-        # ours runs already. (Were the flag renamed, the workers would only start slower.)
+        # ours runs already. A private flag, as distributed 2026.8 (and its main branch) has
+        # no public way to say so: get_mp_context() reads no setting for it and LocalCluster
+        # takes no multiprocessing context (dask/distributed#5475, which would make that
+        # preload lazy, is still open). Were the flag dropped, the workers would only start
+        # slower; tests/test_engine.py::test_local_workers_start_with_the_works_modules_imported
+        # fails then (pandas imported here).
         distributed.utils._forkserver_preload_set = True
     with dask.config.set(settings):
         return LocalCluster(

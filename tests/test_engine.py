@@ -90,7 +90,10 @@ def test_work_within_frozen_work_leaves_the_freeze_alone_without_counting_the_fr
         with older_objects_frozen():
             pass
         monkeypatch.undo()
-        assert gc.get_freeze_count() == frozen  # (the inner one gave nothing back)
+        # The inner one gave nothing back and froze nothing more. (Fewer is no failure: a frozen
+        # object still dies when its last reference goes, as those of an earlier test's cluster do
+        # in its threads; under load one run here saw 36 of 96,510 go.)
+        assert 0 < gc.get_freeze_count() <= frozen
     assert asked == []
     assert gc.get_freeze_count() == 0
 
@@ -152,7 +155,10 @@ def test_local_workers_start_with_the_works_modules_imported(tmp_path) -> None:
     # The work's module (and pandas, which it imports) came with the fork; prometheus_client,
     # for metrics nobody reads, was never imported, and no profiler samples the work.
     assert all(modules == ["pandas"] and not profiling for _, modules, profiling in first + second)
-    # This process did not import pandas for the workers' sake (distributed's own preload does).
+    # This process did not import pandas for the workers' sake: distributed's own preload does,
+    # unless the private flag _engine sets (distributed.utils._forkserver_preload_set, which has no
+    # public equivalent) still means what it meant. (numpy tells nothing: distributed.protocol
+    # imports it wherever it is installed.)
     assert got["here"] is False
 
 

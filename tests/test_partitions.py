@@ -269,7 +269,7 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
     from pgm_explore.cli import _validate as command
     from pgm_explore.cli import build_parser
 
-    with engine(2, preload=[command.__name__, "jsonschema"]) as workers:
+    with engine(2, preload=command.PRELOAD) as workers:
         for form in (["--format", "json"], ["--no-color"], ["--format", "json"]):
             here = _run(["validate", *form, "--workers", "0", str(transcript)], capsys)
             monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")  # about 20 partitions
@@ -300,10 +300,11 @@ def test_check_says_the_same_on_local_workers(
     # The same findings, each named after the file and line it is in now.
     split = there[1].replace(f"{first}:", "@:")
     lines_before = text[:half].count(b"\n")
+    # (every place a line names, its source's and those its message cites: a message may cite a line
+    # of either file)
+    in_second = re.compile(rf"{re.escape(str(second))}:(\d+)")
     for line in split.splitlines():
-        if f"{second}:" in line:
-            number = int(line.split(f"{second}:")[1].split('"')[0])
-            line = line.replace(f"{second}:{number}", f"@:{number + lines_before}")
+        line = in_second.sub(lambda m: f"@:{int(m[1]) + lines_before}", line)
         assert line in renamed
     assert split.count("\n") == renamed.count("\n")
 

@@ -6,6 +6,8 @@ and the copy vendored in the package must equal it.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, get_args
@@ -229,6 +231,82 @@ def test_resolve_follows_bundled_addresses_offline() -> None:
     assert node["const"] == "OSD-STM-V1.5" and document is schema_resources()[spec.SIMPLE_TIME_ID]
     with pytest.raises(LookupError):
         spec.resolve("https://schemas.mpai.community/nowhere.json", prompt)
+
+
+def _refs_in(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs_in(value)
+
+
+def test_plain_references_resolve_as_referencing_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``resolve`` walks a plain reference itself (no ``referencing`` to import on a worker): the
+    very node and document ``referencing`` gives, for every reference of every bundled schema,
+    and for references it leaves to ``referencing`` (or to its error)."""
+    from pgm_explore.spec import _references
+
+    known = schema_resources()
+    asked = [(ref, schema) for schema in known.values() for ref in _refs_in(schema)]
+    prompt = spec.data_type("PC Prompt").schema
+    odd = {"$defs": {"a/b": {"const": 1}, "x y": {"const": 3}, "t": True}, "allOf": [{"const": 2}]}
+    asked += [
+        ("#/$defs/a~1b", odd),
+        ("#/allOf/0", odd),
+        ("#/allOf/1", odd),
+        ("#/$defs/x%20y", odd),
+        ("#/$defs/t", odd),
+        ("#/$defs/nothing", odd),
+        ("#", prompt),
+        ("#/$schema", prompt),
+        (spec.SIMPLE_TIME_ID, prompt),
+        (spec.SIMPLE_TIME_ID + "#/properties/Header", prompt),
+        (spec.SIMPLE_TIME_ID + "#/properties/Header", odd),
+        ("https://schemas.mpai.community/nowhere.json#/a", prompt),
+    ]
+    walked = 0
+    for ref, root in asked:
+        plain = _references._plain(ref, root)
+        walked += plain is not None
+        with monkeypatch.context() as patched:
+            patched.setattr(_references, "_plain", lambda ref, root: None)
+            try:
+                expected: Any = spec.resolve(ref, root)
+            except LookupError:
+                expected = LookupError
+        if plain is None:
+            if expected is LookupError:
+                with pytest.raises(LookupError):
+                    spec.resolve(ref, root)
+            else:
+                assert spec.resolve(ref, root) == expected
+        else:
+            assert plain[0] is expected[0] and plain[1] is expected[1], ref
+    bundled = [(ref, schema) for schema in known.values() for ref in _refs_in(schema)]
+    assert all(_references._plain(ref, root) is not None for ref, root in bundled)  # (no referencing to import)
+    assert (
+        walked == len(bundled) + 4
+    )  # (and of the odd ones: ~1, an array's item, an address with and without a pointer)
+
+
+def test_clean_messages_are_read_without_referencing() -> None:
+    """Compiling the typed readers of clean messages imports no ``referencing`` (40-80 ms a
+    process: each worker of a check paid it on its first partition)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pgm_explore.validation import read_clean_typed\n"
+        "for path in sorted(Path(sys.argv[1]).glob('*.jsonl')):\n"
+        "    for line in path.read_bytes().splitlines(keepends=True):\n"
+        "        read_clean_typed(line)\n"
+        "assert 'referencing' not in sys.modules\n"
+    )
+    folder = Path(__file__).resolve().parents[1] / "data" / "transcripts"
+    subprocess.run([sys.executable, "-c", code, str(folder)], check=True, timeout=300)
 
 
 def test_the_registry_validates_across_bundled_schemas() -> None:

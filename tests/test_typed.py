@@ -26,7 +26,7 @@ import msgspec
 import pytest
 
 from pgm_explore.io import iter_documents, report
-from pgm_explore.io._read import CLEAN, _parse, one_producer
+from pgm_explore.io._read import CLEAN, NOT_TAKEN, _parse, one_producer
 from pgm_explore.io._read import iter_documents as read_documents
 from pgm_explore.spec import DATA_TYPES, HEADERS, DataType, schema_resources
 from pgm_explore.validation import _advisory, _schema, clean_fields, read_clean_typed, report_fields
@@ -472,6 +472,10 @@ def test_the_reading_path_reports_the_same_with_the_typed_reader(tmp_path: Path,
     taken = sum(i.notes is CLEAN for i in typed)
     # (bench_validate writes its names in another order than the schemas': learn_order teaches it.)
     assert taken >= (0.9 * len(typed) if name.startswith("bench") else 0), (taken, len(typed))
+    # The lines it refused, reported with no clean verdict asked first: as the plain reader's
+    # (above), and among them every one that does not conform.
+    refused = [report(i) for i in typed if i.notes is NOT_TAKEN]
+    assert sum(not r.conforms for r in refused) == sum(not report(i).conforms for i in plain if i.problem is None)
 
 
 def _reordered(value: Any, top: bool = True) -> Any:
@@ -613,6 +617,44 @@ def test_the_layouts_of_a_beginning_are_bounded() -> None:
     assert len(way.layouts) == 1 and way.decode is front
     assert _assert_reads_as_today(lines[-1], "the layout that read last")
     assert all(read_clean(raw) is None for raw in lines[:-1])
+
+
+def test_orders_learnt_from_one_file_change_nothing_another_file_reads(tmp_path: Path) -> None:
+    """The orders learn_order keeps, and its budgets of lessons and misses, are the process's (a
+    notebook's kernel reads corpus after corpus): what a file reads as, item for item and report
+    for report, is the same after another file taught its orders and spent those budgets as in a
+    fresh process. Only which lines the typed reader takes may differ, never what they read as."""
+    orders = _several_orders(_richest_prompt(), typed_module._LAYOUTS + 2)
+    taught = tmp_path / "taught.jsonl"
+    _bench("bench_validate").generate(taught, 300)
+    with taught.open("ab") as out:  # (orders no one type writes, over and over: the lessons spent)
+        for _ in range(typed_module._LESSONS + typed_module._MISSES):
+            out.writelines(_compact(order) + b"\n" for order in orders)
+    other = tmp_path / "other.jsonl"
+    _bench("bench_check").generate(other, 300)
+    with other.open("ab") as out:
+        out.writelines(raw if raw.endswith(b"\n") else raw + b"\n" for _, raw, _ in repository_messages() if raw)
+        out.writelines(_spaced(order) + b"\n" for order in orders[:3])
+        out.writelines(_compact(order) + b"\n" for order in reversed(orders))
+        # (an order the other file never taught: learnt here in a fresh process, not once its lessons are spent)
+        unseen = _rotated(_richest_prompt(), len(orders))
+        out.writelines(_compact(unseen) + b"\n" for _ in range(5))
+
+    taken: list[int] = []
+
+    def read(path: Path, typed: bool = True) -> list[tuple[Any, ...]]:
+        items = list(read_documents(path, typed=typed))
+        taken.append(sum(i.notes is CLEAN for i in items))
+        return [(i.source, i.problem, i.notes, json.dumps(i.document), report(i)) for i in items]
+
+    typed_module._decoders.cache_clear()
+    fresh = read(other)
+    typed_module._decoders.cache_clear()
+    read(taught)
+    way = typed_module._beginning(_compact(orders[0]))
+    assert way is not None and way.lessons == 0 and way.layouts  # (taught, and its lessons spent)
+    assert read(other) == fresh == read(other, typed=False)
+    assert taken[0] != taken[2], taken  # (the history shows in the lines taken, not in what they read as)
 
 
 def _in_threads(read: Callable[[int], None], count: int) -> None:

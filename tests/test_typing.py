@@ -1,4 +1,4 @@
-"""The package type-checks: mypy, configured in pyproject.toml, finds no error."""
+"""The package and benchmarks/ type-check: mypy, configured in pyproject.toml, finds no error."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.slow  # (mypy over the whole package: tens of seconds without its cache)
+@pytest.mark.slow  # (mypy over the whole package and the benchmarks: tens of seconds without its cache)
 def test_mypy_finds_no_error() -> None:
     # A subprocess, not mypy.api: mypy's own state must not leak into the test session.
     result = subprocess.run(

@@ -42,7 +42,14 @@ from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
 from pgm_explore.io import Batch, Held, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
 from pgm_explore.validation import Finding, Report, ReportFields, Way, clean_fields
 
-__all__ = ["COMMAND", "Lines", "Writer", "json_line", "run_on", "text_block"]
+__all__ = ["COMMAND", "PRELOAD", "Lines", "Writer", "json_line", "run_on", "text_block"]
+
+PRELOAD = (__name__, "pgm_explore.validation._preload")
+"""What the forkserver of the command's local workers imports before it forks them: this module
+(the work's functions) and python-jsonschema, which explains the messages that do not conform and
+which a big input always holds: imported once, not by each worker, and without building
+``rfc3987_syntax``'s grammars (0.8 s) for formats that no PGM-AUA schema has (see
+:mod:`pgm_explore.validation._preload`)."""
 
 EPILOG = """\
 inputs:
@@ -166,15 +173,8 @@ class Tally(Severities):
 
 def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     try:
-        # python-jsonschema explains the messages that do not conform, which a big input always
-        # holds: imported once before the workers are forked, not by each (where Jupyter's
-        # jsonschema[format-nongpl] is installed, its import takes 2 s; bench_threshold.py).
         engine = engine_for(
-            args.paths,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            min_bytes=VALIDATE_BYTES,
-            preload=[__name__, "jsonschema"],
+            args.paths, workers=args.workers, scheduler=args.scheduler, min_bytes=VALIDATE_BYTES, preload=PRELOAD
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} validate: {clean(str(exc))}\n")

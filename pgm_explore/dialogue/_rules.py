@@ -375,7 +375,15 @@ def entities_known(
         # SessionID when it is the same, as most are: its hash is kept in it, where the message's
         # is worked out anew.)
         shared = context.ids[2]
-        known = state.session_entities.get(shared if session == shared else session, context.entities)
+        if session == shared:
+            known = state.session_entities.get(shared, context.entities)
+        else:
+            # A SessionID other than the context's (context-mismatch says so): the Entities of the
+            # dialogue's PC Prompt stay known, and those of the session named are known beside them.
+            known = context.entities
+            named = state.session_entities.get(session)
+            if named:
+                known = frozenset((*known, *named))
     else:
         known = context.entities
     if not known or (type(known) is frozenset and known.issuperset(entity_ids)):

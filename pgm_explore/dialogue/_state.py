@@ -614,6 +614,8 @@ class TranscriptState:
             return
         if facts.action_context is not None:
             context.action_context = self.known_action_context(facts.action_context)
+        if not added:  # (most Representations add no Entity; one that adds none records nothing)
+            return
         session = facts.ids[2]
         if type(session) is str:
             # (the context's own SessionID when it is the same, as it mostly is: kept once already)
@@ -621,10 +623,6 @@ class TranscriptState:
             session = shared if session == shared else self.shared(session)
         else:
             session = None
-        if not added:  # (most Representations add no Entity: only the session is known to have some)
-            if session is not None:
-                self.session_entities.setdefault(session, _NO_ENTITIES)
-            return
         context.entities = self.grown(context.entities, added)
         if session is not None:
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)

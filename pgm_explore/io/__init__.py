@@ -158,7 +158,7 @@ def iter_reports(
     """
     own = (
         # (python-jsonschema imported before the workers are forked, as for pgm-explore validate)
-        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__, "jsonschema"])
+        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__, "pgm_explore.validation._preload"])
         if engine is None and parallel
         else None
     )

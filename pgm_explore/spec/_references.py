@@ -4,6 +4,8 @@ Sources: JSON Schema draft 2020-12 (``$ref``, ``$id``), RFC 6901 (JSON Pointer: 
 ``~0`` is ``~``) and RFC 3986 (relative references), as the ``referencing`` library implements them.
 Every bundled schema is registered under its ``$id`` (DECISIONS D1: nothing is fetched), and the
 validator, the property tables, the widgets and the MCP tool schemas follow references through it.
+A plain reference (a JSON Pointer, a bundled schema's address) :func:`resolve` follows itself, to the
+same node, so that compiling the typed readers of clean messages imports no ``referencing``.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def resolve(ref: str, root: Mapping[str, Any] | None = None) -> tuple[Mapping[st
     >>> resolve("#/$defs/a~1b~0c", {"$defs": {"a/b~c": {"type": "integer"}}})[0]
     {'type': 'integer'}
     """
+    found = _plain(ref, root)
+    if found is not None:
+        return found
     from referencing.exceptions import Unresolvable
 
     from pgm_explore.spec import schema_resources
@@ -89,3 +94,47 @@ def resolve(ref: str, root: Mapping[str, Any] | None = None) -> tuple[Mapping[st
     # The registry holds each bundled schema without "$schema": hand out the bundled object.
     document = bundled.get(urljoin(base if isinstance(base, str) else "", address), node)
     return (document if fragment in ("", "/") else node), document
+
+
+def _plain(ref: str, root: Mapping[str, Any] | None) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """:func:`resolve` of a plain reference without ``referencing``: a JSON Pointer in ``root``
+    (``#/$defs/Step``), or a bundled schema's address from a bundled ``root``, with or without a
+    pointer in it; None for anything else (an anchor, a percent-escape, a pointer to nothing or
+    to the whole root, an address from another root), which ``referencing`` resolves or words the
+    error of.
+
+    Every clean message's typed reader is compiled through these references, and importing
+    ``referencing`` took a process 40-80 ms (a worker's first partition of a check paid it):
+    the node is the one ``referencing`` gives, the same object (tests/test_spec_tables.py holds
+    the two equal over every reference of the bundled schemas)."""
+    address, _, fragment = ref.partition("#")
+    if root is None or (fragment and not fragment.startswith("/")) or "%" in fragment:
+        return None
+    if address:
+        from pgm_explore.spec import schema_resources
+
+        bundled = schema_resources()
+        base = root.get("$id")
+        if not isinstance(base, str) or bundled.get(base) is not root:
+            return None  # (referencing would register another root under its $id)
+        document = bundled.get(urljoin(base, address))
+        if document is None:
+            return None
+        if fragment in ("", "/"):
+            return document, document
+    elif fragment in ("", "/"):
+        return None  # (the whole root: referencing gives it without "$schema")
+    else:
+        document = root
+    node: Any = document
+    for part in fragment[1:].split("/"):
+        if node is document and part == "$schema":
+            return None  # (referencing holds a 2020-12 schema without its "$schema")
+        part = part.replace("~1", "/").replace("~0", "~")
+        if type(node) is dict and part in node:
+            node = node[part]
+        elif type(node) is list and part.isascii() and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return (node, document) if isinstance(node, Mapping) and node is not document else None

@@ -283,6 +283,14 @@ class Way:
         self.misses = 0  # lines that fitted no other layout, less those that fitted one
 
 
+# What learn_order teaches (each Way's layouts) and its budgets (lessons, misses) are the process's,
+# kept from file to file and never reset: a notebook's kernel reading corpus after corpus reads each
+# with what the earlier ones taught. That is sound, not a leak to fix: a line is taken only when the
+# Struct read writes back as its very text, and every layout has the schema's types, so what a line
+# reads as (document, notes, report, facts) never depends on what came before; only which lines are
+# taken (the speed) does. tests/test_typed.py::test_orders_learnt_from_one_file_change_nothing_another_file_reads
+# holds that. The widgets never use the typed reader, and the tests that count the lines it takes
+# start from the schema's orders (an autouse fixture clears this cache).
 @cache
 def _decoders() -> dict[bytes, Way]:
     """For each way a message may begin: its data type, Mode, whether that way is spaced, the
