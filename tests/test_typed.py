@@ -26,7 +26,7 @@ import msgspec
 import pytest
 
 from pgm_explore.io import iter_documents, report
-from pgm_explore.io._read import CLEAN, _parse, one_producer
+from pgm_explore.io._read import CLEAN, NOT_TAKEN, _parse, one_producer
 from pgm_explore.io._read import iter_documents as read_documents
 from pgm_explore.spec import DATA_TYPES, HEADERS, DataType, schema_resources
 from pgm_explore.validation import _advisory, _schema, clean_fields, read_clean_typed, report_fields
@@ -472,6 +472,10 @@ def test_the_reading_path_reports_the_same_with_the_typed_reader(tmp_path: Path,
     taken = sum(i.notes is CLEAN for i in typed)
     # (bench_validate writes its names in another order than the schemas': learn_order teaches it.)
     assert taken >= (0.9 * len(typed) if name.startswith("bench") else 0), (taken, len(typed))
+    # The lines it refused, reported with no clean verdict asked first: as the plain reader's
+    # (above), and among them every one that does not conform.
+    refused = [report(i) for i in typed if i.notes is NOT_TAKEN]
+    assert sum(not r.conforms for r in refused) == sum(not report(i).conforms for i in plain if i.problem is None)
 
 
 def _reordered(value: Any, top: bool = True) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -392,6 +393,22 @@ def test_the_fast_path_says_what_the_full_path_says(monkeypatch: pytest.MonkeyPa
             with monkeypatch.context() as patched:
                 patched.setattr(_explain, "_explainer", lambda dt, doc: _schema._py_validator(dt))
                 assert pruned == _explain.schema_findings(dt, doc, mode), doc
+    assert checked > 800
+
+
+def test_a_line_the_typed_reader_refused_is_reported_the_same() -> None:
+    """report_fields(refused=True) asks the schema engines without the clean verdicts first
+    (the bulk paths, for a line the typed reader did not take): the same fields."""
+    from pgm_explore.validation import report_fields
+
+    checked = 0
+    for doc in _documents():
+        try:
+            read = json.loads(json.dumps(doc, allow_nan=False))  # (what the JSON reader would make)
+        except (TypeError, ValueError):
+            continue
+        checked += 1
+        assert report_fields(read, built=False, refused=True) == report_fields(read, built=False), doc
     assert checked > 800
 
 

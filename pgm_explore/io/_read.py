@@ -309,6 +309,20 @@ CLEAN: tuple[Finding, ...] = _Clean()
 """The notes :func:`decoded` gives, with ``typed``, for a line the typed reader found clean."""
 
 
+class _NotTaken(tuple):
+    """The notes of a line the typed reader was offered and did not take (one that does not
+    conform, mostly; a line it had not learnt the order of): none, as for any line read without
+    a word to say, and :func:`report_fields` asks the schema engines straight away rather than
+    the typed and combined verdicts first, which would only say no to most such lines (the
+    report is the same: ``tests/test_typed.py``). An empty tuple to everyone else."""
+
+    __slots__ = ()
+
+
+NOT_TAKEN: tuple[Finding, ...] = _NotTaken()
+"""The notes :func:`decoded` gives, with ``typed``, for a line the typed reader did not take."""
+
+
 def decoded(
     piece: _Piece, typed: bool = False, clean: Callable[[int, Way, Any], object] | None = None
 ) -> Iterator[tuple[int, bytes, int, Any, tuple[Finding, ...]]]:
@@ -369,6 +383,7 @@ def decoded(
             notes = noted(raw, document)
             if teach and not notes:
                 learn_order(raw, document)  # (names in another order than the schema's: the next such lines are taken)
+                notes = NOT_TAKEN
             yield number, raw, start, document, notes
     finally:
         # (Counted in locals, read once a line: what the next piece of the producer starts from.)
@@ -724,6 +739,8 @@ def _fields(item: Item, built: bool) -> ReportFields:
     try:
         if item.notes is CLEAN and not built:
             return _report_fields(document, built=False, clean=True)
+        if item.notes is NOT_TAKEN and not built:
+            return _report_fields(document, built=False, refused=True)
         if item.notes:
             type_name, mode, conforms, findings = _report_fields(document, built=built)
             return type_name, mode, conforms, findings + item.notes

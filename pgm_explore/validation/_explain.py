@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pgm_explore.spec import (
     DATA_EXCHANGE_METADATA_ID,
@@ -166,9 +165,9 @@ def closest(word: str, options: tuple[str, ...]) -> str | None:
 # without one gets the engine's own words (``schema``).
 
 
-@dataclass(frozen=True, slots=True)
-class _Failure:
-    """One error of python-jsonschema, with what every translation reads of it."""
+class _Failure(NamedTuple):
+    """One error of python-jsonschema, with what every translation reads of it. (A tuple: one is
+    made for each error, and a frozen dataclass took a microsecond to set its fields.)"""
 
     dt: DataType
     mode: str | None
@@ -186,7 +185,7 @@ class _Failure:
     @classmethod
     def of(cls, dt: DataType, mode: str | None, error: ValidationError) -> _Failure:
         path = tuple(error.absolute_path)
-        return cls(dt, mode, error, path, tuple(error.absolute_schema_path), _name(path, dt))
+        return tuple.__new__(cls, (dt, mode, error, path, tuple(error.absolute_schema_path), _name(path, dt)))
 
 
 Translation = Callable[[_Failure], Iterator[Finding]]
@@ -280,10 +279,11 @@ def _false(f: _Failure) -> Iterator[Finding]:
 @_translates("additionalProperties")
 def _additional_properties(f: _Failure) -> Iterator[Finding]:
     path = f.path
-    declared = list(_schema_of(f.error).get("properties", {}))
+    properties = _schema_of(f.error).get("properties", {})
     for extra in _instance(f.error):
-        if extra in declared:
+        if extra in properties:
             continue
+        declared = list(properties)
         yield Finding.of(
             "unknown-property",
             (*path, extra),

@@ -183,7 +183,7 @@ def validate(document: Any, *, source: str | None = None) -> Report:
     return Report(*report_fields(document), source)
 
 
-def report_fields(document: Any, *, built: bool = True, clean: bool = False) -> ReportFields:
+def report_fields(document: Any, *, built: bool = True, clean: bool = False, refused: bool = False) -> ReportFields:
     """What :func:`validate` reports but the source, as a plain tuple (type, mode, conforms,
     findings): what a bulk reader makes of each message and sends between processes.
 
@@ -196,6 +196,11 @@ def report_fields(document: Any, *, built: bool = True, clean: bool = False) -> 
     ``clean``: ``document`` is what :func:`read_clean` made of a line, so it is known to
     conform with nothing empty in it; only the consistency rules are asked about it.
 
+    ``refused``: ``document`` is what the JSON reader made of a line that the typed reader
+    refused, which mostly does not conform: the schema engines are asked at once, not the typed
+    and combined verdicts first (which say only whether a message is clean, and say no to
+    such a message). The same fields either way.
+
     >>> report_fields({"Header": "PGM-KPA-V1.0", "Mode": "RS"})[:3]
     ('BKN-PAL', 'RS', False)
     """
@@ -204,7 +209,7 @@ def report_fields(document: Any, *, built: bool = True, clean: bool = False) -> 
         mode = document.get("Mode") if dt.modes else None
         return dt.name, mode, True, _capped(consistency_findings(dt, document, mode))
     exact = built and type(document) is dict and _has_long_integer(document)
-    return _report_fields(document, python_values=built, exact=exact)
+    return _report_fields(document, python_values=built, exact=exact, refused=refused)
 
 
 def clean_fields(way: _typed.Way, value: Any) -> ReportFields:
@@ -219,12 +224,15 @@ def clean_fields(way: _typed.Way, value: Any) -> ReportFields:
     return dt.name, mode, True, _capped(found) if found else ()
 
 
-def _report_fields(document: Any, *, python_values: bool = False, exact: bool = False) -> ReportFields:
+def _report_fields(
+    document: Any, *, python_values: bool = False, exact: bool = False, refused: bool = False
+) -> ReportFields:
     """What :func:`validate` reports, as a tuple: the bulk paths need no Report object.
 
     ``python_values``: the document was built in Python rather than read by the JSON
     reader, so it is first looked through for values that JSON cannot hold. ``exact`` has
-    python-jsonschema judge (see ``_schema.is_valid``)."""
+    python-jsonschema judge (see ``_schema.is_valid``). ``refused``: no clean verdict first
+    (see :func:`report_fields`)."""
     if type(document) is not dict:  # (a parsed message always is: this is the exception)
         if isinstance(document, _TEXT):
             try:
@@ -259,7 +267,7 @@ def _report_fields(document: Any, *, python_values: bool = False, exact: bool = 
         # The typed verdict first (msgspec, a third faster than jsonschema-rs); it may refuse a
         # clean message, never take one that is not. A dict built in Python may hold what the
         # types were not held to (a str subclass, a tuple for a list): the engines judge those.
-        if not exact and (
+        if not (exact or refused) and (
             (not python_values and _typed.is_clean_typed(dt, mode, document)) or _advisory.is_clean(dt, document)
         ):
             # Conforms, and nothing is empty: only the consistency rules can have a word.

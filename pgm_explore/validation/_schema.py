@@ -98,9 +98,28 @@ def _validator_class() -> type[Validator]:
 
         return safely
 
+    # properties and allOf as python-jsonschema has them, a `true` sub-schema passed over rather
+    # than descended into (it has nothing to say of any value): the explainer makes `true` of
+    # each part jsonschema-rs found right (_py_validator_within), and descending into each cost
+    # a generator and a call, about a tenth of explaining a message (docs/performance.md).
+    # (validator: Any, as python-jsonschema's own keywords have it: its Validator protocol has no descend.)
+    def properties(validator: Any, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        for name, sub in value.items():
+            if sub is not True and name in instance:
+                yield from validator.descend(instance[name], sub, path=name, schema_path=name)
+
+    def all_of(validator: Any, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
+        for index, sub in enumerate(value):
+            if sub is not True:
+                yield from validator.descend(instance, sub, schema_path=index)
+
     written_keywords = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
     return validators.extend(
-        Draft202012Validator, {"pattern": pattern} | {keyword: writing_safely(keyword) for keyword in written_keywords}
+        Draft202012Validator,
+        {"pattern": pattern, "properties": properties, "allOf": all_of}
+        | {keyword: writing_safely(keyword) for keyword in written_keywords},
     )
 
 
@@ -131,6 +150,10 @@ def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
     or the whole schema when it cannot say."""
     declared = dt.schema["properties"]
     try:
+        if _rs_parts(dt).is_valid(document):
+            # Every property and Mode branch is right (what is wrong is the root's own: a property
+            # missing or not declared): one call instead of one for each part.
+            return _py_validator_within(dt, frozenset(), frozenset())
         properties = frozenset(
             name
             for name, value in document.items()
@@ -146,12 +169,28 @@ def _explainer(dt: DataType, document: Mapping[str, Any]) -> Validator:
     return _py_validator_within(dt, properties, branches)
 
 
+@cache
+def _rs_parts(dt: DataType) -> jsonschema_rs.Validator:
+    """Every part of ``dt``'s schema that :func:`_explainer` asks about, at once: the top-level
+    properties' sub-schemas and the Mode branches, none of the root's other keywords."""
+    parts: dict[str, Any] = {
+        "properties": {name: _reference(dt, "properties", name) for name in dt.schema["properties"]}
+    }
+    if "allOf" in dt.schema:
+        parts["allOf"] = [_reference(dt, "allOf", index) for index in range(len(dt.schema["allOf"]))]
+    return jsonschema_rs.validator_for(parts, registry=_rs_registry(), offline=True)
+
+
+def _reference(dt: DataType, keyword: str, name: str | int) -> dict[str, str]:
+    """A reference to the sub-schema ``keyword/name`` of ``dt``'s schema."""
+    pointer = str(name).replace("~", "~0").replace("/", "~1")
+    return {"$ref": f"{dt.schema_id}#/{keyword}/{pointer}"}
+
+
 @lru_cache(maxsize=256)
 def _rs_part(dt: DataType, keyword: str, name: str | int) -> jsonschema_rs.Validator:
     """The compiled sub-schema ``keyword/name`` of ``dt``'s schema (a property, a Mode branch)."""
-    pointer = str(name).replace("~", "~0").replace("/", "~1")
-    reference = {"$ref": f"{dt.schema_id}#/{keyword}/{pointer}"}
-    return jsonschema_rs.validator_for(reference, registry=_rs_registry(), offline=True)
+    return jsonschema_rs.validator_for(_reference(dt, keyword, name), registry=_rs_registry(), offline=True)
 
 
 def is_valid(dt: DataType, document: Any, *, exact: bool = False) -> bool:
