@@ -556,14 +556,11 @@ def test_the_drivers_look_at_a_responses_payload_finds_what_payload_fits_kind_fi
     checker reports exactly what the rule itself finds."""
     from itertools import chain, combinations
 
-    from pgm_explore.dialogue._facts import Facts
+    from pgm_explore.dialogue._facts import FILLED, Facts
     from pgm_explore.dialogue._rules import PAYLOAD_FITS, payload_fits_kind
     from pgm_explore.dialogue._state import DialogueState, PendingRequest, TranscriptState
 
-    members = sorted(
-        {"Feasibility", "CommitmentStatus", "Answer.Text", "Answer.Other"}
-        | {member for fits in PAYLOAD_FITS.values() for need, _ in fits.values() for member in need or ()}
-    )
+    members = sorted(FILLED.values())
     compared = 0
     for type_name, fits in PAYLOAD_FITS.items():
         for kind in [*fits, "not-a-kind"]:
@@ -579,7 +576,7 @@ def test_the_drivers_look_at_a_responses_payload_finds_what_payload_fits_kind_fi
                     turn=0,
                     request_id="q-1",
                     outcome="answered",
-                    filled=filled,
+                    filled=sum(filled),
                 )
                 checker.feed_facts("t#0", request)
                 got = [f.finding for f in checker.feed_facts("t#1", response) if f.rule == "payload-kind"]

@@ -21,7 +21,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from pgm_explore.dialogue._facts import Facts, PackedFacts, _facts_of, _Packed, facts_of, struct_facts, unpacked_facts
+from pgm_explore.dialogue._facts import (
+    FILLED,
+    Facts,
+    PackedFacts,
+    _facts_of,
+    _Packed,
+    facts_of,
+    struct_facts,
+    unpacked_facts,
+)
 from pgm_explore.io import Pushed, iter_documents, report
 from pgm_explore.io._partitions import Left, Partition, work_on_partition
 from pgm_explore.spec import HEADERS
@@ -176,14 +185,18 @@ def test_entity_ids_where_the_types_leave_objects_open() -> None:
 
 
 def test_filled_members_and_empty_objects() -> None:
-    """A Response's ``filled`` names the members with content in their order; an object whose
-    members are all left out (``{}``) has none, read from the Struct as from the dict."""
+    """A Response's ``filled`` has the bit of each member with content that a rule asks about; an
+    object whose members are all left out (``{}``) has none, read from the Struct as from the dict."""
     response = _base("PGM-KPR-V1.0", "RS")
-    representation = {"Text": "a chair", "ExpressiveConfiguration": {}, "GoalConstraints": ["sit"]}
+    representation = {"Text": "a chair", "Intent": {}, "GoalConstraints": ["sit"], "Propositions": []}
     changed = _with(response, ("Representation",), representation)
-    if _assert_document(changed, "an empty ExpressiveConfiguration"):
+    if _assert_document(changed, "an empty Intent"):
         facts = _facts_of(changed, "BKN-PRC", "RS", ())
-        assert facts.filled == ("Representation.Text", "Representation.GoalConstraints")
+        assert facts.filled == FILLED["Representation.GoalConstraints"]  # (no rule asks about Text)
+    answer = {"Text": "a chair", "Affordances": [], "Relations": [{"Subject": "a", "Predicate": "b", "Object": "c"}]}
+    dac = _with(_with(_base("PGM-KDA-V1.0", "RS"), ("Answer",), answer), ("CommitmentStatus",), [])
+    _assert_document(dac, "an Answer with an empty list")
+    assert _facts_of(dac, "BKN-DAC", "RS", ()).filled == FILLED["Answer.Text"] | FILLED["Answer.Relations"]
     stance = _with(_base("PGM-KPA-V1.0", "RS"), ("Stance",), {"Label": "polite"})
     assert _assert_document(stance, "a Stance without Role or Locale")
     assert _facts_of(stance, "BKN-PAL", "RS", ()).stance == (None, None)

@@ -308,11 +308,8 @@ class TranscriptChecker:
                         if facts.outcome == "answered" and isinstance(kind, str):
                             # (what payload_fits_kind reads, looked at here: most Responses carry what was asked)
                             fits = PAYLOAD_FITS[type_name].get(kind)
-                            if (
-                                fits is None
-                                or (fits[0] is not None and fits[0].isdisjoint(facts.filled))
-                                or (fits[1] is not None and not fits[1].isdisjoint(facts.filled))
-                            ):
+                            filled = facts.filled  # (bits: a mask asks, where a set took a call)
+                            if fits is None or (fits[0] and not fits[0] & filled) or fits[1] & filled:
                                 _rules.payload_fits_kind(state, facts, dialogue, pending, found)
                         RESPONSE_RULES[type_name](state, facts, dialogue, pending, found)
             elif type_name is not None and dialog is not None:

@@ -23,7 +23,7 @@ import msgspec
 
 from pgm_explore._engine import Engine
 from pgm_explore.io import Batch, Item, Pushed, iter_batched, report_fields
-from pgm_explore.spec import simple_time_seconds
+from pgm_explore.spec import PAYLOAD_FOR_KIND, simple_time_seconds
 from pgm_explore.spec._simple_time import _DIVISOR, segment_seconds
 from pgm_explore.validation import Finding, Report, Way, clean_fields
 
@@ -34,6 +34,7 @@ __all__ = [
     "facts_of",
     "struct_facts",
     "CHUNK",
+    "FILLED",
     "fact_chunks",
     "facts_batch",
     "item_facts",
@@ -98,6 +99,25 @@ def entities(value: Any, into: set[str], key: str = "") -> None:
 TypeName = Literal["PC Prompt", "BKN-PRC", "BKN-DAC", "BKN-PAL"]
 """The data types, as a validation report names them."""
 
+FILLED: dict[str, int] = {
+    name: 1 << bit
+    for bit, name in enumerate(
+        dict.fromkeys(
+            [
+                "Feasibility",
+                "CommitmentStatus",
+                # (a BKN-DAC Response's members first: its masks stay below 256, Python's own small integers)
+                *sorted(f"{holder}.{key}" for holder, keys in PAYLOAD_FOR_KIND.values() for key in keys),
+            ]
+        )
+    )
+}
+"""The members of a Response's payload that the transcript rules ask about (those a Kind of the
+spec asks for, and Feasibility and CommitmentStatus), named as "Representation.Intent", each a bit
+of :attr:`Facts.filled`. The checking process decodes a number, where a tuple of names cost it
+the tuple and a string for each (about 300 instructions a message of the open mix), and asks
+with a mask rather than a set."""
+
 
 class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
     """What the transcript rules read of one message (see the module). Fields a message of
@@ -150,8 +170,9 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     # --- Responses
     request_id: str | None = None
     outcome: Any = None
-    filled: tuple[str, ...] = ()
-    """The payload with content: "Feasibility", "CommitmentStatus", "Representation.Intent", "Answer.Text", ..."""
+    filled: int = 0
+    """The members of the payload with content that the rules ask about, as the sum of their bits
+    (:data:`FILLED`): "Feasibility", "CommitmentStatus", "Representation.Intent", "Answer.Text", ..."""
     feasibility: tuple[tuple[int, Any], ...] | None = None
     """(Step, PAStatus) of each Feasibility.Steps item with a Step; None when Feasibility is not an object."""
     statuses: tuple[tuple[int, str, Any], ...] = ()
@@ -313,11 +334,12 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
     request_id = doc.get("RequestID")
     representation, feasibility, stance = doc.get("Representation"), doc.get("Feasibility"), doc.get("Stance")
     answer, statuses = doc.get("Answer"), doc.get("CommitmentStatus")
-    filled = [key for key, value in (("Feasibility", feasibility), ("CommitmentStatus", statuses)) if value]
-    if isinstance(representation, dict):
-        filled += ["Representation." + member for member, value in representation.items() if value]
-    if isinstance(answer, dict):
-        filled += ["Answer." + member for member, value in answer.items() if value]
+    filled = (_FEASIBILITY if feasibility else 0) | (_COMMITMENT_STATUS if statuses else 0)
+    for holder, bits in ((representation, _REPRESENTATION_BITS), (answer, _ANSWER_BITS)):
+        if isinstance(holder, dict):
+            for member, value in holder.items():
+                if value:
+                    filled |= bits.get(member, 0)
     action_context, added = None, None
     if isinstance(representation, dict):
         found: set[str] = set()
@@ -333,7 +355,7 @@ def _response_facts(doc: dict[str, Any], head: _Head) -> Facts:
         entities=added,
         request_id=request_id if type(request_id) is str else None,
         outcome=doc.get("Outcome"),
-        filled=tuple(filled),
+        filled=filled,
         feasibility=tuple(
             [
                 (item["Step"], item.get("PAStatus"))
@@ -588,38 +610,43 @@ def _never_empty(kind: Any) -> bool:
     return False
 
 
-class _Filled(dict[type, tuple[tuple[str, str, bool], ...]]):
-    """The members of a Struct type that ``filled`` names, by type (worked out at its first
-    Struct): for each, its attribute, its name in ``filled`` (``prefix`` + its name) and whether
-    its type says that it has content whenever it is there (:func:`_never_empty`). ``names``: only
-    those members, in that order (None: all of them, in the type's order, as the dict has them)."""
+class _Filled(dict[type, tuple[tuple[str, int, bool], ...]]):
+    """The members of a Struct type that ``filled`` has a bit for (:data:`FILLED`), by type (worked
+    out at its first Struct): for each, its attribute, its bit (of ``prefix`` + its name) and
+    whether its type says that it has content whenever it is there (:func:`_never_empty`).
+    ``names``: only those members (None: all of them)."""
 
     def __init__(self, prefix: str, names: tuple[str, ...] | None = None) -> None:
         super().__init__()
         self.prefix, self.names = prefix, names
 
-    def __missing__(self, kind: type) -> tuple[tuple[str, str, bool], ...]:
+    def __missing__(self, kind: type) -> tuple[tuple[str, int, bool], ...]:
         fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
         members = self[kind] = tuple(
-            (fields[name].name, self.prefix + name, _never_empty(fields[name].type))
+            (fields[name].name, FILLED[self.prefix + name], _never_empty(fields[name].type))
             for name in (fields if self.names is None else self.names)
+            if self.prefix + name in FILLED  # (a member no rule asks about is not looked at)
         )
         return members
 
 
-def _filled_members(members: _Filled, value: Any) -> list[str]:
-    """The names (as ``filled`` has them, see ``members``) of each member of the Struct ``value``
-    with content, in order."""
-    return [
-        written
-        for name, written, sure in members[type(value)]
-        if (member := getattr(value, name)) is not _UNSET and (sure or _has_content(member))
-    ]
+def _filled_members(members: _Filled, value: Any) -> int:
+    """The bits (:data:`FILLED`, see ``members``) of each member of the Struct ``value`` with content."""
+    filled = 0
+    for name, bit, sure in members[type(value)]:
+        if (member := getattr(value, name)) is not _UNSET and (sure or _has_content(member)):
+            filled |= bit
+    return filled
 
 
 _ANSWER = _Filled("Answer.")
 _REPRESENTATION = _Filled("Representation.")
-_DAC_RESPONSE = _Filled("", ("Feasibility", "CommitmentStatus"))  # (in the order the dict reading takes them)
+_DAC_RESPONSE = _Filled("", ("Feasibility", "CommitmentStatus"))
+_FEASIBILITY, _COMMITMENT_STATUS = FILLED["Feasibility"], FILLED["CommitmentStatus"]
+_REPRESENTATION_BITS = {
+    name.partition(".")[2]: bit for name, bit in FILLED.items() if name.startswith("Representation.")
+}
+_ANSWER_BITS = {name.partition(".")[2]: bit for name, bit in FILLED.items() if name.startswith("Answer.")}
 
 
 def _struct_time(value: Any) -> tuple[bool, float] | None:
@@ -730,7 +757,7 @@ def _listed(value: Any) -> tuple[Any, ...]:
 # a Response's: action_context, entities, filled, feasibility, statuses, stance (the fields of
 # Facts that its data type has, the others at their defaults).
 _RequestFields = tuple[Any, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...], Any, tuple[Any, ...]]
-_ResponseFields = tuple[Any, Any, tuple[str, ...], Any, tuple[Any, ...], Any]
+_ResponseFields = tuple[Any, Any, int, Any, tuple[Any, ...], Any]
 
 
 def _prc_request(value: Any) -> _RequestFields:
@@ -760,12 +787,12 @@ def _pal_request(value: Any) -> _RequestFields:
 def _prc_response(value: Any) -> _ResponseFields:
     representation = value.Representation
     if representation is _UNSET:
-        return None, None, (), None, (), None
+        return None, None, 0, None, (), None
     action_context = representation.ActionContext
     return (
         None if action_context is _UNSET else _packed_struct_context(action_context),
         _struct_entities(representation, _REPRESENTATION_ENTITIES),
-        tuple(_filled_members(_REPRESENTATION, representation)),
+        _filled_members(_REPRESENTATION, representation),
         None,
         (),
         None,
@@ -776,11 +803,11 @@ def _dac_response(value: Any) -> _ResponseFields:
     answer, statuses, feasibility = value.Answer, value.CommitmentStatus, value.Feasibility
     filled = _filled_members(_DAC_RESPONSE, value)
     if answer is not _UNSET:
-        filled += _filled_members(_ANSWER, answer)
+        filled |= _filled_members(_ANSWER, answer)
     return (
         None,
         None,
-        tuple(filled),
+        filled,
         None if feasibility is _UNSET else tuple([(item.Step, item.PAStatus) for item in feasibility.Steps]),
         ()
         if statuses is _UNSET
@@ -794,7 +821,7 @@ def _pal_response(value: Any) -> _ResponseFields:
     return (
         None,
         None,
-        (),
+        0,
         None,
         (),
         None if stance is _UNSET else (_unset_none(stance.Role), _unset_none(stance.Locale)),

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pgm_explore.dialogue._facts import Facts
+from pgm_explore.dialogue._facts import FILLED, Facts
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare
 from pgm_explore.spec import PAYLOAD_FOR_KIND, DACKind, PRCKind
@@ -52,8 +52,11 @@ RequestRules = Callable[
 ResponseRules = Callable[[TranscriptState, Facts, DialogueState, PendingRequest, list[Finding]], None]
 
 
-# The same members as Facts.filled names them ("Representation.Intent").
-_QUALIFIED = {kind: frozenset(f"{holder}.{key}" for key in keys) for kind, (holder, keys) in PAYLOAD_FOR_KIND.items()}
+# The members a Kind asks for, as bits of Facts.filled (FILLED: "Representation.Intent").
+_QUALIFIED = {
+    kind: sum(FILLED[f"{holder}.{key}"] for key in set(keys)) for kind, (holder, keys) in PAYLOAD_FOR_KIND.items()
+}
+_FEASIBILITY, _COMMITMENT_STATUS = FILLED["Feasibility"], FILLED["CommitmentStatus"]
 
 
 def _some(steps: list[Any], shown: int = 10) -> str:
@@ -409,7 +412,7 @@ def payload_fits_kind(
         return
     if type_name == "BKN-DAC" and kind in ("feasibility", "commitment"):
         wanted_key = "Feasibility" if kind == "feasibility" else "CommitmentStatus"
-        if wanted_key not in facts.filled:
+        if not facts.filled & FILLED[wanted_key]:
             found.append(
                 Finding.of(
                     "payload-kind",
@@ -419,7 +422,7 @@ def payload_fits_kind(
                 )
             )
         return
-    if type_name == "BKN-DAC" and "Feasibility" in facts.filled:
+    if type_name == "BKN-DAC" and facts.filled & _FEASIBILITY:
         found.append(
             Finding.of(
                 "payload-kind",
@@ -433,7 +436,7 @@ def payload_fits_kind(
     if wanted is None:
         return
     holder, keys = wanted
-    if _QUALIFIED[type_name, kind].isdisjoint(facts.filled):
+    if not _QUALIFIED[type_name, kind] & facts.filled:
         found.append(
             Finding.of(
                 "payload-kind",
@@ -446,20 +449,21 @@ def payload_fits_kind(
         )
 
 
-def _fits(type_name: str, kind: str) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+def _fits(type_name: str, kind: str) -> tuple[int, int]:
     """What :func:`payload_fits_kind` reads of an answered Response to a Request of ``kind``:
-    (the members one of which it must carry, those it must not carry; None for none)."""
+    (the members one of which it must carry, those it must not carry), as bits of
+    :attr:`~pgm_explore.dialogue._facts.Facts.filled` (0: no such condition)."""
     if type_name == "BKN-DAC" and kind in ("feasibility", "commitment"):
-        return frozenset({"Feasibility" if kind == "feasibility" else "CommitmentStatus"}), None
-    return _QUALIFIED.get((type_name, kind)), frozenset({"Feasibility"}) if type_name == "BKN-DAC" else None
+        return (_FEASIBILITY if kind == "feasibility" else _COMMITMENT_STATUS), 0
+    return _QUALIFIED.get((type_name, kind), 0), _FEASIBILITY if type_name == "BKN-DAC" else 0
 
 
-PAYLOAD_FITS: dict[str, dict[str, tuple[frozenset[str] | None, frozenset[str] | None]]] = {
+PAYLOAD_FITS: dict[str, dict[str, tuple[int, int]]] = {
     type_name: {kind: _fits(type_name, kind) for kind in kinds}
     for type_name, kinds in (("BKN-PRC", get_args(PRCKind)), ("BKN-DAC", get_args(DACKind)), ("BKN-PAL", ()))
 }
 """Data type -> Kind of the spec -> (needed, forbidden): an answered Response whose ``filled``
-meets ``needed`` and none of ``forbidden`` (None: no such condition) has nothing for
+has a bit of ``needed`` and none of ``forbidden`` (0: no such condition) has nothing for
 :func:`payload_fits_kind` to find (most do). The checker's driver looks here first, so that the
 common Response costs a look rather than a call; any other Kind goes to the rule itself."""
 

@@ -414,9 +414,12 @@ class TranscriptState:
     small integers (the TurnIndex of a dialogue of fewer than 128 turns), so that an entry costs
     no object of its own; where each QueryID was first used is kept apart (:attr:`query_sources`),
     by its place in this dictionary, which keeps the order the QueryIDs came in."""
-    query_sources: array[int] = field(default_factory=lambda: array("q"))
+    query_sources: array[int] = field(default_factory=lambda: array("Q"))
     """Where each QueryID of :attr:`query_ids` was first used, in the same order: its source's
-    number in :attr:`sources` (8 bytes each, where a number of its own took 32; see :meth:`first_use`)."""
+    number in :attr:`sources` (8 bytes each, where a number of its own took 32; see :meth:`first_use`).
+    Unsigned (``"Q"``), as every number here is: CPython stores an item of an unsigned array with
+    one conversion, and one of a signed array by parsing a format (about 300 instructions more
+    for each append, one for nearly every message)."""
     query_places: dict[str, int] | None = None
     """QueryID -> its place in :attr:`query_ids`, once more than :data:`_SCANS` findings needed one
     (made then, and kept up to date by :meth:`new_query_id`)."""
@@ -444,10 +447,11 @@ class TranscriptState:
     data type): a tuple for each dialogue took 64 bytes, and one made to look each message up.)"""
     begun: int = 0
     """How many dialogues have begun."""
-    begun_numbers: defaultdict[str, array[int]] = field(default_factory=lambda: defaultdict(lambda: array("q")))
+    begun_numbers: defaultdict[str, array[int]] = field(default_factory=lambda: defaultdict(lambda: array("Q")))
     """Data type -> the place of each of its dialogues among the dialogues of the transcript, in the
     order they began, in the order of :attr:`dialogues` (which keeps the order they came in and
-    never lets one go): 8 bytes each, where a number in each :class:`DialogueState` took 40."""
+    never lets one go): 8 bytes each, where a number in each :class:`DialogueState` took 40
+    (unsigned, as :attr:`query_sources`)."""
 
     def begin(self, dialog: str, type_name: str, opener: DialogueContext | None) -> DialogueState:
         """The state of a dialogue that begins now (the first message of its DialogID and type)."""
