@@ -21,7 +21,10 @@ and each worker asked to explain a message that does not conform; printed, from 
 is imported, when the cluster was up and when both explanations were in. The preloads: the
 command's own (``pgm_explore.cli._validate.PRELOAD``: python-jsonschema with ``rfc3987_syntax``
 deferred), python-jsonschema imported plainly (the command's preload up to session 14), and none
-(each worker imports python-jsonschema at its first such message).
+(each worker imports python-jsonschema at its first such message). Then, taking turns as well, the
+command in one process over one message that does not conform, as its process's own command line
+(``python -m pgm_explore validate``: python-jsonschema imported as the forkserver imports it) and
+called by a program (``main([...])`` in ``python -c``: imported plainly), wall seconds.
 
 Run: ``.venv/bin/python benchmarks/bench_explain.py [--messages N] [--repeat R] [--rounds K]
 [--source DIR] [--start]``.
@@ -112,6 +115,24 @@ def compare_starts(rounds: int) -> None:
         ups = sorted(up for up, _ in runs)
         ends = sorted(end for _, end in runs)
         print(f"{name:28} {ups[0]:17.2f} s {ups[len(ups) // 2]:5.2f} s {ends[0]:22.2f} s {ends[len(ends) // 2]:5.2f} s")
+    one = OUT / "explain-one.jsonl"
+    one.write_text('{"Header": "PGM-KDA-V1.0", "Mode": "RQ"}\n', encoding="utf-8")
+    argv = ["validate", "--format", "json", "--workers", "0", str(one)]
+    ways = {
+        "its own command line": ["-m", "pgm_explore", *argv],
+        "called by a program": ["-c", f"import sys; from pgm_explore.cli import main; sys.exit(main({argv!r}))"],
+    }
+    walls: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(rounds):
+        for name, args in ways.items():
+            began = time.perf_counter()
+            subprocess.run([sys.executable, *args], stdout=subprocess.DEVNULL, check=False, cwd=OUT)
+            walls[name].append(time.perf_counter() - began)
+    one.unlink()
+    print(f"{'validate in one process':28} {'one message explained (best, median)':>58}")
+    for name, seconds in walls.items():
+        seconds.sort()
+        print(f"{name:28} {seconds[0]:49.2f} s {seconds[len(seconds) // 2]:5.2f} s")
 
 
 def kinds(count: int) -> dict[str, list[dict[str, Any]]]:
