@@ -14,8 +14,20 @@ measured with that checkout's ``pgm_explore`` too, the two taking turns in new i
 ``--rounds`` times (the best of each kept), and the output of the two is compared byte for byte:
 a change that makes a kind cheaper must say the same.
 
+With ``--start``, what the first message that does not conform costs a ``validate`` on two local
+workers instead: in new interpreters taking turns ``--rounds`` times, two workers started as the
+command starts them (``pgm_explore._engine.engine``) with each of three preloads of the forkserver,
+and each worker asked to explain a message that does not conform; printed, from before the engine
+is imported, when the cluster was up and when both explanations were in. The preloads: the
+command's own (``pgm_explore.cli._validate.PRELOAD``: python-jsonschema with ``rfc3987_syntax``
+deferred), python-jsonschema imported plainly (the command's preload up to session 14), and none
+(each worker imports python-jsonschema at its first such message). Then, taking turns as well, the
+command in one process over one message that does not conform, as its process's own command line
+(``python -m pgm_explore validate``: python-jsonschema imported as the forkserver imports it) and
+called by a program (``main([...])`` in ``python -c``: imported plainly), wall seconds.
+
 Run: ``.venv/bin/python benchmarks/bench_explain.py [--messages N] [--repeat R] [--rounds K]
-[--source DIR]``.
+[--source DIR] [--start]``.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +65,74 @@ for _ in range(repeat):
     best = min(best, time.process_time() - start)
 print(json.dumps({"cpu": best, "digest": hashlib.sha256(text.encode()).hexdigest()}))
 """
+
+
+_PRELOADS = {
+    "the command's": None,  # (PRELOAD, read in the child)
+    "python-jsonschema plainly": ["pgm_explore.cli._validate", "jsonschema"],
+    "none": ["pgm_explore.cli._validate"],
+}
+
+
+def _explain_one() -> int:
+    """Run on each worker: explain a message that does not conform."""
+    from pgm_explore.validation import validate
+
+    return len(validate({"Header": "PGM-KDA-V1.0", "Mode": "RQ"}).findings)
+
+
+def start_child(name: str) -> None:
+    """One run of ``--start`` (in a new interpreter): prints (cluster up, explained) in seconds."""
+    began = time.perf_counter()
+    from pgm_explore._engine import engine
+    from pgm_explore.cli._validate import PRELOAD
+
+    preload = _PRELOADS[name] or PRELOAD
+    with engine(2, preload=preload) as workers:
+        up = time.perf_counter() - began
+        found = workers.client.run(_explain_one)  # type: ignore[attr-defined]  # (a Dask engine)
+        explained = time.perf_counter() - began
+    assert sorted(found.values()) == [9, 9], found
+    print(json.dumps([up, explained]))
+
+
+def compare_starts(rounds: int) -> None:
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in _PRELOADS}
+    for _ in range(rounds):
+        for name in _PRELOADS:
+            done = subprocess.run(
+                [sys.executable, __file__, "--start-child", name],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=OUT,
+                env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+            )
+            up, explained = json.loads(done.stdout.strip().splitlines()[-1])
+            times[name].append((up, explained))
+    print(f"{'preload of the forkserver':28} {'cluster up (best, median)':>26} {'both explained (best, median)':>31}")
+    for name, runs in times.items():
+        ups = sorted(up for up, _ in runs)
+        ends = sorted(end for _, end in runs)
+        print(f"{name:28} {ups[0]:17.2f} s {ups[len(ups) // 2]:5.2f} s {ends[0]:22.2f} s {ends[len(ends) // 2]:5.2f} s")
+    one = OUT / "explain-one.jsonl"
+    one.write_text('{"Header": "PGM-KDA-V1.0", "Mode": "RQ"}\n', encoding="utf-8")
+    argv = ["validate", "--format", "json", "--workers", "0", str(one)]
+    ways = {
+        "its own command line": ["-m", "pgm_explore", *argv],
+        "called by a program": ["-c", f"import sys; from pgm_explore.cli import main; sys.exit(main({argv!r}))"],
+    }
+    walls: dict[str, list[float]] = {name: [] for name in ways}
+    for _ in range(rounds):
+        for name, args in ways.items():
+            began = time.perf_counter()
+            subprocess.run([sys.executable, *args], stdout=subprocess.DEVNULL, check=False, cwd=OUT)
+            walls[name].append(time.perf_counter() - began)
+    one.unlink()
+    print(f"{'validate in one process':28} {'one message explained (best, median)':>58}")
+    for name, seconds in walls.items():
+        seconds.sort()
+        print(f"{name:28} {seconds[0]:49.2f} s {seconds[len(seconds) // 2]:5.2f} s")
 
 
 def kinds(count: int) -> dict[str, list[dict[str, Any]]]:
@@ -101,8 +182,16 @@ def main_(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="passes in each interpreter (default 5)")
     parser.add_argument("--rounds", type=int, default=3, help="interpreters for each checkout (default 3)")
     parser.add_argument("--source", type=Path, help="another checkout to compare with")
+    parser.add_argument("--start", action="store_true", help="the workers' start and first explanation instead")
+    parser.add_argument("--start-child", choices=tuple(_PRELOADS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.start_child:
+        start_child(args.start_child)
+        return 0
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.start:
+        compare_starts(args.rounds)
+        return 0
     sources = [ROOT] + ([args.source.resolve()] if args.source else [])
     head = f"{'kind':15} {'µs a message':>13}"
     if args.source:

@@ -127,3 +127,42 @@ def test_local_workers_import_no_rfc3987_syntax_and_say_what_one_process_says(tm
     status, output, _ = got["here"]
     assert status == 1 and output.count("\n") == len(lines)
     assert output.count('"conforms":false') >= 30
+
+
+# The command as its process's own command line (main() reading sys.argv), against the same
+# command called by a program (main(ARGV)), which imports python-jsonschema as it is.
+_COMMAND = """
+import contextlib, io, json, sys
+from pgm_explore.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    if sys.argv[1] == "own":
+        sys.argv = ["pgm-explore", "validate", "--format", "json", sys.argv[2]]
+        status = main()
+    else:
+        status = main(["validate", "--format", "json", sys.argv[2]])
+print(json.dumps({"status": status, "out": out.getvalue(), "imported": "rfc3987_syntax" in sys.modules,
+                  "jsonschema": "jsonschema" in sys.modules}))
+"""
+
+
+@pytest.mark.slow
+def test_the_command_s_own_process_explains_without_building_rfc3987_syntax(tmp_path: Path) -> None:
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(
+        b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ"}\n{"Header": "PGM-KDA-V1.0", "Mode": "RS", "TurnIndex": -1}\n'
+    )
+    own = json.loads(_python(_COMMAND, "own", str(path)))
+    called = json.loads(_python(_COMMAND, "called", str(path)))
+    assert own["jsonschema"] and called["jsonschema"]  # (both explained a message)
+    assert own["imported"] is False
+    if _installed("rfc3987_syntax"):
+        assert called["imported"] is True  # (a program's process: python-jsonschema imported as it is)
+    assert (own["status"], own["out"]) == (called["status"], called["out"])
+    assert own["status"] == 1 and own["out"].count('"conforms":false') == 2
+
+
+def _installed(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

@@ -37,6 +37,7 @@ from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _vali
 from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
 from pgm_explore.cli._script import ScriptError, load_script
+from pgm_explore.validation._schema import own_process
 
 COMMANDS: tuple[Command, ...] = tuple(
     module.COMMAND for module in (_validate, _check, _table, _dialogue, _probe, _lab, _app)
@@ -56,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     Never raises ``SystemExit``: usage errors and ``--help`` come back as statuses 2
     and 0, so the function can be called from tests and notebooks.
     """
+    if argv is None:
+        # The process is the command's own (the pgm-explore script, python -m pgm_explore), not a
+        # program's that calls main: python-jsonschema, imported to explain a message that does
+        # not conform, need not build rfc3987_syntax's grammars as it is imported.
+        own_process()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

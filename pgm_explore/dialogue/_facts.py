@@ -651,31 +651,47 @@ def _never_empty(kind: Any) -> bool:
     return False
 
 
-class _Filled(dict[type, tuple[tuple[str, int, bool], ...]]):
+class _Filled(dict[type, tuple[tuple[str, int, Any], ...]]):
     """The members of a Struct type that ``filled`` has a bit for (:data:`FILLED`), by type (worked
-    out at its first Struct): for each, its attribute, its bit (of ``prefix`` + its name) and
-    whether its type says that it has content whenever it is there (:func:`_never_empty`).
-    ``names``: only those members (None: all of them)."""
+    out at its first Struct): for each, its attribute, its bit (of ``prefix`` + its name) and how
+    to tell that it has content (:func:`_has_content`) when it is there: True when its type says
+    that it always has (:func:`_never_empty`); its type's empty Struct when it is a Struct all of
+    whose fields may be left out (it has content unless it equals that one, compared in C, where
+    asking whether a value is a Struct at all costs more); else False. ``names``: only those
+    members (None: all of them)."""
 
     def __init__(self, prefix: str, names: tuple[str, ...] | None = None) -> None:
         super().__init__()
         self.prefix, self.names = prefix, names
 
-    def __missing__(self, kind: type) -> tuple[tuple[str, int, bool], ...]:
+    def __missing__(self, kind: type) -> tuple[tuple[str, int, Any], ...]:
         fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
         members = self[kind] = tuple(
-            (fields[name].name, FILLED[self.prefix + name], _never_empty(fields[name].type))
+            (fields[name].name, FILLED[self.prefix + name], _content_test(fields[name].type))
             for name in (fields if self.names is None else self.names)
             if self.prefix + name in FILLED  # (a member no rule asks about is not looked at)
         )
         return members
 
 
+def _content_test(kind: Any) -> Any:
+    """How :class:`_Filled` tells that a member of the msgspec type ``kind`` has content."""
+    if _never_empty(kind):
+        return True
+    if get_origin(kind) is Union or isinstance(kind, types.UnionType):
+        members = [member for member in get_args(kind) if member is not msgspec.UnsetType]
+        kind = members[0] if len(members) == 1 else None
+    # (A Struct all of whose fields may be left out, else _never_empty said True: its empty one.)
+    return kind() if _is_struct(kind) else False
+
+
 def _filled_members(members: _Filled, value: Any) -> int:
     """The bits (:data:`FILLED`, see ``members``) of each member of the Struct ``value`` with content."""
     filled = 0
-    for name, bit, sure in members[type(value)]:
-        if (member := getattr(value, name)) is not _UNSET and (sure or _has_content(member)):
+    for name, bit, test in members[type(value)]:
+        if (member := getattr(value, name)) is not _UNSET and (
+            test is True or (member != test if test is not False else _has_content(member))
+        ):
             filled |= bit
     return filled
 
@@ -808,14 +824,28 @@ def _prc_request(value: Any) -> _RequestFields:
     return value.Kind, (), (), (), None, _listed(value.EntityIDs)
 
 
+# (The lists a message holds are short: a loop costs less than a comprehension, which is a
+# function made and called each time, some 1,900 instructions for two items.)
+
+
 def _dac_request(value: Any) -> _RequestFields:
     actions, submitted, released = value.ProcessActions, value.Commitments, value.ReleasedCommitmentIDs
+    steps: tuple[Any, ...] = ()
+    if actions is not _UNSET:
+        pairs = []
+        for item in actions:
+            pairs.append((item.Step, item.Statement))
+        steps = tuple(pairs)
+    commitments: tuple[Any, ...] = ()
+    if submitted is not _UNSET:
+        triples = []
+        for index, item in enumerate(submitted):
+            triples.append((index, item.CommitmentID, item.Statement))
+        commitments = tuple(triples)
     return (
         value.Kind,
-        () if actions is _UNSET else tuple([(item.Step, item.Statement) for item in actions]),
-        ()
-        if submitted is _UNSET
-        else tuple([(index, item.CommitmentID, item.Statement) for index, item in enumerate(submitted)]),
+        steps,
+        commitments,
         () if released is _UNSET else tuple(enumerate(released)),
         None,
         _listed(value.EntityIDs),
@@ -848,16 +878,19 @@ def _dac_response(value: Any) -> _ResponseFields:
     filled = _filled_members(_DAC_RESPONSE, value)
     if answer is not _UNSET:
         filled |= _filled_members(_ANSWER, answer)
-    return (
-        None,
-        None,
-        filled,
-        None if feasibility is _UNSET else tuple([(item.Step, item.PAStatus) for item in feasibility.Steps]),
-        ()
-        if statuses is _UNSET
-        else tuple([(index, item.CommitmentID, item.Status) for index, item in enumerate(statuses)]),
-        None,
-    )
+    steps = None
+    if feasibility is not _UNSET:
+        pairs = []
+        for item in feasibility.Steps:
+            pairs.append((item.Step, item.PAStatus))
+        steps = tuple(pairs)
+    said: tuple[Any, ...] = ()
+    if statuses is not _UNSET:
+        triples = []
+        for index, item in enumerate(statuses):
+            triples.append((index, item.CommitmentID, item.Status))
+        said = tuple(triples)
+    return None, None, filled, steps, said, None
 
 
 def _pal_response(value: Any) -> _ResponseFields:
@@ -982,7 +1015,13 @@ class _Packed:
         facts = struct_facts(value, way.dt.name, way.mode, ())
         if findings:
             self._mark(findings)
-        self._add(line, facts)
+        # (_add, written out: this runs for every clean message, and a call costs more than it)
+        self.numbers.append(line)
+        written = self.written
+        written.append(facts)
+        if len(written) == CHUNK:
+            self.chunks.append(_encode_facts(written))
+            written.clear()
 
     def item(self, item: Item) -> None:
         type_name, mode, _, findings = report_fields(item)

@@ -14,9 +14,11 @@ the real module at its first call and hands on to it. python-jsonschema register
 checks as always and they answer as always (the same function, called with the same values),
 in the forkserver and in whatever it forks: the grammars are built by the first ``iri`` check,
 not by the import. Once python-jsonschema is imported the stand-in is gone: an ``import
-rfc3987_syntax`` anywhere gets the real module. The forkserver is the only place this runs (it
-is imported there by name, as a preload module); a process that imported python-jsonschema
-already, or that does not have ``rfc3987_syntax``, just imports it.
+rfc3987_syntax`` anywhere gets the real module. This runs in the forkserver (imported there by
+name, as a preload module) and in a process that is the command's own
+(``pgm_explore.validation._schema.own_process``); a user's program or kernel imports
+python-jsonschema as it is, and a process that imported it already, or that does not have
+``rfc3987_syntax``, just imports it.
 
 (pytest's ``--doctest-modules`` imports this module too, which imports python-jsonschema the
 same way there.)

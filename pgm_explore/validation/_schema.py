@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -71,10 +72,28 @@ def _ecma_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(_ecma_dollars(pattern))
 
 
+_OWN_PROCESS = False
+"""True in a process that is the command's own (:func:`own_process`): python-jsonschema is then
+imported as the forkserver of the local workers imports it, ``rfc3987_syntax``'s grammars built
+at its first use rather than at the import (:mod:`._preload`). Elsewhere (a notebook's kernel, a
+user's program) it is imported as it is."""
+
+
+def own_process() -> None:
+    """Say that this process is the command's own: ``pgm_explore.cli.main`` run as the process's
+    command line (the ``pgm-explore`` script, ``python -m pgm_explore``), not called by a program.
+    Its first message that does not conform then waits 0.1 s for python-jsonschema, not 0.95 s
+    (docs/performance.md)."""
+    global _OWN_PROCESS
+    _OWN_PROCESS = True
+
+
 @cache
 def _validator_class() -> type[Validator]:
     """Draft 2020-12 of python-jsonschema, with ``pattern`` read as ECMA-262 reads it, so
     that its explanations agree with the verdict of jsonschema-rs."""
+    if _OWN_PROCESS:
+        import_module("pgm_explore.validation._preload")
     from jsonschema import Draft202012Validator, ValidationError, validators
 
     def pattern(validator: Validator, value: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
