@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from pgm_explore.dialogue import TranscriptChecker
 from pgm_explore.dialogue._facts import (
     FILLED,
     Facts,
@@ -233,3 +234,26 @@ def test_a_partition_is_packed_from_the_structs(tmp_path: Path) -> None:
     assert len(findings) == 5 and findings[0] == findings[3]
     assert any(f.rule == "statement-syntax" for f in findings[0])
     assert sum(len(batch.table) for batch in packed) == 2 + 2  # (one tuple of each kind a run)
+
+
+def test_the_ids_travel_joined_and_a_nul_or_a_non_string_keeps_them_apart() -> None:
+    """The ids are one string when all three are strings without a NUL, a tuple otherwise, read
+    alike from the Struct and from the dict; the checker compares them either way, and names the
+    values a context-mismatch finds, a NUL in them too."""
+    prompt, request = _base("PGM-PCP-V1.0", None), _base("PGM-KPR-V1.0", "RQ")
+    ids = tuple(prompt[key] for key in ("MInstance", "UEnvironment", "SessionID"))
+    for key, value in (("DialogID", prompt["DialogID"]), ("UEnvironment", ids[1])):
+        request = _with(request, (key,), value)
+    assert _facts_of(prompt, "PC Prompt", None, ()).ids == "\0".join(ids)
+    for session in ("s\0-1", 7):
+        odd = _with(prompt, ("SessionID",), session)
+        assert _facts_of(odd, "PC Prompt", None, ()).ids == (*ids[:2], session)
+    assert _assert_document(_with(prompt, ("SessionID",), "s\0-1"), "a NUL in the SessionID")
+    for session in (ids[2], "s\0-1"):
+        for instance, wanted in ((ids[0], []), ("mi-\0other", ["MInstance is mi-\0other"])):
+            checker = TranscriptChecker()
+            opened = _with(prompt, ("SessionID",), session)
+            asked = _with(_with(request, ("SessionID",), session), ("MInstance",), instance)
+            assert not [f for f in checker.feed("t#0", opened) if f.rule == "context-mismatch"]
+            found = [f.message for f in checker.feed("t#1", asked) if f.rule == "context-mismatch"]
+            assert [message.split(",")[0] for message in found] == wanted, (session, instance)

@@ -250,8 +250,11 @@ class TranscriptChecker:
                         dialogue.last_absolute, dialogue.last_time = time
                 if asks:
                     context = opener
-                    if context is None and type(session := facts.ids[2]) is str:
-                        context = state.session_context.get(session)
+                    if context is None:  # (the session's latest PC Prompt's: session_of, inline)
+                        sent_ids = facts.ids
+                        session = sent_ids[sent_ids.rindex("\0") + 1 :] if type(sent_ids) is str else sent_ids[2]
+                        if type(session) is str:
+                            context = state.session_context.get(session)
                     commitments, constraints = facts.commitments, facts.constraints
                     request = PendingRequest(
                         query_id,

@@ -36,6 +36,9 @@ __all__ = [
     "CHUNK",
     "FILLED",
     "fact_chunks",
+    "ids_of",
+    "joined_ids",
+    "session_of",
     "facts_batch",
     "item_facts",
     "iter_facts",
@@ -119,6 +122,43 @@ the tuple and a string for each (about 300 instructions a message of the open mi
 with a mask rather than a set."""
 
 
+def joined_ids(instance: Any, environment: Any, session: Any) -> str | tuple[Any, Any, Any]:
+    r"""MInstance, UEnvironment and SessionID as :attr:`Facts.ids` has them: one string, the three
+    joined by NUL, when all three are strings without one (as good as every message: the
+    checking process decodes one string, where a tuple and its three strings cost it about 1,100
+    instructions a message, and compares one); else the tuple of them.
+
+    >>> joined_ids("mi", "ue", "s-1"), joined_ids("mi", None, "s-1"), joined_ids("m\0i", "ue", "s")
+    ('mi\x00ue\x00s-1', ('mi', None, 's-1'), ('m\x00i', 'ue', 's'))
+    """
+    if type(instance) is str and type(environment) is str and type(session) is str:
+        joined = f"{instance}\0{environment}\0{session}"
+        if joined.count("\0") == 2:
+            return joined
+    return instance, environment, session
+
+
+def ids_of(ids: str | tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+    r"""The (MInstance, UEnvironment, SessionID) of :attr:`Facts.ids` (see :func:`joined_ids`).
+
+    >>> ids_of("mi\0ue\0s-1"), ids_of((1, None, "s"))
+    (('mi', 'ue', 's-1'), (1, None, 's'))
+    """
+    if isinstance(ids, str):
+        instance, environment, session = ids.split("\0")
+        return instance, environment, session
+    return ids
+
+
+def session_of(ids: str | tuple[Any, Any, Any]) -> Any:
+    r"""The SessionID of :attr:`Facts.ids`, as the message gives it (see :func:`joined_ids`).
+
+    >>> session_of("mi\0ue\0s-1"), session_of((1, None, 7))
+    ('s-1', 7)
+    """
+    return ids[ids.rindex("\0") + 1 :] if type(ids) is str else ids[2]
+
+
 class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
     """What the transcript rules read of one message (see the module). Fields a message of
     its type and mode has no use for keep their defaults.
@@ -137,8 +177,9 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     findings: tuple[Finding, ...]
     """The validation report's findings."""
     dialog: str | None
-    ids: tuple[Any, Any, Any] = (None, None, None)
-    """MInstance, UEnvironment and SessionID, as the message gives them."""
+    ids: str | tuple[Any, Any, Any] = (None, None, None)
+    """MInstance, UEnvironment and SessionID, as the message gives them: joined in one string
+    (:func:`joined_ids`) when all three are strings; :func:`ids_of` and :func:`session_of` read it."""
     time: tuple[bool, float] | None = None
     """QueryTime (a PC Prompt's PCPromptTime) as :func:`simple_time_seconds` reads it."""
     query_id: str | None = None
@@ -182,7 +223,7 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
 
     @property
     def session(self) -> str | None:
-        session = self.ids[2]
+        session = session_of(self.ids)
         return session if type(session) is str else None
 
 
@@ -253,7 +294,7 @@ def _facts_of(document: Any, type_name: Any, mode: Any, findings: tuple[Finding,
     if type_name is None:
         return Facts(None, None, findings, dialog)
     doc = document  # a message with a type is an object
-    ids = (doc.get("MInstance"), doc.get("UEnvironment"), doc.get("SessionID"))
+    ids = joined_ids(doc.get("MInstance"), doc.get("UEnvironment"), doc.get("SessionID"))
     if type_name == "PC Prompt":
         found: set[str] = set()
         for key in ("ResolvedReferents", "SceneContext", "ActionContext"):
@@ -288,7 +329,7 @@ _Head = tuple[
     Literal["RQ", "RS"] | None,
     tuple[Finding, ...],
     str | None,
-    tuple[Any, Any, Any],
+    str | tuple[Any, Any, Any],
     tuple[bool, float] | None,
     str | None,
 ]
@@ -699,7 +740,10 @@ def struct_facts(value: Any, type_name: Any, mode: Any, findings: tuple[Finding,
     in half the time it matches names, and spreading a tuple of them into the call costs as
     much again as the call (this runs for every message). tests/test_facts.py holds every
     reader's Facts to the dict reading's."""
-    ids = (value.MInstance, value.UEnvironment, value.SessionID)
+    # (The schemas make the three strings: only a NUL among them keeps them apart.)
+    ids: str | tuple[Any, Any, Any] = f"{value.MInstance}\0{value.UEnvironment}\0{value.SessionID}"
+    if ids.count("\0") != 2:
+        ids = value.MInstance, value.UEnvironment, value.SessionID
     if type_name == "PC Prompt":
         action_context = value.ActionContext
         return Facts(

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pgm_explore.dialogue._facts import FILLED, Facts
+from pgm_explore.dialogue._facts import FILLED, Facts, ids_of, session_of
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare
 from pgm_explore.spec import PAYLOAD_FOR_KIND, DACKind, PRCKind
@@ -132,7 +132,8 @@ def opened_by_a_prompt(dialog: str, found: list[Finding]) -> None:
 
 
 def context_ids_match(facts: Facts, dialog: str, context: DialogueContext, found: list[Finding]) -> None:
-    for key, value, expected in zip(("MInstance", "UEnvironment", "SessionID"), facts.ids, context.ids, strict=True):
+    names = ("MInstance", "UEnvironment", "SessionID")
+    for key, value, expected in zip(names, ids_of(facts.ids), ids_of(context.ids), strict=True):
         if isinstance(value, str) and isinstance(expected, str) and value != expected:
             found.append(
                 Finding.of(
@@ -368,13 +369,14 @@ def entities_known(
     entity_ids = facts.entity_ids
     if context is None or not entity_ids:
         return
-    session = facts.ids[2]
+    # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every Entity
+    # any PC Prompt of the session mentioned is known to them. (Looked up by the context's own
+    # SessionID when it is the same, as most are: its hash is kept in it, where the message's
+    # is worked out anew; and when all the ids are the context's, as most are, with no SessionID
+    # taken out of them.)
+    ids, shared = facts.ids, context.session
+    session = shared if ids == context.ids else session_of(ids)
     if type(session) is str:
-        # BKN-DAC and BKN-PAL dialogues outlive the PC Prompt that started them (D15): every Entity
-        # any PC Prompt of the session mentioned is known to them. (Looked up by the context's own
-        # SessionID when it is the same, as most are: its hash is kept in it, where the message's
-        # is worked out anew.)
-        shared = context.ids[2]
         if session == shared:
             known = state.session_entities.get(shared, context.entities)
         else:

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from pgm_explore.dialogue._facts import Facts
+from pgm_explore.dialogue._facts import Facts, session_of
 from pgm_explore.dialogue._precheck_checks import ContextRules, context_rules
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import Prediction, predict_with_rules
@@ -159,8 +159,11 @@ class DialogueContext(msgspec.Struct, gc=False):
     logged: int
     """Where the PC Prompt was read, as its number in ``log`` (:attr:`source`): the number its
     PCPromptID is kept with, where the text took some 90 bytes more for each PC Prompt."""
-    ids: tuple[Any, Any, Any]
-    """Its MInstance, UEnvironment and SessionID."""
+    ids: str | tuple[Any, Any, Any]
+    """Its MInstance, UEnvironment and SessionID, as :attr:`Facts.ids` has them (one string as a
+    rule: a later message's are compared with them as they come)."""
+    session: str | None
+    """Its SessionID when it is a string (one copy kept, :meth:`TranscriptState.shared`)."""
     action_context: KnownActionContext | None
     entities: Entities
     """The Entity ids mentioned so far."""
@@ -550,22 +553,26 @@ class TranscriptState:
         shared = self.shared
         entities = self.entity_set(facts.entities or _NO_ENTITIES)
         ids = facts.ids
-        session = ids[2]
+        session = session_of(ids)
         if type(session) is not str:
             session = None
         # The ids kept once: those of the session's latest context when they are the same (an
         # A-User's PC Prompts mostly are), else shared anew.
         latest = self.session_context.get(session) if session is not None else None
         if latest is not None and latest.ids == ids:
-            ids = latest.ids
+            ids, session = latest.ids, latest.session
         else:
-            instance, environment, session_id = ids
-            ids = (shared(instance), shared(environment), shared(session_id))
+            if not isinstance(ids, str):
+                instance, environment, session_id = ids
+                ids = (shared(instance), shared(environment), shared(session_id))
+            if session is not None:
+                session = shared(session)
         absolute, seconds = facts.time or (False, None)
         context = DialogueContext(
             self.sources,
             logged,
             ids,
+            session,
             self.known_action_context(facts.action_context),
             entities,
             seconds,
@@ -578,7 +585,6 @@ class TranscriptState:
             if begun is not None:
                 begun.opener = context
         if session is not None:
-            session = ids[2]  # (the shared string)
             known = self.session_entities.get(session)
             self.session_entities[session] = entities if known is None else self.grown(known, entities)
             self.session_context[session] = context
@@ -616,13 +622,16 @@ class TranscriptState:
             context.action_context = self.known_action_context(facts.action_context)
         if not added:  # (most Representations add no Entity; one that adds none records nothing)
             return
-        session = facts.ids[2]
-        if type(session) is str:
-            # (the context's own SessionID when it is the same, as it mostly is: kept once already)
-            shared = context.ids[2]
-            session = shared if session == shared else self.shared(session)
+        ids = facts.ids
+        if ids == context.ids:  # (the context's own SessionID, as it mostly is: kept once already)
+            session = context.session
         else:
-            session = None
+            session = session_of(ids)
+            if type(session) is str:
+                shared = context.session
+                session = shared if session == shared else self.shared(session)
+            else:
+                session = None
         context.entities = self.grown(context.entities, added)
         if session is not None:
             self.session_entities[session] = self.grown(self.session_entities.get(session, _NO_ENTITIES), added)
