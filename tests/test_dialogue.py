@@ -586,3 +586,25 @@ def test_the_drivers_look_at_a_responses_payload_finds_what_payload_fits_kind_fi
                 assert got == wanted, (type_name, kind, filled)
                 compared += bool(wanted)
     assert compared > 100  # (the rule finds something in many of them: both sides are tried)
+
+
+def _relative(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with its time relative (TimeType false)."""
+    doc["QueryTime" if "QueryTime" in doc else "PCPromptTime"]["SimpleTimeData"][0]["TimeType"] = False
+    return doc
+
+
+def test_relative_and_absolute_times_are_compared_only_among_their_kind() -> None:
+    """An absolute time travels as its seconds and a relative one as the pair (Facts.time): a
+    relative time earlier than the absolute one before it is no time-backwards, nor an absolute
+    Request's relative Response; a time earlier than the one before it of its kind is."""
+    docs = [
+        prompt(ms=10_000),
+        _relative(request("BKN-PRC", "q-1", 0, 5_000)),
+        _relative(response("BKN-PRC", "q-2", "q-1", 0, 4_000)),
+        request("BKN-PRC", "q-3", 1, 11_000),
+        _relative(response("BKN-PRC", "q-4", "q-3", 1, 3_000)),
+        request("BKN-PRC", "q-5", 2, 10_500),
+        response("BKN-PRC", "q-6", "q-5", 2, 10_400),
+    ]
+    assert rules(docs) == [(2, "time-backwards"), (6, "time-backwards")]

@@ -242,7 +242,15 @@ class TranscriptChecker:
                 else:
                     before = len(found)  # (a Response's findings before its time's)
                 time = facts.time
-                if time is not None:  # (time-backwards, looked at here: most times move forward)
+                if isinstance(time, float):  # (an absolute time, as good as every message's: Facts.time)
+                    last = dialogue.last_time  # (time-backwards, looked at here: most times move forward)
+                    if last is not None and time < last and dialogue.last_absolute:
+                        _rules.time_moves_forward(facts, dialogue, found)
+                    else:
+                        dialogue.last_time = time
+                        if not dialogue.last_absolute:  # (a Struct's attribute set costs a call: only if not yet)
+                            dialogue.last_absolute = True
+                elif time is not None:
                     last = dialogue.last_time
                     if last is not None and time[1] < last and time[0] == dialogue.last_absolute:
                         _rules.time_moves_forward(facts, dialogue, found)
@@ -305,8 +313,13 @@ class TranscriptChecker:
                             _rules.turn_matches_request(facts, type_name, request_turn, pending.source, found)
                         # (a Response already dated before the message it follows, or of another turn: not again)
                         sent = pending.time
-                        if len(found) == before and time and sent and time[1] < sent[1] and time[0] == sent[0]:
-                            _rules.time_after_request(facts, pending, found)
+                        if (
+                            len(found) == before
+                            and time is not None
+                            and sent is not None
+                            and (time < sent if type(time) is float and type(sent) is float else True)
+                        ):
+                            _rules.time_after_request(facts, pending, found)  # (it compares any other pair)
                         kind = pending.kind
                         if facts.outcome == "answered" and isinstance(kind, str):
                             # (what payload_fits_kind reads, looked at here: most Responses carry what was asked)

@@ -39,6 +39,8 @@ __all__ = [
     "ids_of",
     "joined_ids",
     "session_of",
+    "time_pair",
+    "wire_time",
     "facts_batch",
     "item_facts",
     "iter_facts",
@@ -159,6 +161,29 @@ def session_of(ids: str | tuple[Any, Any, Any]) -> Any:
     return ids[ids.rindex("\0") + 1 :] if type(ids) is str else ids[2]
 
 
+def wire_time(time: tuple[bool, float] | None) -> float | tuple[bool, float] | None:
+    """A time as :attr:`Facts.time` has it (``time`` as :func:`simple_time_seconds` gives it): an
+    absolute time, as good as every message's, as its seconds alone (the checking process decodes
+    a float, where a tuple and a float cost it about 440 instructions a message more), a relative
+    one as the pair.
+
+    >>> wire_time((True, 1.5)), wire_time((False, 1.5)), wire_time(None)
+    (1.5, (False, 1.5), None)
+    """
+    if time is not None and time[0] is True and type(time[1]) is float:
+        return time[1]
+    return time
+
+
+def time_pair(time: float | tuple[bool, float] | None) -> tuple[bool, float] | None:
+    """:attr:`Facts.time` as :func:`simple_time_seconds` gives it: (whether absolute, seconds).
+
+    >>> time_pair(1.5), time_pair((False, 1.5)), time_pair(None)
+    ((True, 1.5), (False, 1.5), None)
+    """
+    return (True, time) if type(time) is float else time  # type: ignore[return-value]
+
+
 class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_defaults=True):
     """What the transcript rules read of one message (see the module). Fields a message of
     its type and mode has no use for keep their defaults.
@@ -180,8 +205,9 @@ class Facts(msgspec.Struct, frozen=True, array_like=True, gc=False, omit_default
     ids: str | tuple[Any, Any, Any] = (None, None, None)
     """MInstance, UEnvironment and SessionID, as the message gives them: joined in one string
     (:func:`joined_ids`) when all three are strings; :func:`ids_of` and :func:`session_of` read it."""
-    time: tuple[bool, float] | None = None
-    """QueryTime (a PC Prompt's PCPromptTime) as :func:`simple_time_seconds` reads it."""
+    time: float | tuple[bool, float] | None = None
+    """QueryTime (a PC Prompt's PCPromptTime) as :func:`simple_time_seconds` reads it, an
+    absolute time as its seconds alone (:func:`wire_time`; :func:`time_pair` gives the pair)."""
     query_id: str | None = None
     turn: Any = None
     """TurnIndex, as the message gives it."""
@@ -307,14 +333,14 @@ def _facts_of(document: Any, type_name: Any, mode: Any, findings: tuple[Finding,
             findings,
             dialog,
             ids,
-            simple_time_seconds(doc.get("PCPromptTime")),
+            wire_time(simple_time_seconds(doc.get("PCPromptTime"))),
             prompt_id=prompt_id if type(prompt_id) is str else None,
             action_context=packed_context(action_context) if isinstance(action_context, dict) else None,
             entities=frozenset(found),
         )
     query_id = doc.get("QueryID")
     query_id = query_id if type(query_id) is str else None
-    time = simple_time_seconds(doc.get("QueryTime"))
+    time = wire_time(simple_time_seconds(doc.get("QueryTime")))
     # What every Request and Response has: the first fields of their Facts, in their order.
     head: _Head = (type_name, mode, findings, dialog, ids, time, query_id)
     if mode == "RQ":
@@ -330,7 +356,7 @@ _Head = tuple[
     tuple[Finding, ...],
     str | None,
     str | tuple[Any, Any, Any],
-    tuple[bool, float] | None,
+    float | tuple[bool, float] | None,
     str | None,
 ]
 """The first fields of :class:`Facts`, which every Request and Response has: type, mode, findings,
@@ -706,8 +732,8 @@ _REPRESENTATION_BITS = {
 _ANSWER_BITS = {name.partition(".")[2]: bit for name, bit in FILLED.items() if name.startswith("Answer.")}
 
 
-def _struct_time(value: Any) -> tuple[bool, float] | None:
-    """:func:`simple_time_seconds` of a Simple Time Struct."""
+def _struct_time(value: Any) -> float | tuple[bool, float] | None:
+    """:func:`simple_time_seconds` of a Simple Time Struct, as :attr:`Facts.time` has it (:func:`wire_time`)."""
     try:
         segment = value.SimpleTimeData[0]
     except IndexError:
@@ -717,9 +743,15 @@ def _struct_time(value: Any) -> tuple[bool, float] | None:
         # (Both spelt out, as messages mostly have them: of segment_seconds only the division,
         # by the spec's own table. The types made sure of the rest: a bool, one of the units, a
         # StartTime that is an int or a float. Two calls fewer, on every message.)
-        return absolute, segment.StartTime / _DIVISOR[unit]
-    return segment_seconds(
-        segment.StartTime, None if absolute is _UNSET else absolute, None if unit is _UNSET else unit, segment.FlagsByte
+        seconds: float = segment.StartTime / _DIVISOR[unit]
+        return seconds if absolute is True else (absolute, seconds)
+    return wire_time(
+        segment_seconds(
+            segment.StartTime,
+            None if absolute is _UNSET else absolute,
+            None if unit is _UNSET else unit,
+            segment.FlagsByte,
+        )
     )
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pgm_explore.dialogue._facts import FILLED, Facts, ids_of, session_of
+from pgm_explore.dialogue._facts import FILLED, Facts, ids_of, session_of, time_pair
 from pgm_explore.dialogue._state import DialogueContext, DialogueState, PendingRequest, TranscriptState
 from pgm_explore.dialogue.precheck import compare
 from pgm_explore.spec import PAYLOAD_FOR_KIND, DACKind, PRCKind
@@ -182,7 +182,7 @@ def turn_follows(facts: Facts, type_name: str, dialogue: DialogueState, found: l
 
 
 def time_moves_forward(facts: Facts, dialogue: DialogueState, found: list[Finding]) -> None:
-    time = facts.time
+    time = time_pair(facts.time)
     if time is None:
         return
     last = dialogue.last_time
@@ -261,13 +261,13 @@ def turn_matches_request(
 
 
 def time_after_request(facts: Facts, pending: PendingRequest, found: list[Finding]) -> None:
-    time = facts.time
-    if time and pending.time and time[0] == pending.time[0] and time[1] < pending.time[1]:
+    time, sent = time_pair(facts.time), time_pair(pending.time)
+    if time and sent and time[0] == sent[0] and time[1] < sent[1]:
         found.append(
             Finding.of(
                 "time-backwards",
                 ("QueryTime",),
-                f"The Response is dated {pending.time[1] - time[1]:.3f} s before its Request ({pending.source}).",
+                f"The Response is dated {sent[1] - time[1]:.3f} s before its Request ({pending.source}).",
             )
         )
 

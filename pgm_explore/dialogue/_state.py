@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from pgm_explore.dialogue._facts import Facts, session_of
+from pgm_explore.dialogue._facts import Facts, session_of, time_pair
 from pgm_explore.dialogue._precheck_checks import ContextRules, context_rules
 from pgm_explore.dialogue.commitments import CommitmentLedger
 from pgm_explore.dialogue.precheck import Prediction, predict_with_rules
@@ -191,7 +191,7 @@ class PendingRequest(msgspec.Struct, gc=False):
     and the text took some 90 bytes more for each Request waiting.)"""
     turn: Any
     kind: Any
-    time: tuple[bool, float] | None
+    time: float | tuple[bool, float] | None
     steps: tuple[tuple[int, str], ...]
     commitments: tuple[str, ...]
     """The CommitmentIDs it submitted."""
@@ -567,7 +567,7 @@ class TranscriptState:
                 ids = (shared(instance), shared(environment), shared(session_id))
             if session is not None:
                 session = shared(session)
-        absolute, seconds = facts.time or (False, None)
+        absolute, seconds = time_pair(facts.time) or (False, None)
         context = DialogueContext(
             self.sources,
             logged,
