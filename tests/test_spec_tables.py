@@ -139,20 +139,22 @@ def test_every_bundled_schema_passes_its_metaschema(uri: str) -> None:
     jsonschema.Draft202012Validator.check_schema(schema_resources()[uri])
 
 
-def test_every_reference_resolves_offline() -> None:
-    def refs(node: Any) -> Iterator[str]:
-        if isinstance(node, dict):
-            if isinstance(node.get("$ref"), str):
-                yield node["$ref"]
-            for value in node.values():
-                yield from refs(value)
-        elif isinstance(node, list):
-            for value in node:
-                yield from refs(value)
+def _refs_in(node: Any) -> Iterator[str]:
+    """Every ``$ref`` in a schema document."""
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs_in(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs_in(value)
 
+
+def test_every_reference_resolves_offline() -> None:
     known = schema_resources()
     for uri, schema in known.items():
-        for ref in refs(schema):
+        for ref in _refs_in(schema):
             if ref.startswith("#"):
                 continue
             assert ref.split("#")[0] in known, f"{uri} refers to {ref}, which is not bundled"
@@ -231,17 +233,6 @@ def test_resolve_follows_bundled_addresses_offline() -> None:
     assert node["const"] == "OSD-STM-V1.5" and document is schema_resources()[spec.SIMPLE_TIME_ID]
     with pytest.raises(LookupError):
         spec.resolve("https://schemas.mpai.community/nowhere.json", prompt)
-
-
-def _refs_in(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for value in node.values():
-            yield from _refs_in(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs_in(value)
 
 
 def test_plain_references_resolve_as_referencing_does(monkeypatch: pytest.MonkeyPatch) -> None:
