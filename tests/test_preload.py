@@ -129,6 +129,24 @@ def test_local_workers_import_no_rfc3987_syntax_and_say_what_one_process_says(tm
     assert output.count('"conforms":false') >= 30
 
 
+# What a check's local workers have imported as they start (their forkserver's preload).
+_CHECK_WORKERS = """
+import json, sys
+from pgm_explore._engine import engine
+from pgm_explore.dialogue._transcript import PRELOAD
+with engine(2, preload=PRELOAD) as workers:
+    modules = workers.client.run(lambda: ["rfc3987_syntax" in sys.modules, "jsonschema" in sys.modules])
+print(json.dumps(sorted(modules.values())))
+"""
+
+
+@pytest.mark.slow
+def test_check_s_workers_start_ready_to_explain_without_rfc3987_syntax() -> None:
+    # (Each worker imported python-jsonschema at its first message that does not conform: more
+    # than a second of its own, where Jupyter's dependencies install rfc3987_syntax.)
+    assert json.loads(_python(_CHECK_WORKERS)) == [[False, True], [False, True]]
+
+
 # The command as its process's own command line (main() reading sys.argv), against the same
 # command called by a program (main(ARGV)), which imports python-jsonschema as it is.
 _COMMAND = """

@@ -189,7 +189,8 @@ class Corpus:
                 workers=self.workers,
                 scheduler=self.scheduler,
                 min_bytes=LOCAL_WORKERS_FROM,
-                preload=[__name__],
+                # (python-jsonschema explains what does not conform: see dialogue._transcript.PRELOAD)
+                preload=[__name__, "pgm_explore.validation._preload"],
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
             one_producer(),

@@ -217,7 +217,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return run_corpus(args, out, err)
     # Imported here: validate does not need the dialogue layer, and starts faster without it.
     from pgm_explore._engine import EngineUnavailable, engine_for
-    from pgm_explore.dialogue._transcript import CHECK_BYTES
+    from pgm_explore.dialogue._transcript import CHECK_BYTES, PRELOAD
 
     problems = unreadable(args.paths)
     if problems:
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             min_bytes=CHECK_BYTES,
-            preload=["pgm_explore.dialogue._transcript"],
+            preload=PRELOAD,
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
@@ -509,7 +509,12 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     tally = CorpusTally()
     try:
         work = engine_for(
-            files, workers=args.workers, scheduler=args.scheduler, min_bytes=LOCAL_WORKERS_FROM, preload=[__name__]
+            files,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            min_bytes=LOCAL_WORKERS_FROM,
+            # (python-jsonschema explains what does not conform: see dialogue._transcript.PRELOAD)
+            preload=[__name__, "pgm_explore.validation._preload"],
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")

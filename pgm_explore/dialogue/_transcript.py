@@ -247,6 +247,12 @@ they win. Measured with benchmarks/bench_threshold.py (session 12, 2 cores, a lo
 4.6 to 6.3): ``check --workers 2`` was 1.13 times as fast as ``--workers 0`` on 512 MiB, and slower
 on 256 MiB and less (0.56x); 1 GiB was chosen when the workers took 8 s to start."""
 
+PRELOAD = (__name__, "pgm_explore.validation._preload")
+"""What the forkserver of a check's local workers imports before it forks them: this module (the
+work's functions) and python-jsonschema, which explains a message that does not conform, without
+building rfc3987_syntax's grammars (:mod:`pgm_explore.validation._preload`): a tenth of a second
+there, once, where each worker spent more than a second on it at its first such message."""
+
 
 def check_paths(
     paths: Iterable[str | os.PathLike[str]],
@@ -268,7 +274,7 @@ def check_paths(
     names = [os.fspath(path) for path in paths]
     if not parallel and workers is None and scheduler is None:
         workers = 0
-    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES, preload=[__name__]) as engine:
+    with engine_for(names, workers=workers, scheduler=scheduler, min_bytes=CHECK_BYTES, preload=PRELOAD) as engine:
         yield from check_facts(names, engine)
 
 
