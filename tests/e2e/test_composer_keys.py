@@ -114,6 +114,14 @@ def test_ctrl_z_and_shift_ctrl_z_in_the_form(
     save_path.click()
     save_path.press_sequentially("keys.json", delay=20)
     page.keyboard.press("Control+z")
+    expect(save_path).not_to_have_value("keys.json")
+    assert "keys.json".startswith(save_path.input_value())
+    # (Chromium takes typing back in runs split by time: on a loaded machine the name may be
+    # two or three runs, each the browser's own undo.)
+    for _ in range(len("keys.json")):
+        if not save_path.input_value():
+            break
+        page.keyboard.press("Control+z")
     expect(save_path).to_have_value("")
     page.wait_for_timeout(1500)
     expect(turn).to_have_value("420")
