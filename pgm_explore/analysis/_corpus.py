@@ -25,6 +25,7 @@ from pgm_explore.dialogue import Transcript, corpus_files
 from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
 from pgm_explore.io import UnreadablePath
 from pgm_explore.io._read import one_producer
+from pgm_explore.validation._schema import EXPLAINER
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -190,7 +191,7 @@ class Corpus:
                 scheduler=self.scheduler,
                 min_bytes=LOCAL_WORKERS_FROM,
                 # (python-jsonschema explains what does not conform: see dialogue._transcript.PRELOAD)
-                preload=[__name__, "pgm_explore.validation._preload"],
+                preload=[__name__, EXPLAINER],
             ) as work,
             progress(len(self.files), "transcripts", stream=stream, show=self.progress, what=what) as bar,
             one_producer(),

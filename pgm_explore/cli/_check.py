@@ -494,6 +494,7 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from pgm_explore.dialogue import corpus_files
     from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches
     from pgm_explore.io._read import one_producer
+    from pgm_explore.validation._schema import EXPLAINER
 
     problems = [exc for exc in map(_missing, dict.fromkeys(args.paths)) if exc is not None]
     if problems:
@@ -514,7 +515,7 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             scheduler=args.scheduler,
             min_bytes=LOCAL_WORKERS_FROM,
             # (python-jsonschema explains what does not conform: see dialogue._transcript.PRELOAD)
-            preload=[__name__, "pgm_explore.validation._preload"],
+            preload=[__name__, EXPLAINER],
         )
     except EngineUnavailable as exc:
         err.write(f"{PROG} check: {clean(str(exc))}\n")

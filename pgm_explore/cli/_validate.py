@@ -41,10 +41,11 @@ from pgm_explore.cli._output import (
 from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
 from pgm_explore.io import Batch, Held, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
 from pgm_explore.validation import Finding, Report, ReportFields, Way, clean_fields
+from pgm_explore.validation._schema import EXPLAINER
 
 __all__ = ["COMMAND", "PRELOAD", "Lines", "Writer", "json_line", "run_on", "text_block"]
 
-PRELOAD = (__name__, "pgm_explore.validation._preload")
+PRELOAD = (__name__, EXPLAINER)
 """What the forkserver of the command's local workers imports before it forks them: this module
 (the work's functions) and python-jsonschema, which explains the messages that do not conform and
 which a big input always holds: imported once, not by each worker, and without building

@@ -22,6 +22,7 @@ from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
 from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
+from pgm_explore.validation._schema import EXPLAINER
 
 __all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key"]
 
@@ -247,7 +248,7 @@ they win. Measured with benchmarks/bench_threshold.py (session 12, 2 cores, a lo
 4.6 to 6.3): ``check --workers 2`` was 1.13 times as fast as ``--workers 0`` on 512 MiB, and slower
 on 256 MiB and less (0.56x); 1 GiB was chosen when the workers took 8 s to start."""
 
-PRELOAD = (__name__, "pgm_explore.validation._preload")
+PRELOAD = (__name__, EXPLAINER)
 """What the forkserver of a check's local workers imports before it forks them: this module (the
 work's functions) and python-jsonschema, which explains a message that does not conform, without
 building rfc3987_syntax's grammars (:mod:`pgm_explore.validation._preload`): a tenth of a second

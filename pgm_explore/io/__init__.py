@@ -40,6 +40,7 @@ from pgm_explore.io._read import iter_documents as _iter_documents
 from pgm_explore.io._read import iter_stream as _iter_stream
 from pgm_explore.io._read import report as _report
 from pgm_explore.validation import Report
+from pgm_explore.validation._schema import EXPLAINER
 
 __all__ = [
     "Batch",
@@ -158,7 +159,7 @@ def iter_reports(
     """
     own = (
         # (python-jsonschema imported before the workers are forked, as for pgm-explore validate)
-        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__, "pgm_explore.validation._preload"])
+        engine_for([os.fspath(path)], min_bytes=_VALIDATE_BYTES, preload=[__name__, EXPLAINER])
         if engine is None and parallel
         else None
     )

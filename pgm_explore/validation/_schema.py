@@ -72,6 +72,11 @@ def _ecma_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(_ecma_dollars(pattern))
 
 
+EXPLAINER = "pgm_explore.validation._preload"
+"""The module a process imports to have python-jsonschema ready to explain, ``rfc3987_syntax``'s
+grammars built at their first use (:mod:`._preload`): what the forkservers of local workers
+preload, by this name, and what :func:`own_process` has the command's own process import."""
+
 _OWN_PROCESS = False
 """True in a process that is the command's own (:func:`own_process`): python-jsonschema is then
 imported as the forkserver of the local workers imports it, ``rfc3987_syntax``'s grammars built
@@ -93,7 +98,7 @@ def _validator_class() -> type[Validator]:
     """Draft 2020-12 of python-jsonschema, with ``pattern`` read as ECMA-262 reads it, so
     that its explanations agree with the verdict of jsonschema-rs."""
     if _OWN_PROCESS:
-        import_module("pgm_explore.validation._preload")
+        import_module(EXPLAINER)
     from jsonschema import Draft202012Validator, ValidationError, validators
 
     def pattern(validator: Validator, value: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[Any]:
