@@ -26,8 +26,18 @@ from pgm_explore.cli import main
 from pgm_explore.cli._output import ANSI, clean, json_str
 from pgm_explore.dialogue import TranscriptChecker, TranscriptFinding, check_paths
 from pgm_explore.dialogue._facts import PackedFacts, facts_batch, item_facts, packed_facts_batch, unpacked_facts
-from pgm_explore.io import Item, UnreadablePath, iter_documents, iter_reports, iter_worked
-from pgm_explore.io._partitions import HELD, HELD_BYTES, Left, partitions, work_on_partition
+from pgm_explore.io import Item, UnreadablePath, iter_batched, iter_documents, iter_reports, iter_worked, report_fields
+from pgm_explore.io import _partitions as partitioned
+from pgm_explore.io._partitions import (
+    HELD,
+    HELD_BYTES,
+    Left,
+    Partition,
+    Pushed,
+    _Reported,
+    partitions,
+    work_on_partition,
+)
 from pgm_explore.validation import Report
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
@@ -133,9 +143,12 @@ def test_partitions_are_whole_lines_each_counted_once(tmp_path: Path) -> None:
     path = tmp_path / "lines.jsonl"
     path.write_bytes(text)
     lines = text.split(b"\n")
-    for step in range(1, len(text) + 2):
+    for step, largest, workers in [
+        *((step, 0, 1) for step in range(1, len(text) + 2)),
+        *((step, largest, workers) for step in (1, 2, 5) for largest in (7, 20) for workers in (1, 2)),
+    ]:
         total, numbered = 0, []
-        for partition in partitions(str(path), 0, len(text), step):
+        for partition in partitions(str(path), 0, len(text), step, largest, workers):
             count, done = work_on_partition(_raws, partition)
             for got in done:  # (the lines that are no JSON are left for the client to word)
                 if isinstance(got, Left):
@@ -147,6 +160,32 @@ def test_partitions_are_whole_lines_each_counted_once(tmp_path: Path) -> None:
         expected = [(n, line + b"\n") for n, line in enumerate(lines, 1) if line.strip()]
         expected[-1] = (len(lines), lines[-1])  # (no line break after the last)
         assert numbered == expected, step
+
+
+def test_partitions_grow_while_much_is_left() -> None:
+    # A partition costs the client and its worker some milliseconds whatever its size: with a
+    # largest size, they are large at first and shrink to the step at the end, where the workers
+    # must finish together; they still cover the range from start to the end, each byte once.
+    size, start, step, largest = 10_000_000, 1234, 100_000, 1_000_000
+    for workers in (1, 2, 3):
+        cut = list(partitions("f.jsonl", start, size, step, largest, workers))
+        ends = [p.end if p.end is not None else size for p in cut]
+        assert [p.start for p in cut] == [start, *ends[:-1]] and cut[-1].end is None
+        lengths = [end - p.start for p, end in zip(cut, ends, strict=True)]
+        assert lengths[0] == largest and lengths[-2] == step and lengths[-1] <= step
+        assert lengths == sorted(lengths, reverse=True)
+        assert all(
+            max(step, (size - p.start) // (2 * workers)) >= length for p, length in zip(cut, lengths, strict=True)
+        )
+        assert len(cut) < (size - start) // step / 2, workers
+    assert [p.end for p in partitions("f", 0, 10, 3, 2)] == [3, 6, 9, None]  # (largest below step: step)
+    assert [p.end for p in partitions("f", 0, 10, 3)] == [3, 6, 9, None]
+
+
+def _kept(cut: list[Partition], partitions: Iterator[Partition]) -> Iterator[Partition]:
+    for partition in partitions:
+        cut.append(partition)
+        yield partition
 
 
 def _raw(item: Item) -> bytes | None:
@@ -279,6 +318,28 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
             monkeypatch.delenv("PGM_EXPLORE_PARTITION_BYTES")
             assert there == here
             assert here[0] == 1 and here[1].count("\n") > 100
+        # Without a step asked for, the partitions on workers grow while much of the file is left
+        # (up to command.LARGEST; a smaller least partition here, so that this small file has some):
+        # the same bytes, and a progress bar is told each partition's bytes, every byte once.
+        monkeypatch.setattr(partitioned, "PARTITION_BYTES", 500)
+        cut: list[Partition] = []
+        cutting = partitioned.partitions
+        monkeypatch.setattr(partitioned, "partitions", lambda *args: _kept(cut, cutting(*args)))
+        here = _run(["validate", "--format", "json", "--workers", "0", str(transcript)], capsys)
+        cut.clear()
+        args = build_parser().parse_args(["validate", "--format", "json", "--workers", "2", str(transcript)])
+        out, err = io.StringIO(), io.StringIO()
+        assert (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue()) == here
+        size = transcript.stat().st_size
+        lengths = [(size if p.end is None else p.end) - p.start for p in cut]
+        assert len(lengths) > 4 and lengths[0] > 2 * lengths[-2], lengths
+        told: list[int] = []
+        cut.clear()
+        batches = iter_batched(
+            transcript, report_fields, Pushed(_Reported), engine=workers, progress=told.append, largest=command.LARGEST
+        )
+        assert sum(1 for _ in batches) > len(cut) > 4
+        assert sum(told) == size and len(told) == len(cut) + 1  # (the first message, read here, then each partition)
         assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import io
 import os
 import stat
+from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -116,12 +117,21 @@ class TooLong(NamedTuple):
     offset: int
 
 
-def partitions(path: str, start: int, size: int, step: int) -> Iterator[Partition]:
+def partitions(path: str, start: int, size: int, step: int, largest: int = 0, workers: int = 1) -> Iterator[Partition]:
     """``path`` from byte ``start`` on, in partitions of ``step`` bytes; the last goes to the
-    end of the file, however long it is by then."""
-    while start + step < size:
-        yield Partition(path, start, start + step)
-        start += step
+    end of the file, however long it is by then.
+
+    With ``largest`` above ``step``, each partition is a ``2 * workers``-th of what is left of
+    the ``size`` bytes, from ``step`` to ``largest`` bytes: large while much is left (each
+    partition costs the client and its worker some milliseconds, whatever its size), ``step``
+    at the end, so that the workers still finish together."""
+    spread = 2 * max(workers, 1)
+    while True:
+        length = step if largest <= step else min(largest, max(step, (size - start) // spread))
+        if start + length >= size:
+            break
+        yield Partition(path, start, start + length)
+        start += length
     yield Partition(path, start, None)
 
 
@@ -343,19 +353,23 @@ def iter_partitioned(
     line: int,
     step: int,
     progress: Callable[[int], object] | None = None,
+    largest: int = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """What ``batch`` made of the messages of the JSON Lines file ``path`` from byte ``start``
-    (line ``line``) on, the file cut into partitions of ``step`` bytes worked on by
-    ``engine``, in order, as :class:`Batch` values; ``(source, work(item))`` in their place
-    for the lines the client words. A read error is raised as :class:`UnreadablePath` after
-    what the partitions before it made. ``progress`` is told the bytes of each partition
-    whose messages are about to come."""
+    (line ``line``) on, the file cut into partitions of ``step`` bytes (up to ``largest`` while
+    much is left: see :func:`partitions`) worked on by ``engine``, in order, as :class:`Batch`
+    values; ``(source, work(item))`` in their place for the lines the client words. A read
+    error is raised as :class:`UnreadablePath` after what the partitions before it made.
+    ``progress`` is told the bytes of each partition whose messages are about to come."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
-    results = engine.map(partial(work_on_partition, batch), partitions(path, start, size, step))
+    cut = partitions(path, start, size, step, largest, engine.workers)
+    if progress is not None:  # (the bytes of each partition, taken as its result comes, in order)
+        cut, sizes = _sized(cut, size)
+    results = engine.map(partial(work_on_partition, batch), cut)
     base = line - 1
     while True:
         try:
@@ -365,9 +379,8 @@ def iter_partitioned(
         if got is None:
             return
         lines, done = got
-        if progress is not None:  # (the partitions come in order: this one starts where the last ended)
-            progress(step if start + step < size else max(size - start, 0))  # (the last: to the end)
-            start += step
+        if progress is not None:
+            progress(sizes.popleft())
         for value in done:
             if not isinstance(value, Left):
                 yield Batch(base, value)
@@ -381,6 +394,19 @@ def iter_partitioned(
             else:
                 yield source, work(_long_line(path, number, left.offset))
         base += lines
+
+
+def _sized(cut: Iterator[Partition], size: int) -> tuple[Iterator[Partition], deque[int]]:
+    """``cut``, and the bytes of each partition it has given so far (the last: to ``size``),
+    left in the deque until taken."""
+    sizes: deque[int] = deque()
+
+    def noted() -> Iterator[Partition]:
+        for partition in cut:
+            sizes.append(max((size if partition.end is None else partition.end) - partition.start, 0))
+            yield partition
+
+    return noted(), sizes
 
 
 def iter_worked(
@@ -486,6 +512,7 @@ def iter_batched(
     engine: Engine | None = None,
     step: int | None = None,
     progress: Callable[[int], object] | None = None,
+    largest: int = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """:func:`iter_worked`, where the messages of a partition are given to ``batch`` together
     on the worker, which makes of them what the client needs (the finished lines of
@@ -502,10 +529,12 @@ def iter_batched(
     ``work``. Or ``batch`` is :class:`Pushed`: it is told the messages one by one, the clean
     ones as the Structs the typed reader read (see :class:`LineBatch`). The same arguments and errors as :func:`iter_worked`, but that on workers the
     partitions are larger by default (up to 16 MiB, about eight a worker): what comes back
-    of them is compact.
+    of them is compact. With ``largest`` (and no ``step`` asked for), partitions on workers
+    grow up to ``largest`` bytes while much of the file is left (see :func:`partitions`): for a
+    batch whose result is compact whatever the partition's size (``validate``'s lines).
     """
     path = os.fspath(path)
-    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES, always=True)
+    items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES, always=True, grow=largest)
     if spread is None:
         return _worked(work, items)
     return _split(items, path, work, batch, *spread)
@@ -519,18 +548,21 @@ def _reading(
     progress: Callable[[int], object] | None,
     largest: int = PARTITION_BYTES,
     always: bool = False,
-) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None] | None]:
+    grow: int = 0,
+) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None, int] | None]:
     """The items of ``path``, and how to cut it into partitions (None: read it here, message
-    by message); ``largest``, see :func:`_step`; ``always``: a regular file is cut even
-    where it is worked on in this process."""
-    step = step or partition_bytes()
+    by message): the engine, the step, ``progress`` and the largest partition (see
+    :func:`partitions`); ``largest``, see :func:`_step`; ``always``: a regular file is cut even
+    where it is worked on in this process; ``grow``: the largest partition on workers, when no
+    step was asked for."""
+    asked = step = step or partition_bytes()
     items = iter_documents(path, kind=kind, typed=True)  # (raises now, not at the first message)
     spread = engine is not None and not engine.in_process
     if path == STDIN or not (always or spread or step or progress) or not _regular(path):
         return items, None
     if not step:
         step = _step(path, engine.workers if engine is not None and spread else 0, largest)
-    return items, (engine or Engine(), step, progress)
+    return items, (engine or Engine(), step, progress, grow if spread and not asked else 0)
 
 
 BATCH_BYTES = 16 * 1024 * 1024
@@ -581,6 +613,7 @@ def _split(
     engine: Engine,
     step: int,
     progress: Callable[[int], object] | None = None,
+    largest: int = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
@@ -596,4 +629,4 @@ def _split(
     start = first.offset + len(first.raw)
     if progress is not None:
         progress(start)
-    yield from iter_partitioned(path, work, batch, engine, start, first.line + 1, step, progress)
+    yield from iter_partitioned(path, work, batch, engine, start, first.line + 1, step, progress, largest)
