@@ -18,9 +18,12 @@ Then it measures, in one run:
 3. the command end to end: ``main(["check", "--format", "json", PATH])`` in process, with
    standard output sent to ``os.devnull``,
 4. the library's path on one core: ``check_paths([path], parallel=False)``,
+5. ``validate`` end to end over the same file: ``main(["validate", "--format", "json", "--workers",
+   N, PATH])`` in process, with standard output sent to ``os.devnull``, its workers' start counted
+   as the check's is,
 
-and prints messages per second and the ratios to the yardstick (target, issue 20: ``check`` at least
-1.0 of ``json.loads`` on 2 cores). For a file this large, 2 and 3 use two cores: Dask worker processes read,
+and prints messages per second and the ratios to the yardstick (targets, issue 20, on every mix:
+``check`` at least 1.0 of ``json.loads`` on 2 cores, ``validate`` at least 2.0). For a file this large, 2 and 3 use two cores: Dask worker processes read,
 parse and validate partitions of the file while the checking process applies the transcript
 rules in order (``pgm_explore.io.iter_worked``); 4 shows what one core does alone. 2 and 3
 count the same start-up: each pass starts its own local cluster (``--workers``, default 2),
@@ -61,7 +64,7 @@ The transcript is one of several mixes (``--mix``, several at once separated by 
 Run: ``.venv/bin/python benchmarks/bench_check.py [--messages N] [--repeat R] [--mix M] [--memory]``.
 Each throughput figure is the best of R passes (default 3), after a warm-up pass over the
 scenarios, so that compiling the validators is not counted; the passes go round by round
-(json.loads, library, command, one core, then again), so that a machine that slows down for
+(json.loads, library, command, one core, validate, then again), so that a machine that slows down for
 a while slows the yardstick and the subjects alike.
 """
 
@@ -92,6 +95,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).resolve().parent / "out"
 SCENARIOS = ROOT / "data" / "transcripts"
 TARGET_RATIO = 1.0  # issue 20: check at 1.0 of json.loads on 2 cores
+TARGET_VALIDATE = 2.0  # issue 20: validate at 2.0 of json.loads on 2 cores, on every mix
 TARGET_RSS_MB = 300  # issue 20: 1M messages below 300 MB
 NOISY = 0.15  # json.loads passes further apart than this: the machine was busy while measuring
 CONCURRENT = 8  # episodes running at once: the open dialogues and Requests at any time
@@ -274,6 +278,11 @@ def command(path: Path) -> int:
         return main(["check", "--format", "json", "--workers", str(WORKERS), str(path)])
 
 
+def validate(path: Path) -> int:
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink):
+        return main(["validate", "--format", "json", "--workers", str(WORKERS), str(path)])
+
+
 def warm_up() -> None:
     for path in sorted(SCENARIOS.glob("*.jsonl")):
         library(path, parallel=False)
@@ -341,12 +350,13 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         "library": lambda: library(path),
         "command": lambda: command(path),
         "one core": lambda: library(path, parallel=False),
+        "validate": lambda: validate(path),
     }
     runs: dict[str, list[Pass]] = {name: [] for name in passes}
     for _ in range(repeat):
         for name, run in passes.items():
             runs[name].append(timed(run))
-    t_json, t_lib, t_cli, t_one = (min(p.seconds for p in runs[name]) for name in passes)
+    t_json, t_lib, t_cli, t_one, t_val = (min(p.seconds for p in runs[name]) for name in passes)
     # On a shared machine a neighbour can slow a whole pass: the yardstick's own passes,
     # which do the same work each time, show how far that went during this measurement.
     spread = max(p.seconds for p in runs["json"]) / t_json - 1
@@ -360,11 +370,14 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
     print(f"library (for f in check_paths(...)) {rate(t_lib)}  start of {WORKERS} workers included")
     print(f"command (check --format json)      {rate(t_cli)}  start of {WORKERS} workers included")
     print(f"library on one core (--workers 0)   {rate(t_one)}  nothing to start")
+    print(f"validate (validate --format json)  {rate(t_val)}  start of {WORKERS} workers included")
     print(f"check library (one core) / json.loads = {t_json / t_one:.2f}")
     for label, seconds in (("library", t_lib), ("command", t_cli)):
         ratio = t_json / seconds
         status = "ok" if ratio >= TARGET_RATIO else "BELOW TARGET"
         print(f"check {label} / json.loads = {ratio:.2f} (target >= {TARGET_RATIO}) {status}")
+    status = "ok" if t_json / t_val >= TARGET_VALIDATE else "BELOW TARGET"
+    print(f"validate command / json.loads = {t_json / t_val:.2f} (target >= {TARGET_VALIDATE}) {status}")
     # CPU seconds, which a neighbour's load changes little: the least of the passes of each.
     print(f"CPU a message (least of {repeat}): this process's main thread / all its threads / worker processes")
 
@@ -376,6 +389,7 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         ("library", "library"),
         ("command", "command"),
         ("one core", "one core"),
+        ("validate", "validate"),
     ):
         figures = " / ".join(f"{least(name, field) / count * 1e6:6.2f} us" for field in Pass._fields[1:])
         print(f"  {label:<11} {figures}")
@@ -384,7 +398,12 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         for field, label in zip(Pass._fields[1:], ("main thread", "all threads", "workers"), strict=True)
     )
     print(f"command / library in CPU: {ratios} (each pass starts its {WORKERS} workers, counted for both)")
-    return {"library": t_json / t_lib, "command": t_json / t_cli, "one core": t_json / t_one}
+    return {
+        "library": t_json / t_lib,
+        "command": t_json / t_cli,
+        "one core": t_json / t_one,
+        "validate": t_json / t_val,
+    }
 
 
 def memory_line(count: int, rss: float, helper: float, seconds: float) -> str:
@@ -530,9 +549,12 @@ def main_(argv: list[str] | None = None) -> int:
         ratios[mix] = throughput(path, args.messages, args.repeat)
     if len(ratios) > 1:
         print("ratios to json.loads, measured in this run:")
-        print(f"{'mix':<10} {'library':>8} {'command':>8} {'one core':>9}")
+        print(f"{'mix':<10} {'library':>8} {'command':>8} {'one core':>9} {'validate':>9}")
         for mix, found in ratios.items():
-            print(f"{mix:<10} {found['library']:8.2f} {found['command']:8.2f} {found['one core']:9.2f}")
+            print(
+                f"{mix:<10} {found['library']:8.2f} {found['command']:8.2f} {found['one core']:9.2f}"
+                f" {found['validate']:9.2f}"
+            )
     return 0
 
 
