@@ -10,7 +10,10 @@ The rules see messages that may not conform, so they look before they touch: a v
 the wrong type is the schema's business, not theirs. They never change the verdict.
 A rule declares the properties it reads, and those of them it reads only for whether they are
 there and true (``present=``): of a message read as a Struct, the bulk paths convert no more than
-the rest (:func:`struct_findings`).
+the rest (:func:`struct_findings`). A rule may also give a glance (``glance=``): how a message read as
+a Struct, which conforms, shows in a few attribute reads that the rule has nothing to find in it. A
+glance is no second rule: it says only "nothing here", and where it does not, the rule itself runs;
+``tests/test_typed.py`` holds each glance to its rule, message for message, both ways.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ from pgm_explore.spec.process_actions import StatementError, parse_statement
 from pgm_explore.validation._limits import MAX_COUNTED, MAX_FINDINGS
 from pgm_explore.validation.findings import Finding, clip, written
 
-__all__ = ["RULE_FUNCTIONS", "consistency_findings", "struct_findings"]
+__all__ = ["RULE_FUNCTIONS", "consistency_findings", "struct_findings", "struct_glances"]
 
 Document = Mapping[str, Any]
 RuleFunction = Callable[[DataType, Document], list[Finding]]
 Items = list[tuple[int, Mapping[str, Any]]]
+Glance = Callable[[DataType, Any], bool]
 
 RULE_FUNCTIONS: dict[tuple[str, str], list[RuleFunction]] = {}
 """The rules of each (data type, mode), in the order their findings are reported."""
@@ -53,12 +57,27 @@ _DECLARED: dict[tuple[str, str], list[tuple[RuleFunction, frozenset[str], frozen
 only for whether they are there and true (``tests/test_validation.py`` holds the rules to both)."""
 
 
+_GLANCES: dict[RuleFunction, Glance] = {}
+"""The glance of each rule that has one: see :func:`_rule`."""
+
+
 def _rule(
-    type_name: str, mode: str, reads: str, *also: str, present: tuple[str, ...] = ()
+    type_name: str,
+    mode: str,
+    reads: str,
+    *also: str,
+    present: tuple[str, ...] = (),
+    glance: Glance | None = None,
 ) -> Callable[[RuleFunction], RuleFunction]:
     """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``, and
     reads the properties ``also`` besides; those of them in ``present`` it reads only for whether
-    they are there and true (``"Failure" in doc``, ``if doc.get("Stance")``)."""
+    they are there and true (``"Failure" in doc``, ``if doc.get("Stance")``).
+
+    ``glance(dt, value)``: True when the rule finds nothing in ``value``, a message of ``dt`` and
+    the rule's Mode read as a Struct (``validation._typed``: it conforms, so its types are the
+    schema's), told from the Struct's attributes of the properties the rule reads; False when it
+    does find something. The common case of a clean message, nothing to find, then costs no dict
+    and no conversion (:func:`struct_findings`)."""
     read = frozenset((reads, *also))
     if not read.issuperset(present):
         raise ValueError(f"{type_name} {mode}: {sorted(set(present) - read)} are not read")
@@ -70,6 +89,8 @@ def _rule(
         _READ.setdefault(key, set()).update(read)
         _CONTENT.setdefault(key, set()).update(read.difference(present))
         _DECLARED.setdefault(key, []).append((function, read, frozenset(present)))
+        if glance is not None:
+            _GLANCES[function] = glance
         return function
 
     return register
@@ -86,6 +107,7 @@ def _objects(value: Any) -> Items:
 
 
 _KEYS = (str, int)
+_UNSET = msgspec.UNSET
 _BOUND = MAX_FINDINGS + MAX_COUNTED
 """Findings a rule that finds one per item makes at most: the report keeps no more, nor counts
 them (a long list of bad items must not cost a parse or a finding each)."""
@@ -126,10 +148,49 @@ def _echo(value: Any) -> str:
     return written(value)
 
 
+def _ids_unique(items: Any) -> bool:
+    """Glance: no two of the Struct items ``items`` (or UNSET) have the same CommitmentID."""
+    if items is _UNSET or len(items) < 2:
+        return True
+    ids = set()
+    for item in items:  # (a loop, not a comprehension: these lists are short)
+        ids.add(item.CommitmentID)
+    return len(ids) == len(items)
+
+
+_CARRIED: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
+"""For a Struct type and the names of some of its properties: each one's attribute, and its empty
+Struct when it is an object that may be empty (see :func:`_reading`), else None."""
+
+
+def _any_carried(value: Any, names: tuple[str, ...]) -> bool:
+    """Glance: whether a rule reads any of the properties ``names`` of the Struct ``value`` as true,
+    as it reads them in the dict :func:`struct_findings` shows it (:func:`_reading`): left out
+    (UNSET) is false, and so is an empty object where one may be empty."""
+    key = (type(value), names)
+    known = _CARRIED.get(key)
+    if known is None:
+        fields = {field.encode_name: field for field in msgspec.structs.fields(key[0])}
+        readings = [_reading(name, fields[name], False) for name in names if name in fields]
+        known = _CARRIED[key] = tuple((attribute, empty) for _, attribute, _, empty in readings)
+    # (A loop, neither any() of a generator nor a zip: both cost more to start than these few reads.)
+    for attribute, empty in known:
+        item = getattr(value, attribute)
+        if item and item != empty:  # (None != a Struct or a list)
+            break
+    else:
+        return False
+    return True
+
+
 # --- BKN-DAC Requests -------------------------------------------------------------------
 
 
-@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind", present=("ProcessActions",))
+def _actions_only_for_feasibility(dt: DataType, value: Any) -> bool:
+    return value.ProcessActions is _UNSET or value.Kind == "feasibility"
+
+
+@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind", present=("ProcessActions",), glance=_actions_only_for_feasibility)
 def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
@@ -144,7 +205,11 @@ def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Findin
     return []
 
 
-@_rule("BKN-DAC", "RQ", "Kind", "ProcessActions")
+def _feasibility_with_actions(dt: DataType, value: Any) -> bool:
+    return value.Kind != "feasibility" or bool(value.ProcessActions)  # (UNSET is false)
+
+
+@_rule("BKN-DAC", "RQ", "Kind", "ProcessActions", glance=_feasibility_with_actions)
 def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Finding]:
     actions = doc.get("ProcessActions")
     if doc.get("Kind") == "feasibility" and (actions is None or actions == []):
@@ -159,7 +224,21 @@ def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Findi
     return []
 
 
-@_rule("BKN-DAC", "RQ", "ProcessActions")
+def _actions_agree(dt: DataType, value: Any) -> bool:
+    actions = value.ProcessActions
+    if actions is _UNSET:
+        return True
+    steps = set()
+    for action in actions:
+        steps.add(action.Step)
+        try:
+            parse_statement(action.Statement)  # (it remembers the texts it parsed)
+        except StatementError:
+            return False
+    return len(steps) == len(actions)
+
+
+@_rule("BKN-DAC", "RQ", "ProcessActions", glance=_actions_agree)
 def process_actions_agree(dt: DataType, doc: Document) -> list[Finding]:
     """The two checks of the ProcessActions, on the list read once."""
     actions = _objects(doc.get("ProcessActions"))
@@ -208,8 +287,21 @@ def _statement_finding(dt: DataType, index: int, item: Mapping[str, Any], error:
     )
 
 
+_COMMITTED = ("Commitments", "ReleasedCommitmentIDs")
+
+
+def _commitment_with_commitments(dt: DataType, value: Any) -> bool:
+    return value.Kind != "commitment" or _any_carried(value, _COMMITTED)
+
+
 @_rule(
-    "BKN-DAC", "RQ", "Kind", "Commitments", "ReleasedCommitmentIDs", present=("Commitments", "ReleasedCommitmentIDs")
+    "BKN-DAC",
+    "RQ",
+    "Kind",
+    "Commitments",
+    "ReleasedCommitmentIDs",
+    present=("Commitments", "ReleasedCommitmentIDs"),
+    glance=_commitment_with_commitments,
 )
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
@@ -224,7 +316,7 @@ def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Find
     return []
 
 
-@_rule("BKN-DAC", "RQ", "Commitments")
+@_rule("BKN-DAC", "RQ", "Commitments", glance=lambda dt, value: _ids_unique(value.Commitments))
 def commitment_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
     return _duplicate_commitments(dt, doc, "Commitments", "is submitted twice in this Request")
 
@@ -266,7 +358,23 @@ def _all_in(values: list[Any], known: frozenset[str]) -> bool:
         return False
 
 
-@_rule("BKN-DAC", "RS", "Feasibility")
+def _feasibility_agrees(dt: DataType, value: Any) -> bool:
+    feasibility = value.Feasibility
+    if feasibility is _UNSET:
+        return True
+    steps = feasibility.Steps
+    numbers = set()
+    statuses = []
+    for step in steps:
+        numbers.add(step.Step)
+        status = step.PAStatus
+        if status != "Ack" and step.Reason is _UNSET:
+            return False
+        statuses.append(status)
+    return len(numbers) == len(steps) and overall_of(statuses) in (None, feasibility.Overall)
+
+
+@_rule("BKN-DAC", "RS", "Feasibility", glance=_feasibility_agrees)
 def feasibility_agrees(dt: DataType, doc: Document) -> list[Finding]:
     """The three checks of Feasibility, on its steps read once."""
     feasibility = doc.get("Feasibility")
@@ -342,12 +450,22 @@ def non_ack_steps_have_reason(dt: DataType, steps: Items, statuses: list[Any]) -
     return found
 
 
-@_rule("BKN-DAC", "RS", "CommitmentStatus")
+@_rule("BKN-DAC", "RS", "CommitmentStatus", glance=lambda dt, value: _ids_unique(value.CommitmentStatus))
 def commitment_status_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
     return _duplicate_commitments(dt, doc, "CommitmentStatus", "has more than one status in this Response")
 
 
 # --- Responses of every interaction type -----------------------------------------------
+
+
+def _outcome_matches_payload(dt: DataType, value: Any) -> bool:
+    outcome = value.Outcome
+    if outcome not in _OUTCOMES:
+        return True
+    return _any_carried(value, RESPONSE_PAYLOAD[dt.name]) is (outcome != "not_answered")
+
+
+_OUTCOMES = frozenset(("answered", "partially_answered", "not_answered"))
 
 
 def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
@@ -395,8 +513,22 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
 
 
 for _name in RESPONSE_PAYLOAD:
-    _rule(_name, "RS", "Outcome", *RESPONSE_PAYLOAD[_name], present=RESPONSE_PAYLOAD[_name])(outcome_matches_payload)
-_rule("BKN-DAC", "RS", "Failure", "Outcome", present=("Failure",))(failure_degrades_outcome)
+    _rule(
+        _name,
+        "RS",
+        "Outcome",
+        *RESPONSE_PAYLOAD[_name],
+        present=RESPONSE_PAYLOAD[_name],
+        glance=_outcome_matches_payload,
+    )(outcome_matches_payload)
+_rule(
+    "BKN-DAC",
+    "RS",
+    "Failure",
+    "Outcome",
+    present=("Failure",),
+    glance=lambda dt, value: value.Failure is _UNSET or value.Outcome != "answered",
+)(failure_degrades_outcome)
 
 
 def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[Finding]:
@@ -408,26 +540,28 @@ def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[
     return found
 
 
-_UNSET = msgspec.UNSET
 _to_builtins = msgspec.to_builtins
 
 
 _Read = tuple[str, str, bool, Any]
-_STRUCT_RULES: dict[type, tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...]]] = {}
+_Plan = tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...], tuple[Glance, ...] | None]
+_STRUCT_RULES: dict[type, _Plan] = {}
 """For each Struct type: the rules of its data type and Mode, each with the property it looks
-at; and for every property they read, (name, attribute, converted, empty): see :func:`_reading`."""
+at; for every property they read, (name, attribute, converted, empty): see :func:`_reading`; and
+the rules' glances, when every one of them has one (else None)."""
 
 
-def _struct_rules(
-    kind: type, dt: DataType, mode: str | None
-) -> tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...]]:
+def _struct_rules(kind: type, dt: DataType, mode: str | None) -> _Plan:
     fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
     key = (dt.name, mode or "")
     # (A property the Struct has no field for cannot be in the message: the Struct is closed.)
     rules = [(reads, rule) for reads, rule in _READS.get(key, ()) if reads in fields]
     content = _CONTENT.get(key, set())
     read = tuple(_reading(name, fields[name], name in content) for name in sorted(_READ.get(key, ())) if name in fields)
-    _STRUCT_RULES[kind] = found = (rules, read)
+    glances = [_GLANCES.get(rule) for _, rule in rules]
+    # (A rule registered for several properties of one type has its glance asked once.)
+    glanced = None if None in glances else tuple(dict.fromkeys(g for g in glances if g is not None))
+    _STRUCT_RULES[kind] = found = (rules, read, glanced)
     return found
 
 
@@ -465,13 +599,21 @@ def _holds_struct(kind: Any) -> bool:
     return any(_holds_struct(argument) for argument in getattr(kind, "__args__", ()))
 
 
+def struct_glances(kind: type, dt: DataType, mode: str | None) -> tuple[Glance, ...] | None:
+    """The glances of the rules of a message read as a Struct of type ``kind`` (``()``: it has no
+    rule), each asked once: when each says there is nothing to find, :func:`struct_findings`
+    finds nothing. None when a rule has no glance."""
+    known = _STRUCT_RULES.get(kind)
+    return (known if known is not None else _struct_rules(kind, dt, mode))[2]
+
+
 def struct_findings(dt: DataType, value: Any, mode: str | None) -> list[Finding]:
     """:func:`consistency_findings` for a message read as a Struct (``validation._typed``): the
     rules read a dict of only the top-level properties they read, each shown as :func:`_reading`
     says: converted only where a rule reads its content and it holds a Struct."""
     kind = type(value)
     known = _STRUCT_RULES.get(kind)
-    rules, read = known if known is not None else _struct_rules(kind, dt, mode)
+    rules, read, _ = known if known is not None else _struct_rules(kind, dt, mode)
     found: list[Finding] = []
     if rules:
         doc = {}
