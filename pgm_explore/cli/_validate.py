@@ -300,12 +300,13 @@ class Lines(NamedTuple):
     for the summary.
 
     Each message's source is ``PATH:LINE``; the worker knows the line only within its
-    partition (``numbers``), so it writes the text around the numbers (``parts``, one more
-    than ``numbers``) and :meth:`text` puts the file's numbers in.
+    partition (``numbers``, rising: a ``range`` when there is no gap between them, as in most
+    partitions), so it writes the text around the numbers (``parts``, one more than ``numbers``)
+    and :meth:`text` puts the file's numbers in.
     """
 
     parts: list[str]
-    numbers: list[int]
+    numbers: list[int] | range
     messages: int
     nonconforming: int
     errors: int
@@ -316,15 +317,53 @@ class Lines(NamedTuple):
 
         >>> Lines(["a:", " x\na:", " y\n"], [1, 3], 2, 0, 0, 0).text(10)
         'a:11 x\na:13 y\n'
+        >>> Lines(["a:", " x\na:", " y\na:", " z\n"], range(1, 4), 3, 0, 0, 0).text(998)
+        'a:999 x\na:1000 y\na:1001 z\n'
         """
         numbers = self.numbers
-        if not numbers:
+        count = len(numbers)
+        if not count:
             return ""
-        # (Made by slices and joined in C: a few tens of nanoseconds a message.)
-        out = [""] * (2 * len(numbers) + 1)
-        out[0::2] = self.parts
-        out[1::2] = map(str, map(base.__add__, numbers))
+        # (Made by slices and joined in C.)
+        first = base + numbers[0]
+        if numbers[-1] - numbers[0] != count - 1:  # a gap (a blank line): each number written on its own
+            out = [""] * (2 * count + 1)
+            out[0::2] = self.parts
+            out[1::2] = map(str, map(base.__add__, numbers))
+            return "".join(out)
+        out = [""] * (3 * count + 1)
+        out[0::3] = self.parts
+        out[1::3], out[2::3] = _decimals(first, count)
         return "".join(out)
+
+
+_THOUSANDS = [f"{n:03d}" for n in range(1000)]
+_BELOW_THOUSAND = [str(n) for n in range(1000)]
+
+
+def _decimals(first: int, count: int) -> tuple[list[str], list[str]]:
+    """The decimal numbers ``first`` to ``first + count - 1`` cut in two, the thousands and the
+    three digits after them (what :meth:`Lines.text` writes for each message, where ``str`` of
+    each number took five times as long, 140 ns a message: the client's largest work a message).
+
+    >>> [a + b for a, b in zip(*_decimals(998, 4))]
+    ['998', '999', '1000', '1001']
+    """
+    thousands: list[str] = []
+    digits: list[str] = []
+    end = first + count
+    high, low = divmod(first, 1000)
+    while first < end:
+        take = min(1000 - low, end - first)
+        if high:
+            thousands += [str(high)] * take
+            digits += _THOUSANDS[low : low + take]
+        else:
+            thousands += [""] * take
+            digits += _BELOW_THOUSAND[low : low + take]
+        first += take
+        high, low = high + 1, 0
+    return thousands, digits
 
 
 class Writer:
@@ -420,7 +459,10 @@ class Writer:
             self._judge()
         parts, numbers = self._parts, self._numbers
         parts[-1] = parts[-1][: -len(self._head)] if numbers else ""
-        lines = Lines(parts, numbers, len(numbers), self._nonconforming, self._errors, self._warnings)
+        count = len(numbers)
+        # (Rising numbers without a gap travel as a range, not one int each.)
+        sent = range(numbers[0], numbers[-1] + 1) if count and numbers[-1] - numbers[0] == count - 1 else numbers
+        lines = Lines(parts, sent, count, self._nonconforming, self._errors, self._warnings)
         self._start()
         return lines
 
