@@ -398,6 +398,29 @@ def test_validate_writes_the_same_bytes_from_partitions(
         assert _run(["validate", *form, "--workers", "0", str(odd)], capsys) == (status, named, err), step
 
 
+def test_the_client_writes_each_line_number_as_str_does() -> None:
+    # The client writes a partition's numbers in two pieces each (thousands, then three digits) when
+    # they rise without a gap, one by one otherwise: every number must read as str() writes it.
+    from pgm_explore.cli._validate import PIECE, Lines
+
+    for numbers in (
+        range(1, 2),
+        range(1, 2500),
+        range(998, 1003),
+        range(1000, 1001),
+        [1, 3, 4],
+        [5, 999, 1000, 1002],
+        list(range(7, 3007)),
+    ):
+        parts = [f"<{n}>" for n in range(len(numbers) + 1)]
+        for base in (0, 1, 998, 999_000, 10**12 - 5):
+            lines = Lines(parts, numbers, len(numbers), 0, 0, 0)
+            written = lines.text(base)
+            assert written == "".join(p + str(base + n) for p, n in zip(parts, numbers, strict=False)) + parts[-1]
+            pieces = list(lines.pieces(base))
+            assert "".join(pieces) == written and len(pieces) == -(-len(numbers) // PIECE)
+
+
 def _held_back(tmp_path: Path, among: tuple[bytes, ...] = ()) -> Path:
     """A file whose messages the typed reader does not take come in runs of more than HELD between
     clean ones, two of them over HELD_BYTES alone, ``among`` in the middle."""
