@@ -418,8 +418,8 @@ def _glance(type_name: str, mode: str, *rules: RuleFunction) -> Callable[[Glance
     of them finds anything in ``value``, a message of theirs read as a Struct (``validation._typed``:
     it conforms, so its types are the schema's), told from the Struct's attributes of the properties
     they read; False when one does. It is asked instead of the rules (:func:`struct_glance`) only
-    while they are all the rules of that type and mode: a rule added without it goes unseen by no
-    glance (``tests/test_typed.py`` asks for one)."""
+    while they are all the rules of that type and mode: a rule added later and not looked for by the
+    glance sends every message of the type to the rules (``tests/test_typed.py`` fails until it is)."""
 
     def register(glance: Glance) -> Glance:
         _GLANCES[(type_name, mode)] = (glance, frozenset(rules))
