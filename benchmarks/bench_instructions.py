@@ -27,7 +27,9 @@ the checking process of a ``check`` on workers does with their results (the fact
 packed as the workers send them, made once beforehand by each checkout's own code, as the form
 of the facts may differ between two: unpacking them and the transcript rules, :meth:`~pgm_explore.dialogue.TranscriptChecker.feed_run`); with ``--subject
 judged``, a check worker's partition read and judged with no facts read or packed (``facts`` less
-``judged`` is what the facts and their packing cost a message).
+``judged`` is what the facts and their packing cost a message); with ``--subject read``, the same
+with nothing done with the Struct of a clean line (``judged`` less ``read`` is what the consistency
+rules cost a message, ``clean_fields``).
 
 With ``--file PATH`` the lines counted are the first of that JSON Lines file instead of a mix's
 (``--warm-up`` and ``--messages`` of them): ``benchmarks/out/bench-100000.jsonl``, say, the spaced
@@ -38,7 +40,7 @@ same counts are made with that checkout's ``pgm_explore`` too, and the last colu
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M | --file PATH] [--messages N] [--warm-up W]
-[--subject check|validate|command|facts|checker|judged] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|facts|checker|judged|read] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 The messages counted are written in a folder of the run's own under ``benchmarks/out`` (two runs at
 once from one checkout keep theirs apart), removed when the run ends.
 """
@@ -141,6 +143,11 @@ class Judged:
 work_on_partition(Pushed(Judged), Partition(sys.argv[1], 0, None))
 """
 
+# (The same, with nothing done with a clean line's Struct: what ``judged`` counts beyond it is
+# what the consistency rules cost the clean lines, ``clean_fields``.)
+_READ = _JUDGED.replace("        clean_fields(way, value)", "        pass")
+assert _READ != _JUDGED, "the judged subject no longer calls clean_fields as read expects"
+
 _CODES = {
     "check": _CHECK,
     "validate": _VALIDATE,
@@ -148,6 +155,7 @@ _CODES = {
     "facts": _FACTS,
     "checker": _CHECKER,
     "judged": _JUDGED,
+    "read": _READ,
 }
 
 

@@ -10,10 +10,13 @@ The rules see messages that may not conform, so they look before they touch: a v
 the wrong type is the schema's business, not theirs. They never change the verdict.
 A rule declares the properties it reads, and those of them it reads only for whether they are
 there and true (``present=``): of a message read as a Struct, the bulk paths convert no more than
-the rest (:func:`struct_findings`). A rule may also give a glance (``glance=``): how a message read as
-a Struct, which conforms, shows in a few attribute reads that the rule has nothing to find in it. A
-glance is no second rule: it says only "nothing here", and where it does not, the rule itself runs;
-``tests/test_typed.py`` holds each glance to its rule, message for message, both ways.
+the rest (:func:`struct_findings`).
+
+The rules of a data type and Mode may have a glance (:func:`_glance`): how a message of theirs read
+as a Struct, which conforms, shows in a few attribute reads that none of them has anything to find,
+the common case. A glance is no second set of rules: it says only "nothing here", and where it does
+not, the rules themselves run. ``tests/test_typed.py`` holds each glance to its rules, message for
+message, both ways, and to the properties they declare.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pgm_explore.spec.process_actions import StatementError, parse_statement
 from pgm_explore.validation._limits import MAX_COUNTED, MAX_FINDINGS
 from pgm_explore.validation.findings import Finding, clip, written
 
-__all__ = ["RULE_FUNCTIONS", "consistency_findings", "struct_findings", "struct_glances"]
+__all__ = ["RULE_FUNCTIONS", "consistency_findings", "struct_findings", "struct_glance"]
 
 Document = Mapping[str, Any]
 RuleFunction = Callable[[DataType, Document], list[Finding]]
@@ -57,27 +60,12 @@ _DECLARED: dict[tuple[str, str], list[tuple[RuleFunction, frozenset[str], frozen
 only for whether they are there and true (``tests/test_validation.py`` holds the rules to both)."""
 
 
-_GLANCES: dict[RuleFunction, Glance] = {}
-"""The glance of each rule that has one: see :func:`_rule`."""
-
-
 def _rule(
-    type_name: str,
-    mode: str,
-    reads: str,
-    *also: str,
-    present: tuple[str, ...] = (),
-    glance: Glance | None = None,
+    type_name: str, mode: str, reads: str, *also: str, present: tuple[str, ...] = ()
 ) -> Callable[[RuleFunction], RuleFunction]:
     """Register a rule for ``type_name`` and ``mode`` that looks at the property ``reads``, and
     reads the properties ``also`` besides; those of them in ``present`` it reads only for whether
-    they are there and true (``"Failure" in doc``, ``if doc.get("Stance")``).
-
-    ``glance(dt, value)``: True when the rule finds nothing in ``value``, a message of ``dt`` and
-    the rule's Mode read as a Struct (``validation._typed``: it conforms, so its types are the
-    schema's), told from the Struct's attributes of the properties the rule reads; False when it
-    does find something. The common case of a clean message, nothing to find, then costs no dict
-    and no conversion (:func:`struct_findings`)."""
+    they are there and true (``"Failure" in doc``, ``if doc.get("Stance")``)."""
     read = frozenset((reads, *also))
     if not read.issuperset(present):
         raise ValueError(f"{type_name} {mode}: {sorted(set(present) - read)} are not read")
@@ -89,8 +77,6 @@ def _rule(
         _READ.setdefault(key, set()).update(read)
         _CONTENT.setdefault(key, set()).update(read.difference(present))
         _DECLARED.setdefault(key, []).append((function, read, frozenset(present)))
-        if glance is not None:
-            _GLANCES[function] = glance
         return function
 
     return register
@@ -148,49 +134,10 @@ def _echo(value: Any) -> str:
     return written(value)
 
 
-def _ids_unique(items: Any) -> bool:
-    """Glance: no two of the Struct items ``items`` (or UNSET) have the same CommitmentID."""
-    if items is _UNSET or len(items) < 2:
-        return True
-    ids = set()
-    for item in items:  # (a loop, not a comprehension: these lists are short)
-        ids.add(item.CommitmentID)
-    return len(ids) == len(items)
-
-
-_CARRIED: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, Any], ...]] = {}
-"""For a Struct type and the names of some of its properties: each one's attribute, and its empty
-Struct when it is an object that may be empty (see :func:`_reading`), else None."""
-
-
-def _any_carried(value: Any, names: tuple[str, ...]) -> bool:
-    """Glance: whether a rule reads any of the properties ``names`` of the Struct ``value`` as true,
-    as it reads them in the dict :func:`struct_findings` shows it (:func:`_reading`): left out
-    (UNSET) is false, and so is an empty object where one may be empty."""
-    key = (type(value), names)
-    known = _CARRIED.get(key)
-    if known is None:
-        fields = {field.encode_name: field for field in msgspec.structs.fields(key[0])}
-        readings = [_reading(name, fields[name], False) for name in names if name in fields]
-        known = _CARRIED[key] = tuple((attribute, empty) for _, attribute, _, empty in readings)
-    # (A loop, neither any() of a generator nor a zip: both cost more to start than these few reads.)
-    for attribute, empty in known:
-        item = getattr(value, attribute)
-        if item and item != empty:  # (None != a Struct or a list)
-            break
-    else:
-        return False
-    return True
-
-
 # --- BKN-DAC Requests -------------------------------------------------------------------
 
 
-def _actions_only_for_feasibility(dt: DataType, value: Any) -> bool:
-    return value.ProcessActions is _UNSET or value.Kind == "feasibility"
-
-
-@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind", present=("ProcessActions",), glance=_actions_only_for_feasibility)
+@_rule("BKN-DAC", "RQ", "ProcessActions", "Kind", present=("ProcessActions",))
 def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Finding]:
     kind = doc.get("Kind")
     if "ProcessActions" in doc and isinstance(kind, str) and kind != "feasibility":
@@ -205,11 +152,7 @@ def process_actions_need_feasibility(dt: DataType, doc: Document) -> list[Findin
     return []
 
 
-def _feasibility_with_actions(dt: DataType, value: Any) -> bool:
-    return value.Kind != "feasibility" or bool(value.ProcessActions)  # (UNSET is false)
-
-
-@_rule("BKN-DAC", "RQ", "Kind", "ProcessActions", glance=_feasibility_with_actions)
+@_rule("BKN-DAC", "RQ", "Kind", "ProcessActions")
 def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Finding]:
     actions = doc.get("ProcessActions")
     if doc.get("Kind") == "feasibility" and (actions is None or actions == []):
@@ -224,21 +167,7 @@ def feasibility_needs_process_actions(dt: DataType, doc: Document) -> list[Findi
     return []
 
 
-def _actions_agree(dt: DataType, value: Any) -> bool:
-    actions = value.ProcessActions
-    if actions is _UNSET:
-        return True
-    steps = set()
-    for action in actions:
-        steps.add(action.Step)
-        try:
-            parse_statement(action.Statement)  # (it remembers the texts it parsed)
-        except StatementError:
-            return False
-    return len(steps) == len(actions)
-
-
-@_rule("BKN-DAC", "RQ", "ProcessActions", glance=_actions_agree)
+@_rule("BKN-DAC", "RQ", "ProcessActions")
 def process_actions_agree(dt: DataType, doc: Document) -> list[Finding]:
     """The two checks of the ProcessActions, on the list read once."""
     actions = _objects(doc.get("ProcessActions"))
@@ -287,21 +216,8 @@ def _statement_finding(dt: DataType, index: int, item: Mapping[str, Any], error:
     )
 
 
-_COMMITTED = ("Commitments", "ReleasedCommitmentIDs")
-
-
-def _commitment_with_commitments(dt: DataType, value: Any) -> bool:
-    return value.Kind != "commitment" or _any_carried(value, _COMMITTED)
-
-
 @_rule(
-    "BKN-DAC",
-    "RQ",
-    "Kind",
-    "Commitments",
-    "ReleasedCommitmentIDs",
-    present=("Commitments", "ReleasedCommitmentIDs"),
-    glance=_commitment_with_commitments,
+    "BKN-DAC", "RQ", "Kind", "Commitments", "ReleasedCommitmentIDs", present=("Commitments", "ReleasedCommitmentIDs")
 )
 def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Finding]:
     if doc.get("Kind") == "commitment" and not doc.get("Commitments") and not doc.get("ReleasedCommitmentIDs"):
@@ -316,7 +232,7 @@ def commitment_request_has_commitments(dt: DataType, doc: Document) -> list[Find
     return []
 
 
-@_rule("BKN-DAC", "RQ", "Commitments", glance=lambda dt, value: _ids_unique(value.Commitments))
+@_rule("BKN-DAC", "RQ", "Commitments")
 def commitment_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
     return _duplicate_commitments(dt, doc, "Commitments", "is submitted twice in this Request")
 
@@ -358,23 +274,7 @@ def _all_in(values: list[Any], known: frozenset[str]) -> bool:
         return False
 
 
-def _feasibility_agrees(dt: DataType, value: Any) -> bool:
-    feasibility = value.Feasibility
-    if feasibility is _UNSET:
-        return True
-    steps = feasibility.Steps
-    numbers = set()
-    statuses = []
-    for step in steps:
-        numbers.add(step.Step)
-        status = step.PAStatus
-        if status != "Ack" and step.Reason is _UNSET:
-            return False
-        statuses.append(status)
-    return len(numbers) == len(steps) and overall_of(statuses) in (None, feasibility.Overall)
-
-
-@_rule("BKN-DAC", "RS", "Feasibility", glance=_feasibility_agrees)
+@_rule("BKN-DAC", "RS", "Feasibility")
 def feasibility_agrees(dt: DataType, doc: Document) -> list[Finding]:
     """The three checks of Feasibility, on its steps read once."""
     feasibility = doc.get("Feasibility")
@@ -450,22 +350,12 @@ def non_ack_steps_have_reason(dt: DataType, steps: Items, statuses: list[Any]) -
     return found
 
 
-@_rule("BKN-DAC", "RS", "CommitmentStatus", glance=lambda dt, value: _ids_unique(value.CommitmentStatus))
+@_rule("BKN-DAC", "RS", "CommitmentStatus")
 def commitment_status_ids_unique(dt: DataType, doc: Document) -> list[Finding]:
     return _duplicate_commitments(dt, doc, "CommitmentStatus", "has more than one status in this Response")
 
 
 # --- Responses of every interaction type -----------------------------------------------
-
-
-def _outcome_matches_payload(dt: DataType, value: Any) -> bool:
-    outcome = value.Outcome
-    if outcome not in _OUTCOMES:
-        return True
-    return _any_carried(value, RESPONSE_PAYLOAD[dt.name]) is (outcome != "not_answered")
-
-
-_OUTCOMES = frozenset(("answered", "partially_answered", "not_answered"))
 
 
 def outcome_matches_payload(dt: DataType, doc: Document) -> list[Finding]:
@@ -513,22 +403,128 @@ def failure_degrades_outcome(dt: DataType, doc: Document) -> list[Finding]:
 
 
 for _name in RESPONSE_PAYLOAD:
-    _rule(
-        _name,
-        "RS",
-        "Outcome",
-        *RESPONSE_PAYLOAD[_name],
-        present=RESPONSE_PAYLOAD[_name],
-        glance=_outcome_matches_payload,
-    )(outcome_matches_payload)
-_rule(
+    _rule(_name, "RS", "Outcome", *RESPONSE_PAYLOAD[_name], present=RESPONSE_PAYLOAD[_name])(outcome_matches_payload)
+_rule("BKN-DAC", "RS", "Failure", "Outcome", present=("Failure",))(failure_degrades_outcome)
+
+
+# --- Glances: the common case of a clean message, nothing to find --------------------------------
+
+_GLANCES: dict[tuple[str, str], tuple[Glance, frozenset[RuleFunction]]] = {}
+"""The glance of the rules of each (data type, mode) that has one, and the rules it looks for."""
+
+
+def _glance(type_name: str, mode: str, *rules: RuleFunction) -> Callable[[Glance], Glance]:
+    """Register ``glance(dt, value)`` for the ``rules`` of ``type_name`` and ``mode``: True when none
+    of them finds anything in ``value``, a message of theirs read as a Struct (``validation._typed``:
+    it conforms, so its types are the schema's), told from the Struct's attributes of the properties
+    they read; False when one does. It is asked instead of the rules (:func:`struct_glance`) only
+    while they are all the rules of that type and mode: a rule added later and not looked for by the
+    glance sends every message of the type to the rules (``tests/test_typed.py`` fails until it is)."""
+
+    def register(glance: Glance) -> Glance:
+        _GLANCES[(type_name, mode)] = (glance, frozenset(rules))
+        return glance
+
+    return register
+
+
+def _ids_unique(items: Any) -> bool:
+    """No two of the Struct items ``items`` (or UNSET) have the same CommitmentID."""
+    if items is _UNSET or len(items) < 2:
+        return True
+    ids = set()
+    for item in items:  # (a loop, not a comprehension: these lists are short)
+        ids.add(item.CommitmentID)
+    return len(ids) == len(items)
+
+
+@_glance(
+    "BKN-DAC",
+    "RQ",
+    process_actions_need_feasibility,
+    feasibility_needs_process_actions,
+    process_actions_agree,
+    commitment_request_has_commitments,
+    commitment_ids_unique,
+)
+def _request_agrees(dt: DataType, value: Any) -> bool:
+    kind = value.Kind  # (a string: the Struct's Kind is required)
+    actions = value.ProcessActions
+    if actions is not _UNSET and kind != "feasibility":
+        return False
+    if kind == "feasibility" and not actions:  # (UNSET is false)
+        return False
+    if actions:
+        steps = set()
+        for action in actions:
+            steps.add(action.Step)
+            try:
+                parse_statement(action.Statement)  # (it remembers the texts it parsed)
+            except StatementError:
+                return False
+        if len(steps) != len(actions):
+            return False
+    commitments = value.Commitments
+    # (Commitments and ReleasedCommitmentIDs are lists: true as their dicts' are.)
+    if kind == "commitment" and not commitments and not value.ReleasedCommitmentIDs:
+        return False
+    return _ids_unique(commitments)
+
+
+_OUTCOMES = frozenset(("answered", "partially_answered", "not_answered"))
+_PAYLOAD: dict[type, tuple[tuple[str, Any], ...]] = {}
+"""For a Struct type of a Response: the attribute of each property of its payload, and its empty
+Struct when it is an object that may be empty (see :func:`_reading`), else None."""
+
+
+def _payload(kind: type, dt: DataType) -> tuple[tuple[str, Any], ...]:
+    fields = {field.encode_name: field for field in msgspec.structs.fields(kind)}
+    readings = [_reading(name, fields[name], False) for name in RESPONSE_PAYLOAD[dt.name] if name in fields]
+    _PAYLOAD[kind] = found = tuple((attribute, empty) for _, attribute, _, empty in readings)
+    return found
+
+
+@_glance("BKN-PRC", "RS", outcome_matches_payload)
+@_glance("BKN-PAL", "RS", outcome_matches_payload)
+def _payload_agrees(dt: DataType, value: Any) -> bool:
+    outcome = value.Outcome
+    if outcome not in _OUTCOMES:
+        return True
+    payload = _PAYLOAD.get(type(value))
+    # A property of the payload is carried when the rule reads it as true in the dict
+    # struct_findings shows it: left out (UNSET) is false, and so is an empty object where one may be.
+    for attribute, empty in payload if payload is not None else _payload(type(value), dt):
+        item = getattr(value, attribute)
+        if item and item != empty:  # (None != a Struct or a list)
+            return outcome != "not_answered"
+    return outcome == "not_answered"
+
+
+@_glance(
     "BKN-DAC",
     "RS",
-    "Failure",
-    "Outcome",
-    present=("Failure",),
-    glance=lambda dt, value: value.Failure is _UNSET or value.Outcome != "answered",
-)(failure_degrades_outcome)
+    feasibility_agrees,
+    commitment_status_ids_unique,
+    outcome_matches_payload,
+    failure_degrades_outcome,
+)
+def _response_agrees(dt: DataType, value: Any) -> bool:
+    feasibility = value.Feasibility
+    if feasibility is not _UNSET:
+        steps = feasibility.Steps
+        numbers = set()
+        statuses = []
+        for step in steps:
+            numbers.add(step.Step)
+            status = step.PAStatus
+            if status != "Ack" and step.Reason is _UNSET:
+                return False
+            statuses.append(status)
+        if len(numbers) != len(steps) or overall_of(statuses) not in (None, feasibility.Overall):
+            return False
+    if value.Failure is not _UNSET and value.Outcome == "answered":
+        return False
+    return _ids_unique(value.CommitmentStatus) and _payload_agrees(dt, value)
 
 
 def consistency_findings(dt: DataType, doc: Document, mode: str | None) -> list[Finding]:
@@ -544,11 +540,11 @@ _to_builtins = msgspec.to_builtins
 
 
 _Read = tuple[str, str, bool, Any]
-_Plan = tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...], tuple[Glance, ...] | None]
+_Plan = tuple[list[tuple[str, RuleFunction]], tuple[_Read, ...], Glance | None]
 _STRUCT_RULES: dict[type, _Plan] = {}
 """For each Struct type: the rules of its data type and Mode, each with the property it looks
 at; for every property they read, (name, attribute, converted, empty): see :func:`_reading`; and
-the rules' glances, when every one of them has one (else None)."""
+the glance of its rules: see :func:`struct_glance`."""
 
 
 def _struct_rules(kind: type, dt: DataType, mode: str | None) -> _Plan:
@@ -558,11 +554,16 @@ def _struct_rules(kind: type, dt: DataType, mode: str | None) -> _Plan:
     rules = [(reads, rule) for reads, rule in _READS.get(key, ()) if reads in fields]
     content = _CONTENT.get(key, set())
     read = tuple(_reading(name, fields[name], name in content) for name in sorted(_READ.get(key, ())) if name in fields)
-    glances = [_GLANCES.get(rule) for _, rule in rules]
-    # (A rule registered for several properties of one type has its glance asked once.)
-    glanced = None if None in glances else tuple(dict.fromkeys(g for g in glances if g is not None))
-    _STRUCT_RULES[kind] = found = (rules, read, glanced)
+    glance, covers = _GLANCES.get(key, (_look, frozenset()))
+    if not covers.issuperset(rule for _, rule in rules):
+        glance = _look
+    _STRUCT_RULES[kind] = found = (rules, read, glance if rules else None)
     return found
+
+
+def _look(dt: DataType, value: Any) -> bool:
+    """The glance of rules that have none: the rules must look."""
+    return False
 
 
 def _reading(name: str, field: msgspec.structs.FieldInfo, content: bool) -> _Read:
@@ -599,10 +600,10 @@ def _holds_struct(kind: Any) -> bool:
     return any(_holds_struct(argument) for argument in getattr(kind, "__args__", ()))
 
 
-def struct_glances(kind: type, dt: DataType, mode: str | None) -> tuple[Glance, ...] | None:
-    """The glances of the rules of a message read as a Struct of type ``kind`` (``()``: it has no
-    rule), each asked once: when each says there is nothing to find, :func:`struct_findings`
-    finds nothing. None when a rule has no glance."""
+def struct_glance(kind: type, dt: DataType, mode: str | None) -> Glance | None:
+    """The glance of the rules of a message read as a Struct of type ``kind``, of data type ``dt``
+    and Mode ``mode``: when it says there is nothing to find, :func:`struct_findings` finds nothing.
+    None when there is no rule (nothing to find, ever)."""
     known = _STRUCT_RULES.get(kind)
     return (known if known is not None else _struct_rules(kind, dt, mode))[2]
 

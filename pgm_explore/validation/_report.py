@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pgm_explore import _display
 from pgm_explore.spec import HEADERS, DataType
 from pgm_explore.validation import _advisory, _explain, _schema, _typed
-from pgm_explore.validation._consistency import Glance, consistency_findings, struct_findings, struct_glances
+from pgm_explore.validation._consistency import Glance, consistency_findings, struct_findings, struct_glance
 from pgm_explore.validation._limits import MAX_FINDINGS, Tally
 from pgm_explore.validation._parse import InputProblem, parse_json
 from pgm_explore.validation._values import json_value_problems
@@ -219,29 +219,24 @@ def clean_fields(way: _typed.Way, value: Any) -> ReportFields:
     The same fields as :func:`report_fields` gives for the dict :func:`read_clean` makes of the
     line (``tests/test_typed.py`` holds the two equal).
 
-    Most clean messages have nothing to be found: when the glances of the rules say so, the fields
+    Most clean messages have nothing to be found: when the glance of the rules says so, the fields
     are those of its type with no finding, made once (as they are for a type with no rule).
     """
     kind = type(value)
     known = _CLEAN.get(kind)
     if known is None:
-        known = _CLEAN[kind] = (struct_glances(kind, way.dt, way.mode), (way.dt.name, way.mode, True, ()))
-    glances, nothing = known
-    dt = way.dt
-    if glances is not None:
-        for glance in glances:
-            if not glance(dt, value):
-                break
-        else:
-            return nothing
-    found = struct_findings(dt, value, way.mode)
+        known = _CLEAN[kind] = (struct_glance(kind, way.dt, way.mode), (way.dt.name, way.mode, True, ()))
+    glance, nothing = known
+    if glance is None or glance(way.dt, value):
+        return nothing
+    found = struct_findings(way.dt, value, way.mode)
     return (*nothing[:3], _capped(found)) if found else nothing
 
 
-_CLEAN: dict[type, tuple[tuple[Glance, ...] | None, ReportFields]] = {}
-"""For each Struct type of a clean message (its data type and Mode are the type's): the glances of
-its rules (see :func:`~pgm_explore.validation._consistency.struct_glances`), and its fields when
-nothing is found."""
+_CLEAN: dict[type, tuple[Glance | None, ReportFields]] = {}
+"""For each Struct type of a clean message (its data type and Mode are the type's): the glance of
+its rules (see :func:`~pgm_explore.validation._consistency.struct_glance`; None: it has none), and
+its fields when nothing is found."""
 
 
 def _report_fields(
