@@ -31,11 +31,15 @@ judged``, a check worker's partition read and judged with no facts read or packe
 with nothing done with the Struct of a clean line (``judged`` less ``read`` is what the consistency
 rules cost a message, ``clean_fields``).
 
+With ``--file PATH`` the lines counted are the first of that JSON Lines file instead of a mix's
+(``--warm-up`` and ``--messages`` of them): ``benchmarks/out/bench-100000.jsonl``, say, the spaced
+messages ``bench_validate.py`` writes and times, whose typed read costs more than a compact line's.
+
 With ``--source DIR`` (another checkout, such as a ``git worktree`` of an earlier commit) the
 same counts are made with that checkout's ``pgm_explore`` too, and the last column is its check
 against this one's (above 1: that checkout does more work a message).
 
-Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M] [--messages N] [--warm-up W]
+Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M | --file PATH] [--messages N] [--warm-up W]
 [--subject check|validate|command|facts|checker|judged|read] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 The messages counted are written in a folder of the run's own under ``benchmarks/out`` (two runs at
 once from one checkout keep theirs apart), removed when the run ends.
@@ -50,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from itertools import islice
 from pathlib import Path
 
 from bench_check import MIXES, OUT, generate
@@ -216,11 +221,26 @@ def per_message(code: str, short: Path, long: Path, count: int, source: Path) ->
     return (instructions(code, long, source) - instructions(code, short, source)) / count
 
 
+def _first_lines(path: Path, count: int) -> bytes:
+    """The first ``count`` lines of ``path``; the run stops with a word if it has fewer."""
+    with path.open("rb") as lines:
+        taken = list(islice(lines, count))
+    if len(taken) < count:
+        raise SystemExit(f"{path} has {len(taken):,} lines, fewer than the {count:,} to count")
+    return b"".join(taken)
+
+
 def main_(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mix", default="all", help=f"mixes, comma-separated, of {', '.join(MIXES)}; or all")
     parser.add_argument("--messages", type=int, default=3000, help="messages counted (default 3000)")
     parser.add_argument("--warm-up", type=int, default=2000, help="messages before them (default 2000)")
+    parser.add_argument(
+        "--file",
+        type=Path,
+        help="count the first lines of this JSON Lines file instead of the mixes "
+        "(e.g. benchmarks/out/bench-100000.jsonl, which bench_validate.py writes)",
+    )
     parser.add_argument("--source", type=Path, help="another checkout to count as well")
     parser.add_argument("--subject", choices=tuple(_CODES), default="check", help="what is counted (default check)")
     args = parser.parse_args(argv)
@@ -228,6 +248,9 @@ def main_(argv: list[str] | None = None) -> int:
         print("valgrind is not on the PATH: nothing counted")
         return 1
     mixes = list(MIXES) if args.mix == "all" else args.mix.split(",")
+    if args.file is not None:
+        mixes = [args.file.stem]
+        taken = _first_lines(args.file, args.warm_up + args.messages)
     sources = [ROOT] + ([args.source.resolve()] if args.source else [])
     print(f"instructions a message, after {args.warm_up:,} messages, over {args.messages:,} more")
     subject, code = args.subject, _CODES[args.subject]
@@ -241,7 +264,10 @@ def main_(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="instructions-", dir=OUT) as folder:
         for mix in mixes:
             whole = Path(folder) / f"instructions-{mix}.jsonl"
-            generate(whole, args.warm_up + args.messages, mix)
+            if args.file is not None:
+                whole.write_bytes(taken)
+            else:
+                generate(whole, args.warm_up + args.messages, mix)
             lines = whole.read_bytes().splitlines(keepends=True)
             short, long = whole.with_name(f"instructions-{mix}-warm-up.jsonl"), whole
             short.write_bytes(b"".join(lines[: args.warm_up]))
