@@ -454,6 +454,34 @@ def test_validate_judges_the_messages_it_holds_back_in_their_places(
         assert _run(["validate", *form, "--workers", "0", str(path)], capsys) == (status, named, err), step
 
 
+def test_validate_writes_a_repeated_mistake_once_a_partition(tmp_path: Path) -> None:
+    # Messages with the same findings (report_fields gives them as one tuple) share one output text
+    # on the worker, sent once in the pickle of its lines, not once a message: the same bytes.
+    from functools import partial
+
+    from pgm_explore.cli._validate import Lines, Writer
+
+    lines = [b'{"Header": "PGM-KPA-V1.0", "Mode": "RQ", "TurnIndex": %d}\n' % n for n in range(300)]
+    clean_lines = (DATA / "full-session.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "repeated.jsonl"
+    path.write_bytes(b"".join(clean_lines + lines + clean_lines + lines[:5]))
+    for form in ("json", "text"):
+        count, done = work_on_partition(
+            Pushed(partial(Writer, form, ANSI if form == "text" else None, str(path))), Partition(str(path), 0, None)
+        )
+        (written,) = done
+        assert isinstance(written, Lines) and written.messages == count == len(clean_lines) * 2 + 305
+        start = len(clean_lines)
+        repeated = written.parts[start + 1 : start + 300] + written.parts[-5:-1]
+        assert len({id(part) for part in repeated}) == 1 and "required" in repeated[0]
+        assert len(pickle.dumps(written)) < sum(map(len, repeated)) / 10
+        assert (
+            written.text(0)
+            == "".join(part + str(number) for part, number in zip(written.parts, written.numbers, strict=False))
+            + written.parts[-1]
+        )
+
+
 def test_iter_reports_judges_the_messages_it_holds_back_in_their_places(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -396,13 +396,16 @@ class Writer:
     A message that the typed reader did not take (one that does not conform, mostly) is judged
     with others of its kind (:class:`~pgm_explore.io.Held`), its place in the output kept for it:
     a partition of 16 MiB of ``bench_validate.py``'s file took 0.5 µs a message less
-    (docs/performance.md)."""
+    (docs/performance.md). Messages that have the same findings (a log that repeats one mistake,
+    whose findings :func:`~pgm_explore.io.report_fields` gives as one tuple) share one output
+    text, made once: a partition then holds, and sends, that text once, not once a message."""
 
     __slots__ = (
         "_errors",
         "_form",
         "_head",
         "_held",
+        "_made",
         "_nonconforming",
         "_numbers",
         "_palette",
@@ -417,6 +420,9 @@ class Writer:
         self._head = f'{{"source":{json_str(path)[:-1]}:' if form == "json" else f"{palette.bold}{clean(path)}:"
         self._said: dict[Way, str] = {}  # what follows the number of a clean message without findings, by its way
         self._held = Held()  # (its places are in _parts)
+        # The output of the messages judged, by their type, Mode, verdict and findings (the tuple
+        # itself, kept beside the text: its id is not given to another while it is held here).
+        self._made: dict[tuple[str | None, str | None, bool, int], tuple[tuple[Finding, ...], str]] = {}
         self._start()
 
     def _start(self) -> None:
@@ -444,10 +450,15 @@ class Writer:
 
     def _judge(self) -> None:
         """Judge the messages held and put their output in its place."""
-        parts = self._parts
+        parts, made = self._parts, self._made
         for place, fields in self._held.judged():
             self._count(fields)
-            parts[place] = self._after(fields)
+            type_name, mode, conforms, findings = fields
+            key = (type_name, mode, conforms, id(findings))
+            known = made.get(key)
+            if known is None or known[0] is not findings:
+                known = made[key] = (findings, self._after(fields))
+            parts[place] = known[1]
 
     def _add(self, line: int, fields: ReportFields) -> None:
         self._count(fields)
