@@ -29,7 +29,10 @@ of the facts may differ between two: unpacking them and the transcript rules, :m
 judged``, a check worker's partition read and judged with no facts read or packed (``facts`` less
 ``judged`` is what the facts and their packing cost a message); with ``--subject read``, the same
 with nothing done with the Struct of a clean line (``judged`` less ``read`` is what the consistency
-rules cost a message, ``clean_fields``).
+rules cost a message, ``clean_fields``); with ``--subject worker``, what a worker of ``validate``
+does with a partition (``work_on_partition`` with the command's ``Writer`` over the whole file:
+reading, validation, the output of each message; ``command`` less ``worker`` is the client's work
+and the command's own).
 
 With ``--file PATH`` the lines counted are the first of that JSON Lines file instead of a mix's
 (``--warm-up`` and ``--messages`` of them): ``benchmarks/out/bench-100000.jsonl``, say, the spaced
@@ -40,7 +43,7 @@ same counts are made with that checkout's ``pgm_explore`` too, and the last colu
 against this one's (above 1: that checkout does more work a message).
 
 Run: ``.venv/bin/python benchmarks/bench_instructions.py [--mix M | --file PATH] [--messages N] [--warm-up W]
-[--subject check|validate|command|facts|checker|judged|read] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
+[--subject check|validate|command|worker|facts|checker|judged|read] [--source DIR]``. Needs ``valgrind`` on the PATH; about 40 s a mix (twice that with ``--source``).
 The messages counted are written in a folder of the run's own under ``benchmarks/out`` (two runs at
 once from one checkout keep theirs apart), removed when the run ends.
 """
@@ -87,6 +90,15 @@ import contextlib, os, sys
 from pgm_explore.cli import main
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     main(["validate", "--format", "json", "--workers", "0", sys.argv[1]])
+"""
+
+_WORKER = """\
+import sys
+from functools import partial
+from pgm_explore.cli._validate import Writer
+from pgm_explore.io import Pushed
+from pgm_explore.io._partitions import Partition, work_on_partition
+work_on_partition(Pushed(partial(Writer, "json", None, sys.argv[1])), Partition(sys.argv[1], 0, None))
 """
 
 _FACTS = """\
@@ -152,6 +164,7 @@ _CODES = {
     "check": _CHECK,
     "validate": _VALIDATE,
     "command": _COMMAND,
+    "worker": _WORKER,
     "facts": _FACTS,
     "checker": _CHECKER,
     "judged": _JUDGED,

@@ -49,13 +49,13 @@ def test_two_runs_at_once_keep_their_files_apart_and_remove_them() -> None:
 
 
 def test_a_file_given_is_counted_instead_of_the_mixes(tmp_path: Path) -> None:
-    # --file counts the first lines of a file (bench_validate.py's spaced messages, say); a file
-    # with too few lines is said so, not counted short.
+    # --file counts the first lines of a file (bench_validate.py's spaced messages, say), here as a
+    # worker of validate reads and writes them; a file with too few lines is said so, not counted short.
     messages = (ROOT / "data" / "transcripts" / "full-session.jsonl").read_bytes().splitlines(keepends=True)
     path = tmp_path / "spaced.jsonl"
     path.write_bytes(b"".join(messages * 4))
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    argv = [sys.executable, str(SCRIPT), "--subject", "command", "--file", str(path), "--warm-up", "10"]
+    argv = [sys.executable, str(SCRIPT), "--subject", "worker", "--file", str(path), "--warm-up", "10"]
     done = subprocess.run([*argv, "--messages", "10"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("spaced ")]
