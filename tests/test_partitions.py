@@ -182,6 +182,24 @@ def test_partitions_grow_while_much_is_left() -> None:
     assert [p.end for p in partitions("f", 0, 10, 3)] == [3, 6, 9, None]
 
 
+def test_partitions_grow_only_while_what_came_back_is_small() -> None:
+    # A worker holds a partition's output until it sends it: partitions grow only once the output
+    # of those done is no larger than their bytes, and go back to the step when it grows larger.
+    growth = partitioned.Growth(1_000_000, len)
+    size, step = 10_000_000, 100_000
+    cut = partitions("f.jsonl", 0, size, step, growth.largest, 2)
+    first = next(cut)
+    assert first.end == step  # (nothing came back yet)
+    growth.told(step, ["x" * 100, partitioned.Left(3, partitioned.Reread(b"{"))])  # (a line left: not output)
+    grown = next(cut)
+    assert grown.end is not None and grown.end - grown.start == 1_000_000
+    growth.told(1_000_000, ["x" * 2_000_000])  # (now more output than bytes read)
+    back = next(cut)
+    assert back.end is not None and back.end - back.start == step
+    growth.told(step, ["x" * 10])
+    assert growth.largest() == 0  # (2,000,110 characters out of 1,200,000 bytes)
+
+
 def _kept(cut: list[Partition], partitions: Iterator[Partition]) -> Iterator[Partition]:
     for partition in partitions:
         cut.append(partition)
@@ -332,7 +350,8 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
         assert (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue()) == here
         size = transcript.stat().st_size
         lengths = [(size if p.end is None else p.end) - p.start for p in cut]
-        assert len(lengths) > 4 and lengths[0] > 2 * lengths[-2], lengths
+        # (The first ones, cut before any came back, have the step's size.)
+        assert len(lengths) > 4 and max(lengths) > 2 * lengths[0] and lengths[0] >= lengths[-2], lengths
         told: list[int] = []
         cut.clear()
         batches = iter_batched(
@@ -340,6 +359,18 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
         )
         assert sum(1 for _ in batches) > len(cut) > 4
         assert sum(told) == size and len(told) == len(cut) + 1  # (the first message, read here, then each partition)
+        # A file whose small lines each make a long report (a number a line: not a message) is
+        # never cut larger than the step: a worker would hold a hundred times its partition.
+        numbers = transcript.parent / "numbers.jsonl"
+        numbers.write_bytes(b"".join(b"%d\n" % n for n in range(40_000)))
+        cut.clear()
+        here = _run(["validate", "--format", "json", "--workers", "0", str(numbers)], capsys)
+        cut.clear()
+        args = build_parser().parse_args(["validate", "--format", "json", "--workers", "2", str(numbers)])
+        out, err = io.StringIO(), io.StringIO()
+        assert (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue()) == here
+        lengths = [(numbers.stat().st_size if p.end is None else p.end) - p.start for p in cut]
+        assert len(lengths) > 8 and len(set(lengths[:-1])) == 1 and lengths[-1] <= lengths[0], lengths
         assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
 
 

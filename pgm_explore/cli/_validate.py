@@ -39,7 +39,17 @@ from pgm_explore.cli._output import (
     write_text,
 )
 from pgm_explore.io import _VALIDATE_BYTES as VALIDATE_BYTES
-from pgm_explore.io import Batch, Held, InputKind, Item, Pushed, UnreadablePath, iter_batched, report_fields
+from pgm_explore.io import (
+    Batch,
+    Growth,
+    Held,
+    InputKind,
+    Item,
+    Pushed,
+    UnreadablePath,
+    iter_batched,
+    report_fields,
+)
 from pgm_explore.validation import Finding, Report, ReportFields, Way, clean_fields
 from pgm_explore.validation._schema import EXPLAINER
 
@@ -57,7 +67,15 @@ LARGEST = 64 * 2**20
 a partition costs the client and its worker some milliseconds whatever its size, and what comes
 back of one is the output of its messages, about a tenth of what they were for messages without
 findings. Partitions of up to 64 MiB while much of the file is left, 16 MiB at its end, against
-16 MiB throughout: 0.3 µs of CPU a message less (docs/performance.md)."""
+16 MiB throughout: 0.3 µs of CPU a message less (docs/performance.md). They grow only while the
+output of those done so far is no larger than their input (:class:`~pgm_explore.io.Growth`):
+a worker holds a partition's output until it sends it."""
+
+
+def output_size(lines: Lines) -> int:
+    """About how many characters ``lines`` writes (its numbers not counted): what a worker held of it."""
+    return sum(map(len, lines.parts))
+
 
 EPILOG = """\
 inputs:
@@ -220,9 +238,10 @@ def run_on(engine: Engine, args: argparse.Namespace, out: IO[str], err: IO[str])
             stdin_notice("validate", path, err)
             before = bar.done
             batch = Pushed(partial(Writer, args.format, palette, path))
+            growth = Growth(LARGEST, output_size)
             try:
                 cut = iter_batched(
-                    path, report_fields, batch, kind=kind, engine=engine, progress=bar.counter(), largest=LARGEST
+                    path, report_fields, batch, kind=kind, engine=engine, progress=bar.counter(), largest=growth
                 )
                 for got in cut:
                     if isinstance(got, Batch):

@@ -33,7 +33,7 @@ from pathlib import PurePath
 from typing import IO, Any
 
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.io._partitions import Batch, Held, LineBatch, Pushed, iter_batched, iter_reported, iter_worked
+from pgm_explore.io._partitions import Batch, Growth, Held, LineBatch, Pushed, iter_batched, iter_reported, iter_worked
 from pgm_explore.io._read import InputKind, Item, UnreadablePath, report_fields
 from pgm_explore.io._read import input_kind as _input_kind
 from pgm_explore.io._read import iter_documents as _iter_documents
@@ -44,6 +44,7 @@ from pgm_explore.validation._schema import EXPLAINER
 
 __all__ = [
     "Batch",
+    "Growth",
     "Held",
     "InputKind",
     "Item",
@@ -67,6 +68,7 @@ Item.__module__ = __name__
 iter_worked.__module__ = __name__
 iter_batched.__module__ = __name__
 Batch.__module__ = __name__
+Growth.__module__ = __name__
 Held.__module__ = __name__
 LineBatch.__module__ = __name__
 Pushed.__module__ = __name__

@@ -117,17 +117,21 @@ class TooLong(NamedTuple):
     offset: int
 
 
-def partitions(path: str, start: int, size: int, step: int, largest: int = 0, workers: int = 1) -> Iterator[Partition]:
+def partitions(
+    path: str, start: int, size: int, step: int, largest: int | Callable[[], int] = 0, workers: int = 1
+) -> Iterator[Partition]:
     """``path`` from byte ``start`` on, in partitions of ``step`` bytes; the last goes to the
     end of the file, however long it is by then.
 
     With ``largest`` above ``step``, each partition is a ``2 * workers``-th of what is left of
     the ``size`` bytes, from ``step`` to ``largest`` bytes: large while much is left (each
     partition costs the client and its worker some milliseconds, whatever its size), ``step``
-    at the end, so that the workers still finish together."""
+    at the end, so that the workers still finish together. ``largest`` may be a function,
+    asked as each partition is cut (see :class:`Growth`)."""
     spread = 2 * max(workers, 1)
     while True:
-        length = step if largest <= step else min(largest, max(step, (size - start) // spread))
+        top = largest() if callable(largest) else largest
+        length = step if top <= step else min(top, max(step, (size - start) // spread))
         if start + length >= size:
             break
         yield Partition(path, start, start + length)
@@ -344,6 +348,44 @@ def _each(work: Callable[[Item], T], items: Iterator[Item]) -> list[tuple[int, T
     return [(item.line, work(item)) for item in items]  # type: ignore[misc]  # (items of a partition have a line)
 
 
+class Growth(Generic[R]):
+    """How large the partitions of a file on workers may grow (see :func:`partitions`): up to
+    ``largest`` bytes while what came back of the partitions done so far (``size_of`` a batch's
+    value, in bytes) is no more than :data:`GROWTH_OUTPUT` of their bytes, else ``step``'s size.
+
+    A worker holds what it makes of a whole partition until it sends it. For messages that
+    conform (``validate``'s lines: about a tenth of what they were) a large partition costs
+    little; a file of small lines that each make a long report (a number a line: 270 bytes of
+    ``--format json`` for 2 bytes of input, measured) would make a worker hold 135 times its
+    partition, 2.6 GB at its peak for 16 MiB of them, measured. Partitions grow only once what
+    came back says so: the first ones, cut before any came back, and those after output grew,
+    have the step's size, as without growth."""
+
+    __slots__ = ("_largest", "_made", "_read", "_size_of")
+
+    def __init__(self, largest: int, size_of: Callable[[R], int]) -> None:
+        self._largest, self._size_of = largest, size_of
+        self._read = self._made = 0
+
+    def largest(self) -> int:
+        """The largest partition to cut now (0: the step's size)."""
+        read = self._read
+        return self._largest if read and self._made <= read * GROWTH_OUTPUT else 0
+
+    def told(self, read: int, done: list[Any]) -> None:
+        """A partition of ``read`` bytes came back as ``done`` (its batches' values and lines left)."""
+        self._read += read
+        size_of = self._size_of
+        for value in done:
+            if not isinstance(value, Left):
+                self._made += size_of(value)
+
+
+GROWTH_OUTPUT = 1
+"""What the partitions' output may be, against their bytes, for later partitions to grow (see
+:class:`Growth`): a worker then holds about as much output as it read."""
+
+
 def iter_partitioned(
     path: str,
     work: Callable[[Item], T],
@@ -353,21 +395,23 @@ def iter_partitioned(
     line: int,
     step: int,
     progress: Callable[[int], object] | None = None,
-    largest: int = 0,
+    largest: int | Growth[R] = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """What ``batch`` made of the messages of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes (up to ``largest`` while
-    much is left: see :func:`partitions`) worked on by ``engine``, in order, as :class:`Batch`
-    values; ``(source, work(item))`` in their place for the lines the client words. A read
-    error is raised as :class:`UnreadablePath` after what the partitions before it made.
-    ``progress`` is told the bytes of each partition whose messages are about to come."""
+    much is left, or as a :class:`Growth` says: see :func:`partitions`) worked on by ``engine``,
+    in order, as :class:`Batch` values; ``(source, work(item))`` in their place for the lines
+    the client words. A read error is raised as :class:`UnreadablePath` after what the
+    partitions before it made. ``progress`` is told the bytes of each partition whose messages
+    are about to come."""
     try:
         size = os.stat(path).st_size
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
-    cut = partitions(path, start, size, step, largest, engine.workers)
-    if progress is not None:  # (the bytes of each partition, taken as its result comes, in order)
+    growth, top = (largest, largest.largest) if isinstance(largest, Growth) else (None, largest)
+    cut = partitions(path, start, size, step, top, engine.workers)
+    if progress is not None or growth is not None:  # (the bytes of each partition, taken as its result comes, in order)
         cut, sizes = _sized(cut, size)
     results = engine.map(partial(work_on_partition, batch), cut)
     base = line - 1
@@ -379,8 +423,12 @@ def iter_partitioned(
         if got is None:
             return
         lines, done = got
-        if progress is not None:
-            progress(sizes.popleft())
+        if progress is not None or growth is not None:
+            read = sizes.popleft()
+            if progress is not None:
+                progress(read)
+            if growth is not None:
+                growth.told(read, done)
         for value in done:
             if not isinstance(value, Left):
                 yield Batch(base, value)
@@ -512,7 +560,7 @@ def iter_batched(
     engine: Engine | None = None,
     step: int | None = None,
     progress: Callable[[int], object] | None = None,
-    largest: int = 0,
+    largest: int | Growth[R] = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """:func:`iter_worked`, where the messages of a partition are given to ``batch`` together
     on the worker, which makes of them what the client needs (the finished lines of
@@ -530,8 +578,8 @@ def iter_batched(
     ones as the Structs the typed reader read (see :class:`LineBatch`). The same arguments and errors as :func:`iter_worked`, but that on workers the
     partitions are larger by default (up to 16 MiB, about eight a worker): what comes back
     of them is compact. With ``largest`` (and no ``step`` asked for), partitions on workers
-    grow up to ``largest`` bytes while much of the file is left (see :func:`partitions`): for a
-    batch whose result is compact whatever the partition's size (``validate``'s lines).
+    grow up to ``largest`` bytes while much of the file is left (see :func:`partitions`), or
+    as a :class:`Growth` says from what came back of them (``validate``'s lines).
     """
     path = os.fspath(path)
     items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES, always=True, grow=largest)
@@ -548,8 +596,8 @@ def _reading(
     progress: Callable[[int], object] | None,
     largest: int = PARTITION_BYTES,
     always: bool = False,
-    grow: int = 0,
-) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None, int] | None]:
+    grow: int | Growth[Any] = 0,
+) -> tuple[Iterator[Item], tuple[Engine, int, Callable[[int], object] | None, int | Growth[Any]] | None]:
     """The items of ``path``, and how to cut it into partitions (None: read it here, message
     by message): the engine, the step, ``progress`` and the largest partition (see
     :func:`partitions`); ``largest``, see :func:`_step`; ``always``: a regular file is cut even
@@ -613,7 +661,7 @@ def _split(
     engine: Engine,
     step: int,
     progress: Callable[[int], object] | None = None,
-    largest: int = 0,
+    largest: int | Growth[R] = 0,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
