@@ -97,15 +97,15 @@ inputs:
 
 where the work runs:
   A big JSON Lines file is cut into partitions of whole lines (1 to 64 MiB, smaller
-  towards its end), read, decoded, validated and reported by Dask workers; the reports
-  come back in order. By
-  default, inputs of 512 MiB or more are validated by one local worker process per
-  core (starting them and their first work takes seconds), smaller ones,
-  standard input and pipes in this process. --workers N says how many local workers (0: this process
-  only); --scheduler ADDRESS sends the work to an existing Dask cluster
-  (dask.distributed: 'dask scheduler' and 'dask worker'), whose workers must read
-  the same PATHs. PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0.
-  The reports are the same bytes wherever the work runs.
+  towards its end), read, decoded, validated and reported by Dask workers; the
+  reports come back in order. By default, inputs of 512 MiB or more are validated
+  by one local worker process per core (starting them and their first work takes
+  seconds), smaller ones, standard input and pipes in this process. --workers N
+  says how many local workers (0: this process only); --scheduler ADDRESS sends the
+  work to an existing Dask cluster (dask.distributed: 'dask scheduler' and 'dask
+  worker'), whose workers must read the same PATHs. PGM_EXPLORE_PARALLEL=0 in the
+  environment means --workers 0. The reports are the same bytes wherever the work
+  runs.
 
 output:
   text (default)     a block per message: its source, type, mode and verdict, then each
