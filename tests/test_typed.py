@@ -47,6 +47,9 @@ FOLDERS = [ROOT / "data", ROOT / "tests" / "data"]
 
 def _bench(name: str) -> ModuleType:
     sys.dont_write_bytecode = True  # no __pycache__ inside benchmarks/
+    folder = str(ROOT / "benchmarks")
+    if folder not in sys.path:  # (a benchmark imports its siblings, as when run as a script)
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
