@@ -259,15 +259,9 @@ def best_in_turn(repeat: int, *runs: Callable[[], object]) -> list[float]:
         for i, run in enumerate(runs):
             start = time.perf_counter()
             got = run()
-            # (a run timed elsewhere, bare_json, says its own (seconds, CPU seconds))
+            # (a run timed elsewhere, fresh_json, says its own (seconds, CPU seconds))
             best[i] = min(best[i], got[0] if isinstance(got, tuple) else time.perf_counter() - start)
     return best
-
-
-def bare_json(path: Path) -> tuple[float, float]:
-    """(seconds, CPU seconds) of ``json.loads`` over every line of ``path``, in a new interpreter
-    (``bench_check.fresh_json``: in this process, after the other passes, it ran slower)."""
-    return fresh_json(path)
 
 
 def library(path: Path) -> int:
@@ -332,7 +326,7 @@ def main_(argv: list[str] | None = None) -> int:
         compare_workers(path, args.workers, args.repeat, rate)
     else:
         t_json, t_lib, t_cli = best_in_turn(
-            args.repeat, lambda: bare_json(path), lambda: library(path), lambda: command(path)
+            args.repeat, lambda: fresh_json(path), lambda: library(path), lambda: command(path)
         )
         print(f"json.loads                      {rate(t_json)}")
         print(f"library (read + validate)       {rate(t_lib)}")
@@ -400,7 +394,7 @@ def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float
 
         on_started()  # (the workers compile the validators once)
         runs: list[Callable[[], object]] = [
-            lambda: bare_json(path),
+            lambda: fresh_json(path),
             lambda: library(path),
             lambda: command(path, "--workers", "0"),
             on_started,
@@ -416,7 +410,7 @@ def compare_workers(path: Path, workers: int, repeat: int, rate: Callable[[float
                 before = workers_cpu() if i in on_workers else 0.0
                 start, own = time.perf_counter(), time.process_time()
                 got = run()
-                if isinstance(got, tuple):  # (timed in its own interpreter: bare_json)
+                if isinstance(got, tuple):  # (timed in its own interpreter: fresh_json)
                     wall[i], cpu[i] = min(wall[i], got[0]), min(cpu[i], got[1])
                     continue
                 wall[i] = min(wall[i], time.perf_counter() - start)
