@@ -182,6 +182,59 @@ def test_partitions_grow_while_much_is_left() -> None:
     assert [p.end for p in partitions("f", 0, 10, 3)] == [3, 6, 9, None]
 
 
+def test_partitions_shrink_to_the_least_at_the_end() -> None:
+    # On workers, what the client still has to do once they are done is what the last partitions
+    # made: they go on shrinking below the step, grown or not, down to the least size.
+    size, start, step, least = 10_000_000, 1234, 400_000, 50_000
+    for largest, workers in ((0, 1), (0, 2), (1_000_000, 2), (1_000_000, 3)):
+        cut = list(partitions("f.jsonl", start, size, step, largest, workers, least))
+        ends = [p.end if p.end is not None else size for p in cut]
+        assert [p.start for p in cut] == [start, *ends[:-1]] and cut[-1].end is None
+        lengths = [end - p.start for p, end in zip(cut, ends, strict=True)]
+        assert lengths[0] == max(step, largest) and lengths == sorted(lengths, reverse=True)
+        assert lengths[-2] == least and lengths[-1] <= least
+        assert all(
+            length == min(max(step, largest), max(least, (size - p.start) // (2 * workers)))
+            for p, length in zip(cut[:-1], lengths[:-1], strict=True)
+        )
+    # (a least above the step is the step: as without it)
+    assert [p.end for p in partitions("f", 0, 10, 3, 0, 1, 5)] == [3, 6, 9, None]
+
+
+class _Recording(Engine):
+    """Takes note of the partitions it is given, and works on none."""
+
+    def __init__(self, *, spread: bool) -> None:
+        self.in_process = not spread
+        self.cut: list[Partition] = []
+
+    @property
+    def workers(self) -> int:
+        return 2
+
+    def map(self, work: Any, partitions: Any) -> Iterator[Any]:
+        self.cut.extend(partitions)
+        return iter(())
+
+
+def test_partitions_on_workers_shrink_at_the_end(tmp_path: Path) -> None:
+    # Where workers do the work, the last partitions shrink below the step down to
+    # PARTITION_BYTES; in this process, one after the other, they keep the step to the end.
+    step = 2 * partitioned.PARTITION_BYTES
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"{}\n" * (6 * step // 3))
+    for spread in (True, False):
+        engine = _Recording(spread=spread)
+        assert list(partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step)) == []
+        lengths = [(p.end or 6 * step) - p.start for p in engine.cut]
+        assert sum(lengths) == 6 * step
+        if spread:
+            assert lengths[:3] == [step] * 3 and lengths[3] == 3 * step // 4
+            assert lengths[-2] == partitioned.PARTITION_BYTES and lengths == sorted(lengths, reverse=True)
+        else:
+            assert lengths == [step] * 6
+
+
 def test_partitions_grow_only_while_what_came_back_is_small() -> None:
     # A worker holds a partition's output until it sends it: partitions grow only once the output
     # of those done is no larger than their bytes, and go back to the step when it grows larger.
@@ -370,7 +423,9 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
         out, err = io.StringIO(), io.StringIO()
         assert (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue()) == here
         lengths = [(numbers.stat().st_size if p.end is None else p.end) - p.start for p in cut]
-        assert len(lengths) > 8 and len(set(lengths[:-1])) == 1 and lengths[-1] <= lengths[0], lengths
+        # (the step's size, then shrinking at the end as ever on workers)
+        assert len(lengths) > 8 and lengths[:4] == [lengths[0]] * 4, lengths
+        assert lengths == sorted(lengths, reverse=True) and lengths[-2] == partitioned.PARTITION_BYTES, lengths
         assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
 
 

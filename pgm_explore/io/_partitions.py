@@ -118,7 +118,13 @@ class TooLong(NamedTuple):
 
 
 def partitions(
-    path: str, start: int, size: int, step: int, largest: int | Callable[[], int] = 0, workers: int = 1
+    path: str,
+    start: int,
+    size: int,
+    step: int,
+    largest: int | Callable[[], int] = 0,
+    workers: int = 1,
+    least: int | None = None,
 ) -> Iterator[Partition]:
     """``path`` from byte ``start`` on, in partitions of ``step`` bytes; the last goes to the
     end of the file, however long it is by then.
@@ -127,11 +133,15 @@ def partitions(
     the ``size`` bytes, from ``step`` to ``largest`` bytes: large while much is left (each
     partition costs the client and its worker some milliseconds, whatever its size), ``step``
     at the end, so that the workers still finish together. ``largest`` may be a function,
-    asked as each partition is cut (see :class:`Growth`)."""
+    asked as each partition is cut (see :class:`Growth`). With ``least`` below ``step``, the
+    partitions go on shrinking at the end down to ``least`` bytes, whether they grew or not:
+    what the client still has to do once the workers are done (the transcript rules over the
+    partitions in flight) is then small too."""
     spread = 2 * max(workers, 1)
+    least = step if least is None else min(least, step)
     while True:
         top = largest() if callable(largest) else largest
-        length = step if top <= step else min(top, max(step, (size - start) // spread))
+        length = min(max(top, step), max(least, (size - start) // spread))
         if start + length >= size:
             break
         yield Partition(path, start, start + length)
@@ -399,7 +409,8 @@ def iter_partitioned(
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """What ``batch`` made of the messages of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes (up to ``largest`` while
-    much is left, or as a :class:`Growth` says: see :func:`partitions`) worked on by ``engine``,
+    much is left, or as a :class:`Growth` says, and on workers down to :data:`PARTITION_BYTES`
+    at the end: see :func:`partitions`) worked on by ``engine``,
     in order, as :class:`Batch` values; ``(source, work(item))`` in their place for the lines
     the client words. A read error is raised as :class:`UnreadablePath` after what the
     partitions before it made. ``progress`` is told the bytes of each partition whose messages
@@ -410,7 +421,11 @@ def iter_partitioned(
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
     growth, top = (largest, largest.largest) if isinstance(largest, Growth) else (None, largest)
-    cut = partitions(path, start, size, step, top, engine.workers)
+    # On workers, the last partitions shrink to the smallest size: the client goes on with the
+    # results in flight alone once the workers are done (a check's rules over four partitions of
+    # 16 MiB: 0.6 s with a core idle, measured).
+    least = step if engine.in_process else PARTITION_BYTES
+    cut = partitions(path, start, size, step, top, engine.workers, least)
     if progress is not None or growth is not None:  # (the bytes of each partition, taken as its result comes, in order)
         cut, sizes = _sized(cut, size)
     results = engine.map(partial(work_on_partition, batch), cut)
