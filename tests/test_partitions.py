@@ -217,22 +217,46 @@ class _Recording(Engine):
         return iter(())
 
 
-def test_partitions_on_workers_shrink_at_the_end(tmp_path: Path) -> None:
-    # Where workers do the work, the last partitions shrink below the step down to
-    # PARTITION_BYTES; in this process, one after the other, they keep the step to the end.
+def test_partitions_on_workers_shrink_at_the_end_when_asked(tmp_path: Path) -> None:
+    # Asked to (a check: its rules go on alone with the batches in flight once the workers are
+    # done), the last partitions on workers shrink below the step down to the least size; in this
+    # process, one after the other, and unasked (validate), they keep the step to the end.
     step = 2 * partitioned.PARTITION_BYTES
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"{}\n" * (6 * step // 3))
-    for spread in (True, False):
+    for spread, least in ((True, partitioned.PARTITION_BYTES), (False, partitioned.PARTITION_BYTES), (True, 0)):
         engine = _Recording(spread=spread)
-        assert list(partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step)) == []
+        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, least=least)
+        assert list(got) == []
         lengths = [(p.end or 6 * step) - p.start for p in engine.cut]
         assert sum(lengths) == 6 * step
-        if spread:
+        if spread and least:
             assert lengths[:3] == [step] * 3 and lengths[3] == 3 * step // 4
-            assert lengths[-2] == partitioned.PARTITION_BYTES and lengths == sorted(lengths, reverse=True)
+            assert lengths[-2] == least and lengths == sorted(lengths, reverse=True)
         else:
-            assert lengths == [step] * 6
+            assert lengths == [step] * 6, (spread, least)
+
+
+def test_a_check_asks_for_the_shrinking_end_and_validate_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # validate's client has next to nothing to do once the workers are done: more partitions at
+    # the end would cost it more than they save.
+    from pgm_explore.dialogue._facts import iter_facts
+
+    step = 2 * partitioned.PARTITION_BYTES
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"{}\n" * (6 * step // 3))
+    check, validate = _Recording(spread=True), _Recording(spread=True)
+    assert list(iter_facts(str(path), check)) != []  # (the first message, read here)
+    assert len(list(iter_batched(path, report_fields, Pushed(_Reported), engine=validate))) == 1
+    lengths = {}
+    for name, engine in (("check", check), ("validate", validate)):
+        lengths[name] = [(p.end or 6 * step) - p.start for p in engine.cut]
+        assert sum(lengths[name]) == 6 * step - 3, name  # (all but the first line, read here)
+    assert lengths["validate"][:-1] == [step] * 5
+    assert lengths["check"][:2] == [step] * 2 and lengths["check"][-2] == partitioned.PARTITION_BYTES
 
 
 def test_partitions_grow_only_while_what_came_back_is_small() -> None:
@@ -423,9 +447,7 @@ def test_validate_on_workers_started_beforehand_says_what_the_command_says(
         out, err = io.StringIO(), io.StringIO()
         assert (command.run_on(workers, args, out, err), out.getvalue(), err.getvalue()) == here
         lengths = [(numbers.stat().st_size if p.end is None else p.end) - p.start for p in cut]
-        # (the step's size, then shrinking at the end as ever on workers)
-        assert len(lengths) > 8 and lengths[:4] == [lengths[0]] * 4, lengths
-        assert lengths == sorted(lengths, reverse=True) and lengths[-2] == partitioned.PARTITION_BYTES, lengths
+        assert len(lengths) > 8 and len(set(lengths[:-1])) == 1 and lengths[-1] <= lengths[0], lengths
         assert next(workers.map(len, [[1, 2]])) == 2  # (still running: run_on leaves them to its caller)
 
 
