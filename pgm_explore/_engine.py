@@ -337,8 +337,27 @@ def dask_setup(worker: object) -> None:
     with the cluster printed ``Failed to communicate with scheduler during heartbeat`` and a
     traceback to the command's standard error (about one run in 25, measured); what goes wrong with
     the work itself comes back to this process with its partition. (``silence_logs`` of the
-    cluster quiets the loggers of this process and the nannies', not the workers'.)"""
+    cluster quiets the loggers of this process and the nannies', not the workers'.)
+
+    The worker also gives way to the process that started it (:data:`WORKER_NICENESS`)."""
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    if hasattr(os, "nice"):  # (not on Windows)
+        # (Linux sets a thread's niceness: this is the worker's event-loop thread, which starts
+        # the thread that runs the work, and a new thread takes its creator's niceness.)
+        with contextlib.suppress(OSError):
+            os.nice(WORKER_NICENESS)
+
+
+WORKER_NICENESS = 10
+"""How much lower the priority of local workers is than that of the process that uses them
+(``os.nice``). Where that process has work of its own between the workers' (a check's
+transcript rules, which run in order over what the workers send), the two cores are shared by
+three busy processes: at equal priority the rules got two thirds of a core, fell behind the
+workers by the partitions in flight, and went on with them alone, a core idle, once the
+workers were done (0.7 s of a check of 1M messages, measured). Given way to, the rules keep up
+with the workers, which take the time the rules leave (the cores idle 4-5% of a check instead of
+5.5-7%; docs/performance.md). Work that is the workers' alone (validate, a corpus) is not
+slowed: nothing of this process competes with it."""
 
 
 def _probe(address: str, timeout: float, wait: float) -> None:

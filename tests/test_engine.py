@@ -98,6 +98,26 @@ def test_work_within_frozen_work_leaves_the_freeze_alone_without_counting_the_fr
     assert gc.get_freeze_count() == 0
 
 
+def niceness(n: int) -> tuple[int, int]:
+    return n, os.nice(0)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no niceness on this system")
+def test_local_workers_give_way_to_this_process() -> None:
+    # The work runs on a thread of the worker's own: it has the worker's lower priority (a
+    # check's transcript rules, in this process, keep up with what the workers send).
+    from pgm_explore._engine import WORKER_NICENESS
+
+    mine = os.nice(0)
+    with engine(2) as e:
+        seen = list(e.map(niceness, range(4)))
+        assert set(e.client.run(os.nice, 0).values()) == {min(mine + WORKER_NICENESS, 19)}
+    assert [n for n, _ in seen] == list(range(4))
+    assert {nice for _, nice in seen} == {min(mine + WORKER_NICENESS, 19)}
+    assert os.nice(0) == mine  # (this process keeps its own)
+
+
 def test_local_workers_log_nothing_short_of_a_crash() -> None:
     import logging
 

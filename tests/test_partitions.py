@@ -182,6 +182,83 @@ def test_partitions_grow_while_much_is_left() -> None:
     assert [p.end for p in partitions("f", 0, 10, 3)] == [3, 6, 9, None]
 
 
+def test_partitions_shrink_to_the_least_at_the_end() -> None:
+    # On workers, what the client still has to do once they are done is what the last partitions
+    # made: they go on shrinking below the step, grown or not, down to the least size.
+    size, start, step, least = 10_000_000, 1234, 400_000, 50_000
+    for largest, workers in ((0, 1), (0, 2), (1_000_000, 2), (1_000_000, 3)):
+        cut = list(partitions("f.jsonl", start, size, step, largest, workers, least))
+        ends = [p.end if p.end is not None else size for p in cut]
+        assert [p.start for p in cut] == [start, *ends[:-1]] and cut[-1].end is None
+        lengths = [end - p.start for p, end in zip(cut, ends, strict=True)]
+        assert lengths[0] == max(step, largest) and lengths == sorted(lengths, reverse=True)
+        assert lengths[-2] == least and lengths[-1] <= least
+        assert all(
+            length == min(max(step, largest), max(least, (size - p.start) // (2 * workers)))
+            for p, length in zip(cut[:-1], lengths[:-1], strict=True)
+        )
+    # (a least above the step is the step: as without it)
+    assert [p.end for p in partitions("f", 0, 10, 3, 0, 1, 5)] == [3, 6, 9, None]
+
+
+class _Recording(Engine):
+    """Takes note of the partitions it is given, and works on none."""
+
+    def __init__(self, *, spread: bool) -> None:
+        self.in_process = not spread
+        self.cut: list[Partition] = []
+
+    @property
+    def workers(self) -> int:
+        return 2
+
+    def map(self, work: Any, partitions: Any) -> Iterator[Any]:
+        self.cut.extend(partitions)
+        return iter(())
+
+
+def test_partitions_on_workers_shrink_at_the_end_when_asked(tmp_path: Path) -> None:
+    # Asked to (a check: its rules go on alone with the batches in flight once the workers are
+    # done), the last partitions on workers shrink below the step down to the least size; in this
+    # process, one after the other, and unasked (validate), they keep the step to the end.
+    step = 2 * partitioned.PARTITION_BYTES
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"{}\n" * (6 * step // 3))
+    for spread, least in ((True, partitioned.PARTITION_BYTES), (False, partitioned.PARTITION_BYTES), (True, 0)):
+        engine = _Recording(spread=spread)
+        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, least=least)
+        assert list(got) == []
+        lengths = [(p.end or 6 * step) - p.start for p in engine.cut]
+        assert sum(lengths) == 6 * step
+        if spread and least:
+            assert lengths[:3] == [step] * 3 and lengths[3] == 3 * step // 4
+            assert lengths[-2] == least and lengths == sorted(lengths, reverse=True)
+        else:
+            assert lengths == [step] * 6, (spread, least)
+
+
+def test_a_check_asks_for_the_shrinking_end_and_validate_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # validate's client has next to nothing to do once the workers are done: more partitions at
+    # the end would cost it more than they save.
+    from pgm_explore.dialogue._facts import iter_facts
+
+    step = 2 * partitioned.PARTITION_BYTES
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", str(step))
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"{}\n" * (6 * step // 3))
+    check, validate = _Recording(spread=True), _Recording(spread=True)
+    assert list(iter_facts(str(path), check)) != []  # (the first message, read here)
+    assert len(list(iter_batched(path, report_fields, Pushed(_Reported), engine=validate))) == 1
+    lengths = {}
+    for name, engine in (("check", check), ("validate", validate)):
+        lengths[name] = [(p.end or 6 * step) - p.start for p in engine.cut]
+        assert sum(lengths[name]) == 6 * step - 3, name  # (all but the first line, read here)
+    assert lengths["validate"][:-1] == [step] * 5
+    assert lengths["check"][:2] == [step] * 2 and lengths["check"][-2] == partitioned.PARTITION_BYTES
+
+
 def test_partitions_grow_only_while_what_came_back_is_small() -> None:
     # A worker holds a partition's output until it sends it: partitions grow only once the output
     # of those done is no larger than their bytes, and go back to the step when it grows larger.

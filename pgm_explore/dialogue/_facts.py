@@ -1151,7 +1151,11 @@ def iter_facts(
     the caller hands the checker a run at a time (:meth:`TranscriptChecker.feed_run
     <pgm_explore.dialogue.TranscriptChecker>`), with no generator step and no text for each message."""
     spread = engine is not None and not engine.in_process
-    batches = iter_batched(path, item_facts, Pushed(_Packed if spread else _Listed), engine=engine, progress=progress)
+    # (The rules run here over each batch: the last partitions shrink, so that what is left to them
+    # once the workers are done is small.)
+    batches = iter_batched(
+        path, item_facts, Pushed(_Packed if spread else _Listed), engine=engine, progress=progress, shrink=True
+    )
     head = f"{path}:"
     for got in batches:
         if type(got) is Batch:
