@@ -226,7 +226,7 @@ def test_partitions_on_workers_shrink_at_the_end_when_asked(tmp_path: Path) -> N
     path.write_bytes(b"{}\n" * (6 * step // 3))
     for spread, least in ((True, partitioned.PARTITION_BYTES), (False, partitioned.PARTITION_BYTES), (True, 0)):
         engine = _Recording(spread=spread)
-        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, least=least)
+        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, shrink=bool(least))
         assert list(got) == []
         lengths = [(p.end or 6 * step) - p.start for p in engine.cut]
         assert sum(lengths) == 6 * step

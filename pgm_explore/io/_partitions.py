@@ -407,12 +407,12 @@ def iter_partitioned(
     progress: Callable[[int], object] | None = None,
     largest: int | Growth[R] = 0,
     *,
-    least: int = 0,
+    shrink: bool = False,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     """What ``batch`` made of the messages of the JSON Lines file ``path`` from byte ``start``
     (line ``line``) on, the file cut into partitions of ``step`` bytes (up to ``largest`` while
-    much is left, or as a :class:`Growth` says, and on workers down to ``least`` at the end, if
-    given: see :func:`partitions`) worked on by ``engine``,
+    much is left, or as a :class:`Growth` says, and with ``shrink`` on workers down to
+    :data:`PARTITION_BYTES` at the end: see :func:`partitions`) worked on by ``engine``,
     in order, as :class:`Batch` values; ``(source, work(item))`` in their place for the lines
     the client words. A read error is raised as :class:`UnreadablePath` after what the
     partitions before it made. ``progress`` is told the bytes of each partition whose messages
@@ -424,7 +424,8 @@ def iter_partitioned(
     prefix = f"{path}:"
     growth, top = (largest, largest.largest) if isinstance(largest, Growth) else (None, largest)
     # (In this process, one partition after the other, there is no end to even out.)
-    cut = partitions(path, start, size, step, top, engine.workers, step if engine.in_process or not least else least)
+    least = PARTITION_BYTES if shrink and not engine.in_process else None
+    cut = partitions(path, start, size, step, top, engine.workers, least)
     if progress is not None or growth is not None:  # (the bytes of each partition, taken as its result comes, in order)
         cut, sizes = _sized(cut, size)
     results = engine.map(partial(work_on_partition, batch), cut)
@@ -604,7 +605,7 @@ def iter_batched(
     items, spread = _reading(path, kind, engine, step, progress, BATCH_BYTES, always=True, grow=largest)
     if spread is None:
         return _worked(work, items)
-    return _split(items, path, work, batch, *spread, least=PARTITION_BYTES if shrink else 0)
+    return _split(items, path, work, batch, *spread, shrink=shrink)
 
 
 def _reading(
@@ -682,7 +683,7 @@ def _split(
     progress: Callable[[int], object] | None = None,
     largest: int | Growth[R] = 0,
     *,
-    least: int = 0,
+    shrink: bool = False,
 ) -> Iterator[tuple[str, T] | Batch[R]]:
     # The reader decides what the file is from its first lines (the extension, or the
     # content): JSON Lines are cut into partitions after the first message, anything else
@@ -698,4 +699,6 @@ def _split(
     start = first.offset + len(first.raw)
     if progress is not None:
         progress(start)
-    yield from iter_partitioned(path, work, batch, engine, start, first.line + 1, step, progress, largest, least=least)
+    yield from iter_partitioned(
+        path, work, batch, engine, start, first.line + 1, step, progress, largest, shrink=shrink
+    )
