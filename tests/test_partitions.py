@@ -478,6 +478,25 @@ def test_check_says_the_same_on_local_workers(
     assert split.count("\n") == renamed.count("\n")
 
 
+@pytest.mark.slow
+def test_check_says_the_same_on_local_workers_with_the_shrinking_end(
+    transcript: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A check's last partitions shrink below the step on workers (a smaller least size here, so
+    # that this small file has some): the same bytes as in this process, on real workers.
+    here = _run(["check", "--format", "json", "--workers", "0", str(transcript)], capsys)
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")
+    monkeypatch.setattr(partitioned, "PARTITION_BYTES", 500)
+    cut: list[Partition] = []
+    cutting = partitioned.partitions
+    monkeypatch.setattr(partitioned, "partitions", lambda *args: _kept(cut, cutting(*args)))
+    there = _run(["check", "--format", "json", "--workers", "2", str(transcript)], capsys)
+    assert there == here and here[0] == 1 and here[1].count("\n") > 10
+    size = transcript.stat().st_size
+    lengths = [(size if p.end is None else p.end) - p.start for p in cut]
+    assert lengths[0] == 3000 and lengths[-2] == 500 and lengths == sorted(lengths, reverse=True), lengths
+
+
 @pytest.mark.parametrize("form", [["--format", "json"], ["--no-color"], ["--color"]])
 def test_validate_writes_the_same_bytes_from_partitions(
     form: list[str],
