@@ -32,7 +32,9 @@ forked from the forkserver that the untimed pass listing the findings started, a
 4 starts nothing. Beside the clock, each pass's CPU time a message is printed, which a
 neighbour's load changes little: this process's main thread (the transcript rules, the output),
 all its threads (with Dask's) and the processes it started (the workers, looked at every 50 ms),
-and the command's over the library's.
+and the command's over the library's; then what the ratio of each pass on workers is made of
+(:func:`made_of`): the share of the cores its processes kept busy, and their CPU time a message
+against ``json.loads``'s.
 
 With ``--memory``, before the throughput passes (see ``main_``), it runs ``pgm-explore check``
 in a fresh interpreter on a transcript of 1,000,000 messages (``--memory-messages``) and prints the
@@ -84,6 +86,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -439,12 +442,34 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         for field, label in zip(Pass._fields[1:], ("main thread", "all threads", "workers"), strict=True)
     )
     print(f"command / library in CPU: {ratios} (each pass starts its {WORKERS} workers, counted for both)")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    print(f"what each ratio is made of (its fastest pass): {cores} x the share of the cores busy / the CPU a message")
+    json_cpu = least("json", "process_cpu")
+    for name in ("library", "command", "validate"):
+        print(made_of(name, min(runs[name], key=attrgetter("seconds")), json_cpu, cores))
     return {
         "library": t_json / t_lib,
         "command": t_json / t_cli,
         "one core": t_json / t_one,
         "validate": t_json / t_val,
     }
+
+
+def made_of(label: str, run: Pass, json_cpu: float, cores: int) -> str:
+    """What ``run``'s ratio to ``json.loads`` is made of on ``cores`` cores: the share of them that its
+    processes kept busy (all their CPU time, workers too, over ``cores`` times its time) and that CPU
+    time against ``json.loads``'s over the same messages (``json_cpu``). The ratio is ``cores`` times the
+    first over the second: a pass gains by keeping the cores busier or by spending less, and a busy
+    neighbour, which slows the clock more than the CPU time, shows in the first. (The product is the
+    clock's ratio as far as ``json.loads`` spends its time on the CPU.)
+
+    >>> made_of("library", Pass(10.0, 5.0, 6.0, 13.0), json_cpu=9.5, cores=2)
+    '  library   busy 0.950, CPU 2.00 times json.loads -> 0.95'
+    """
+    cpu = run.process_cpu + run.workers_cpu
+    busy = cpu / (cores * run.seconds)
+    spent = cpu / json_cpu
+    return f"  {label:<9} busy {busy:.3f}, CPU {spent:.2f} times json.loads -> {cores * busy / spent:.2f}"
 
 
 def memory_line(count: int, rss: float, helper: float, seconds: float) -> str:
