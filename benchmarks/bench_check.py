@@ -92,6 +92,7 @@ from typing import NamedTuple
 
 import psutil  # type: ignore[import-untyped]  # (distributed depends on it; no stubs)
 
+from pgm_explore._engine import cores
 from pgm_explore.cli import main
 from pgm_explore.dialogue import check_paths
 
@@ -442,11 +443,10 @@ def throughput(path: Path, count: int, repeat: int) -> dict[str, float]:
         for field, label in zip(Pass._fields[1:], ("main thread", "all threads", "workers"), strict=True)
     )
     print(f"command / library in CPU: {ratios} (each pass starts its {WORKERS} workers, counted for both)")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    print(f"what each ratio is made of (its fastest pass): {cores} x the share of the cores busy / the CPU a message")
+    print(f"what each ratio is made of (its fastest pass): {cores()} x the share of the cores busy / the CPU a message")
     json_cpu = least("json", "process_cpu")
     for name in ("library", "command", "validate"):
-        print(made_of(name, min(runs[name], key=attrgetter("seconds")), json_cpu, cores))
+        print(made_of(name, min(runs[name], key=attrgetter("seconds")), json_cpu, cores()))
     return {
         "library": t_json / t_lib,
         "command": t_json / t_cli,

@@ -224,17 +224,17 @@ def test_partitions_on_workers_shrink_at_the_end_when_asked(tmp_path: Path) -> N
     step = 2 * partitioned.PARTITION_BYTES
     path = tmp_path / "big.jsonl"
     path.write_bytes(b"{}\n" * (6 * step // 3))
-    for spread, least in ((True, partitioned.PARTITION_BYTES), (False, partitioned.PARTITION_BYTES), (True, 0)):
+    for spread, shrink in ((True, True), (False, True), (True, False)):
         engine = _Recording(spread=spread)
-        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, shrink=bool(least))
+        got = partitioned.iter_partitioned(str(path), str, list, engine, 0, 1, step, shrink=shrink)
         assert list(got) == []
         lengths = [(p.end or 6 * step) - p.start for p in engine.cut]
         assert sum(lengths) == 6 * step
-        if spread and least:
+        if spread and shrink:
             assert lengths[:3] == [step] * 3 and lengths[3] == 3 * step // 4
-            assert lengths[-2] == least and lengths == sorted(lengths, reverse=True)
+            assert lengths[-2] == partitioned.PARTITION_BYTES and lengths == sorted(lengths, reverse=True)
         else:
-            assert lengths == [step] * 6, (spread, least)
+            assert lengths == [step] * 6, (spread, shrink)
 
 
 def test_a_check_asks_for_the_shrinking_end_and_validate_does_not(
