@@ -32,10 +32,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
 from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
+from pgm_explore.cli._process import end, ends_itself
 from pgm_explore.cli._script import ScriptError, load_script
 from pgm_explore.validation._schema import own_process
 
@@ -44,11 +46,19 @@ COMMANDS: tuple[Command, ...] = tuple(
 )
 """Every subcommand, in the order of ``pgm-explore --help`` and docs/cli.md: the one list of them."""
 
-__all__ = ["COMMANDS", "Command", "ScriptError", "build_parser", "load_script", "main"]
+__all__ = ["COMMANDS", "Command", "ScriptError", "build_parser", "command", "load_script", "main"]
 
 # Public names are documented where they are imported from, not in private modules.
 for _public in (Command, ScriptError, load_script):
     _public.__module__ = __name__
+
+
+def command() -> NoReturn:
+    """The ``pgm-explore`` script and ``python -m pgm_explore``: :func:`main` on this process's
+    command line, then the process ends with its status, without the interpreter freeing what
+    the command made (:mod:`._process`)."""
+    ends_itself()
+    end(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,6 +31,7 @@ from pgm_explore.cli._output import (
     stdin_notice,
     write_text,
 )
+from pgm_explore.cli._process import keep_to_the_end
 from pgm_explore.io import UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
@@ -237,7 +238,9 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(f"{PROG} check: {clean(str(exc))}\n")
         return EXIT_USAGE
     with engine, progress(input_size(args.paths), "B", stream=err, show=args.progress, what="check") as bar:
-        tally = check_transcript(args.paths, args.format, palette, shared(out, bar), err, engine=engine, bar=bar)
+        tally = check_transcript(
+            args.paths, args.format, palette, shared(out, bar), err, engine=engine, bar=bar, ends_process=True
+        )
     if args.format == "text":
         write_text(out, summary_line(tally, palette))
     return tally.status
@@ -257,9 +260,12 @@ def check_transcript(
     *,
     engine: Engine | None = None,
     bar: Progress | None = None,
+    ends_process: bool = False,
 ) -> Tally:
     """Check ``paths`` as one transcript, writing its findings to ``out`` as ``check`` does in
     the format ``form`` (all but the text summary line), and what stopped it to ``err``.
+    ``ends_process``: the last work of the command's process, which may leave what the checker
+    kept unfreed (:func:`~._process.keep_to_the_end`).
 
     This is the body of ``pgm-explore check``, and of each transcript of ``check --corpus``
     (on a worker, into a buffer), so that the two print the same bytes. ``engine`` works on
@@ -325,6 +331,8 @@ def check_transcript(
             tally.add_findings(found)
             emit(found)
     tally.messages, tally.dialogues = checker.messages, checker.dialogues()
+    if ends_process:
+        keep_to_the_end(checker)
     return tally
 
 

@@ -1,0 +1,124 @@
+"""The command's own process ends without the interpreter's teardown (pgm_explore/cli/_process.py),
+and nothing else changes: what a normal exit does that can be seen still happens, in its order,
+and a program that calls ``main`` keeps nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSCRIPT = ROOT / "data" / "transcripts" / "market-wallet-limit.jsonl"
+
+
+def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, check=False, cwd=ROOT
+    )
+
+
+_ENDING = """
+import atexit, sys, threading, time
+from pgm_explore.cli._process import end
+log = open(sys.argv[1], "a")
+def late():
+    time.sleep(0.3)
+    log.write("thread\\n"); log.flush()
+threading.Thread(target=late).start()          # not a daemon: the interpreter would wait for it
+atexit.register(lambda: (log.write("hook\\n"), log.close()))
+sys.stdout.write("x" * 100_000)                # buffered, no newline: flushed by end
+sys.stderr.write("unfinished line")
+end(3)
+print("never")
+"""
+
+
+def test_end_waits_for_threads_runs_the_hooks_then_flushes_and_exits_with_the_status(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    done = _python(_ENDING, str(log))
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "x" * 100_000
+    assert done.stderr == "unfinished line"
+    assert log.read_text() == "thread\nhook\n"
+
+
+def test_end_after_the_reader_went_away_still_exits_with_the_status() -> None:
+    # A pipe whose reader has gone: the buffered output cannot be flushed, the status still comes out.
+    code = (
+        "import sys, time\nfrom pgm_explore.cli._process import end\n"
+        "time.sleep(0.3)\nsys.stdout.write('lost')\nend(141)"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    assert child.wait(timeout=300) == 141
+    assert child.stderr.read() == b""
+    child.stderr.close()
+
+
+_KEEPING = """
+import json, sys
+from pgm_explore.cli import _process, main
+if sys.argv[1] == "own":
+    _process.ends_itself()
+status = main(sys.argv[2:])
+print(json.dumps({"status": status, "kept": [type(value).__name__ for value in _process._kept]}))
+"""
+
+
+def test_only_the_commands_own_check_of_one_transcript_leaves_its_checker_unfreed(tmp_path: Path) -> None:
+    import json
+
+    def kept(who: str, *argv: str) -> dict[str, object]:
+        done = _python(_KEEPING, who, *argv)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1])
+
+    one = ("check", "--format", "json", str(TRANSCRIPT))
+    assert kept("own", *one) == {"status": 0, "kept": ["TranscriptChecker"]}
+    assert kept("own", "check", str(TRANSCRIPT)) == {"status": 0, "kept": ["TranscriptChecker"]}
+    # main called by a program (a notebook, a test) keeps nothing: its process goes on.
+    assert kept("called", *one) == {"status": 0, "kept": []}
+    # Nor does a corpus, whose transcripts are checked one after the other in the same process.
+    corpus = tmp_path / "logs"
+    corpus.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):  # (a warning each: the text format writes a block for it)
+        (corpus / name).write_bytes((ROOT / "data/transcripts/defective/turn-gap.jsonl").read_bytes())
+    for form in ("text", "json"):
+        assert kept("own", "check", "--corpus", "--format", form, "--workers", "0", str(corpus)) == {
+            "status": 0,
+            "kept": [],
+        }
+
+
+def test_the_script_and_python_m_end_through_command() -> None:
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["pgm-explore"] == "pgm_explore.cli:command"
+    for module in ("pgm_explore", "pgm_explore.cli"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                module,
+                "check",
+                "--format",
+                "json",
+                str(ROOT / "data/transcripts/defective/turn-gap.jsonl"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            cwd=ROOT,
+        )
+        # The findings in full and the status of a transcript with a warning, as main returns it.
+        assert done.returncode == 0, done.stderr
+        assert [line for line in done.stdout.splitlines() if '"rule":"turn-gap"' in line]
+        assert done.stdout.endswith("\n")
