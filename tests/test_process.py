@@ -71,7 +71,7 @@ print(json.dumps({"status": status, "kept": [type(value).__name__ for value in _
 """
 
 
-def test_only_the_commands_own_check_of_one_transcript_leaves_its_checker_unfreed(tmp_path: Path) -> None:
+def test_only_the_commands_own_check_or_table_of_one_transcript_leaves_it_unfreed(tmp_path: Path) -> None:
     import json
 
     def kept(who: str, *argv: str) -> dict[str, object]:
@@ -82,6 +82,9 @@ def test_only_the_commands_own_check_of_one_transcript_leaves_its_checker_unfree
     one = ("check", "--format", "json", str(TRANSCRIPT))
     assert kept("own", *one) == {"status": 0, "kept": ["TranscriptChecker"]}
     assert kept("own", "check", str(TRANSCRIPT)) == {"status": 0, "kept": ["TranscriptChecker"]}
+    # table holds the whole transcript in memory: left unfreed too.
+    assert kept("own", "table", "messages", str(TRANSCRIPT)) == {"status": 0, "kept": ["Transcript"]}
+    assert kept("called", "table", "messages", str(TRANSCRIPT)) == {"status": 0, "kept": []}
     # main called by a program (a notebook, a test) keeps nothing: its process goes on.
     assert kept("called", *one) == {"status": 0, "kept": []}
     # Nor does a corpus, whose transcripts are checked one after the other in the same process.

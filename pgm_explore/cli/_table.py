@@ -17,6 +17,7 @@ from pgm_explore.analysis import TABLE_CATALOG, Table
 from pgm_explore.cli._check import refuse, unreadable
 from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
+from pgm_explore.cli._process import keep_to_the_end
 from pgm_explore.io import Item, UnreadablePath, iter_documents
 
 if TYPE_CHECKING:
@@ -142,6 +143,7 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         except UnreadablePath as exc:
             return refuse("table", [exc], args.paths, err)
         frame = analysis.TABLES[args.what](transcript)
+        keep_to_the_end(transcript)  # (every message of the file, in memory: seconds to free for millions)
     if args.format == "csv":
         text = (formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
     else:
