@@ -99,29 +99,26 @@ def test_only_the_commands_own_check_or_table_of_one_transcript_leaves_it_unfree
         }
 
 
+_ENTRY = """
+import atexit, runpy, sys
+from pgm_explore.cli import _process
+# (atexit hooks run on either way out: this says whether the command ended its process itself)
+atexit.register(lambda: print("ends itself:", _process._ending))
+sys.argv = ["pgm-explore", *sys.argv[2:]]
+runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
+"""
+
+
 def test_the_script_and_python_m_end_through_command() -> None:
     import tomllib
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts["pgm-explore"] == "pgm_explore.cli:command"
+    transcript = str(ROOT / "data/transcripts/defective/turn-gap.jsonl")
     for module in ("pgm_explore", "pgm_explore.cli"):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                module,
-                "check",
-                "--format",
-                "json",
-                str(ROOT / "data/transcripts/defective/turn-gap.jsonl"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            cwd=ROOT,
-        )
+        done = _python(_ENTRY.replace("MODULE", repr(module)), module, "check", "--format", "json", transcript)
         # The findings in full and the status of a transcript with a warning, as main returns it.
         assert done.returncode == 0, done.stderr
         assert [line for line in done.stdout.splitlines() if '"rule":"turn-gap"' in line]
         assert done.stdout.endswith("\n")
+        assert done.stdout.splitlines()[-1] == "ends itself: True"
