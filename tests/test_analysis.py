@@ -513,6 +513,83 @@ def test_tables_of_the_sample_transcripts(path: Path) -> None:
     assert len(exchanges(transcript)) == outcomes(transcript)["total"].sum()
 
 
+# Every transcript of the repository, the defective ones and the corpus's too: each table read as a
+# stream must be the table of the transcript in memory.
+DATA_FILES = sorted(
+    path
+    for folder in ("transcripts", "corpus")
+    for path in (ROOT / "data" / folder).rglob("*")
+    if path.suffix in (".jsonl", ".json") and not path.name.endswith(".expected.json")
+)
+
+
+def _documents_as_items(documents: list[Any]) -> list[Any]:
+    from pgm_explore.io import Item
+
+    return [Item(f"t#{index}", None, None, document, None) for index, document in enumerate(documents)]
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: str(p.relative_to(ROOT / "data")))
+def test_a_table_read_as_a_stream_is_the_table_of_the_transcript(name: str, path: Path) -> None:
+    from pgm_explore.analysis._tables import streamed_table
+    from pgm_explore.io import iter_documents
+
+    expected = TABLES[name](Transcript.load(str(path)))
+    pd.testing.assert_frame_equal(streamed_table(name, iter_documents(str(path))), expected)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+@pytest.mark.parametrize("documents", [market_documents(), HOSTILE], ids=["market", "hostile"])
+def test_a_table_read_as_a_stream_survives_what_the_tables_survive(name: str, documents: list[Any]) -> None:
+    from pgm_explore.analysis._tables import TABULATIONS
+    from pgm_explore.dialogue import iter_checked
+
+    expected = TABLES[name](Transcript.from_documents(documents, source="t"))
+    got = TABULATIONS[name]().streamed(iter_checked(_documents_as_items(documents), built=True))
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_every_table_is_made_one_way() -> None:
+    from pgm_explore.analysis._tables import TABULATIONS
+
+    assert list(TABULATIONS) == list(TABLES)
+    transcript = Transcript.from_documents(market_documents())
+    for name, table in TABLES.items():
+        pd.testing.assert_frame_equal(TABULATIONS[name]().over(transcript), table(transcript))
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_a_table_read_as_a_stream_keeps_no_message(name: str) -> None:
+    """What a table read as a stream keeps is its rows: no message and no document once told."""
+    import weakref
+
+    from pgm_explore.analysis._tables import TABULATIONS
+    from pgm_explore.dialogue import iter_checked
+    from pgm_explore.io import Item
+
+    class Document(dict[str, Any]):  # (a dict that can be referred to weakly)
+        pass
+
+    alive: list[weakref.ref[Document]] = []
+
+    def items() -> Iterator[Item]:
+        for index, plain in enumerate(market_documents()):
+            document = Document(plain)
+            alive.append(weakref.ref(document))
+            yield Item(f"t#{index}", None, None, document, None)
+
+    tabulation = TABULATIONS[name]()
+    for message, found in iter_checked(items(), built=True):
+        if found:
+            tabulation.note(found.findings)
+        if message is not None:
+            tabulation.add(message, found.predictions)
+    del message, found
+    assert len(alive) == 6 and [ref() for ref in alive] == [None] * 6
+    assert len(tabulation.frame()) > 0
+
+
 # --- plots ----------------------------------------------------------------------------------------
 
 

@@ -82,8 +82,8 @@ def test_only_the_commands_own_check_or_table_of_one_transcript_leaves_it_unfree
     one = ("check", "--format", "json", str(TRANSCRIPT))
     assert kept("own", *one) == {"status": 0, "kept": ["TranscriptChecker"]}
     assert kept("own", "check", str(TRANSCRIPT)) == {"status": 0, "kept": ["TranscriptChecker"]}
-    # table holds the whole transcript in memory: left unfreed too.
-    assert kept("own", "table", "messages", str(TRANSCRIPT)) == {"status": 0, "kept": ["Transcript"]}
+    # table holds its table, a row a message for some: left unfreed too.
+    assert kept("own", "table", "messages", str(TRANSCRIPT)) == {"status": 0, "kept": ["DataFrame"]}
     assert kept("called", "table", "messages", str(TRANSCRIPT)) == {"status": 0, "kept": []}
     # main called by a program (a notebook, a test) keeps nothing: its process goes on.
     assert kept("called", *one) == {"status": 0, "kept": []}

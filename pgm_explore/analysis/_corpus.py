@@ -12,7 +12,7 @@ workers: a table of a transcript is small next to the work of reading it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
@@ -20,15 +20,18 @@ import pandas as pd
 from pgm_explore import _display
 from pgm_explore._engine import engine_for
 from pgm_explore._progress import progress
-from pgm_explore.analysis._tables import TABLES
-from pgm_explore.dialogue import Transcript, corpus_files
+from pgm_explore.analysis._tables import TABLES, TABULATIONS
+from pgm_explore.analysis._tabulation import Tabulation
+from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, corpus_files, dialogue_key, iter_checked
 from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
-from pgm_explore.io import UnreadablePath
+from pgm_explore.io import UnreadablePath, iter_documents
 from pgm_explore.io._read import one_producer
 from pgm_explore.validation._schema import EXPLAINER
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
+
+    from pgm_explore.dialogue.precheck import Prediction
 
 __all__ = ["SUMMARY_COLUMNS", "TRANSCRIPT", "Corpus", "corpus_table"]
 
@@ -71,21 +74,41 @@ def _with_transcript(frame: pd.DataFrame, path: str) -> pd.DataFrame:
     return frame
 
 
-def _summary(transcript: Transcript) -> pd.DataFrame:
-    row = (len(transcript.messages), len(transcript.dialogues()), transcript.errors, transcript.warnings)
-    return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS[1:])).astype(
-        {name: _SUMMARY_DTYPES[name] for name in SUMMARY_COLUMNS[1:]}
-    )
+class _Summary(Tabulation):
+    """One transcript's row of :meth:`Corpus.summary`: its messages, its dialogues
+    (:meth:`Transcript.dialogues <pgm_explore.dialogue.Transcript.dialogues>`), its errors and warnings."""
+
+    def __init__(self) -> None:
+        self.messages = self.errors = self.warnings = 0
+        self.dialogues: set[tuple[str, str]] = set()
+
+    def add(self, message: Message, predictions: list[Prediction] | None) -> None:
+        self.messages += 1
+        if message.dialog is not None and message.type is not None:
+            self.dialogues.add(dialogue_key(message.dialog, message.type))
+
+    def note(self, findings: Sequence[TranscriptFinding]) -> None:
+        for finding in findings:
+            if finding.severity == "error":
+                self.errors += 1
+            elif finding.severity == "warning":
+                self.warnings += 1
+
+    def frame(self) -> pd.DataFrame:
+        row = (self.messages, len(self.dialogues), self.errors, self.warnings)
+        return pd.DataFrame([row], columns=list(SUMMARY_COLUMNS[1:])).astype(
+            {name: _SUMMARY_DTYPES[name] for name in SUMMARY_COLUMNS[1:]}
+        )
 
 
 def _tabulate(what: str, path: str) -> _Done:
-    """One transcript's table."""
+    """One transcript's table, its messages read as a stream (one file may be a big log)."""
+    tabulation = _Summary() if what == "summary" else TABULATIONS[what]()
     try:
-        transcript = Transcript.load(path)
+        frame = tabulation.streamed(iter_checked(iter_documents(path)))
     except UnreadablePath as exc:
         # Returned, not raised: the reason reaches the client as it was written.
         return _Done(path, None, exc.reason)
-    frame = _summary(transcript) if what == "summary" else TABLES[what](transcript)
     return _Done(path, _with_transcript(frame, path), None)
 
 
@@ -113,7 +136,7 @@ def _partition(path: str, what: str) -> pd.DataFrame:
 
 
 def _empty(what: str) -> pd.DataFrame:
-    frame = _summary(Transcript()).iloc[:0] if what == "summary" else TABLES[what](Transcript())
+    frame = (_Summary() if what == "summary" else TABULATIONS[what]()).over(Transcript()).iloc[:0]
     return _with_transcript(frame, "")
 
 

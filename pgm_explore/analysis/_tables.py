@@ -13,7 +13,7 @@ exact Python ints, in that table only: never a wrong value, never an exception (
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -32,8 +32,12 @@ from pgm_explore.analysis._columns import (
     _str,
     _utc,
 )
-from pgm_explore.analysis._feasibility import feasibility, pa_status_counts  # noqa: F401 - tables, by name
-from pgm_explore.dialogue import Transcript
+from pgm_explore.analysis._feasibility import _Feasibility, _PAStatus, feasibility, pa_status_counts  # noqa: F401 - tables, by name
+from pgm_explore.analysis._tabulation import Pairs, Tabulation
+from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, iter_checked
+from pgm_explore.dialogue._transcript import latency
+from pgm_explore.dialogue.precheck import Prediction
+from pgm_explore.io import Item
 from pgm_explore.spec import DATA_TYPES, OUTCOMES, data_type
 
 __all__ = ["TABLES", "commitments", "exchanges", "findings", "messages", "outcomes"]
@@ -63,11 +67,21 @@ def messages(t: Transcript) -> pd.DataFrame:
     >>> messages(t)[["type", "mode", "query_id", "turn", "kind", "conforms"]].to_dict("records")
     [{'type': 'BKN-DAC', 'mode': 'RQ', 'query_id': 'q-1', 'turn': None, 'kind': 'feasibility', 'conforms': False}]
     """
-    counts = Counter((f.source, f.severity) for f in t.findings)
-    rows = []
-    for m in t.messages:
+    return _Messages().over(t)
+
+
+class _Messages(Tabulation):
+    """:func:`messages`, a message at a time: each row is made as its message goes by, and its
+    counts of errors and warnings added at the end (an unanswered Request's finding comes last)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+        self.counts: Counter[tuple[str, str]] = Counter()
+
+    def add(self, m: Message, predictions: list[Prediction] | None) -> None:
         id_field = "PCPromptID" if m.type == "PC Prompt" else "QueryID"
-        rows.append(
+        clock = m.clock
+        self.rows.append(
             (
                 m.position,
                 m.source,
@@ -80,14 +94,21 @@ def messages(t: Transcript) -> pd.DataFrame:
                 _int(m.get("TurnIndex")),
                 _str(m.get("Kind")),
                 _str(m.get("Outcome")),
-                m.time,
-                _utc(m.clock),
+                clock[1] if clock else None,
+                _utc(clock),
                 m.report.conforms,
-                counts[m.source, "error"],
-                counts[m.source, "warning"],
             )
         )
-    return _frame(rows, _MESSAGES_DTYPES)
+
+    def note(self, findings: Sequence[TranscriptFinding]) -> None:
+        counts = self.counts
+        for f in findings:
+            counts[f.source, f.severity] += 1
+
+    def frame(self) -> pd.DataFrame:
+        counts = self.counts
+        rows = [(*row, counts[row[1], "error"], counts[row[1], "warning"]) for row in self.rows]
+        return _frame(rows, _MESSAGES_DTYPES)
 
 
 # --- exchanges and outcomes -------------------------------------------------------------------------
@@ -109,25 +130,42 @@ def exchanges(t: Transcript) -> pd.DataFrame:
     >>> exchanges(t)[["type", "request", "response", "outcome"]].values.tolist()
     [['BKN-PAL', 'q-1', 'q-2', 'not_answered']]
     """
-    rows = []
-    for e in t.exchanges():
-        response = e.response
-        rows.append(
-            (
-                e.type,
-                e.dialog,
-                _int(e.request.get("TurnIndex")),
-                _str(e.request.get("Kind")),
-                _str(e.request.get("QueryID")),
-                e.request.source,
-                _str(response.get("QueryID")) if response else None,
-                response.source if response else None,
-                e.latency,
-                _ms(e.latency),
-                _str(response.get("Outcome")) if response else None,
+    return _Exchanges().over(t)
+
+
+class _Exchanges(Pairs):
+    """:func:`exchanges`, a message at a time."""
+
+    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+        return (m.type, m.dialog, _int(m.get("TurnIndex")), _str(m.get("Kind")), m.get("QueryID"), m.source, m.clock)
+
+    def response(self, m: Message, request: Any) -> Any:
+        return (_str(m.get("QueryID")), m.source, m.clock, _str(m.get("Outcome")))
+
+    def frame(self) -> pd.DataFrame:
+        rows: list[tuple[Any, ...]] = []
+        for (type_name, dialog, turn, kind, query, source, sent), answer in self.pairs.values():
+            if answer is None:
+                rows.append((type_name, dialog, turn, kind, query, source, None, None, None, None, None))
+                continue
+            response, response_source, answered, outcome = answer
+            seconds = latency(sent, answered)
+            rows.append(
+                (
+                    type_name,
+                    dialog,
+                    turn,
+                    kind,
+                    query,
+                    source,
+                    response,
+                    response_source,
+                    seconds,
+                    _ms(seconds),
+                    outcome,
+                )
             )
-        )
-    return _frame(rows, _EXCHANGES_DTYPES)
+        return _frame(rows, _EXCHANGES_DTYPES)
 
 
 def _kind_order(type_name: str) -> Sequence[str]:
@@ -152,27 +190,43 @@ def outcomes(t: Transcript) -> pd.DataFrame:
     >>> outcomes(Transcript()).columns.tolist()
     ['type', 'kind', 'answered', 'partially_answered', 'not_answered', 'unanswered', 'total']
     """
-    counts: dict[tuple[str, str | None], Counter[str]] = defaultdict(Counter)
-    for e in t.exchanges():
-        tally = counts[e.type, _str(e.request.get("Kind"))]
-        tally["total"] += 1
-        if e.response is None:
-            tally["unanswered"] += 1
-        elif (outcome := e.response.get("Outcome")) in OUTCOMES:
-            tally[outcome] += 1
-    type_rank = {dt.name: i for i, dt in enumerate(DATA_TYPES)}
+    return _Outcomes().over(t)
 
-    def rank(key: tuple[str, str | None]) -> tuple[Any, ...]:
-        type_name, kind = key
-        kinds = _kind_order(type_name)
-        kind_rank = (0, kinds.index(kind), "") if kind in kinds else (1, 0, kind) if kind is not None else (2, 0, "")
-        return (type_rank.get(type_name, len(type_rank)), type_name, *kind_rank)
 
-    rows = [
-        (type_name, kind, *(tally[o] for o in OUTCOMES), tally["unanswered"], tally["total"])
-        for (type_name, kind), tally in sorted(counts.items(), key=lambda item: rank(item[0]))
-    ]
-    return _frame(rows, OUTCOMES_DTYPES)
+class _Outcomes(Pairs):
+    """:func:`outcomes`, a message at a time: of each exchange, its type and Kind, and its
+    Response's Outcome."""
+
+    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+        return (m.type, _str(m.get("Kind")))
+
+    def response(self, m: Message, request: Any) -> Any:
+        return (_str(m.get("Outcome")),)  # (a tuple: never None, whatever the Outcome)
+
+    def frame(self) -> pd.DataFrame:
+        counts: dict[tuple[str, str | None], Counter[str]] = defaultdict(Counter)
+        for key, answer in self.pairs.values():
+            tally = counts[key]
+            tally["total"] += 1
+            if answer is None:
+                tally["unanswered"] += 1
+            elif (outcome := answer[0]) in OUTCOMES:
+                tally[outcome] += 1
+        type_rank = {dt.name: i for i, dt in enumerate(DATA_TYPES)}
+
+        def rank(key: tuple[str, str | None]) -> tuple[Any, ...]:
+            type_name, kind = key
+            kinds = _kind_order(type_name)
+            kind_rank = (
+                (0, kinds.index(kind), "") if kind in kinds else (1, 0, kind) if kind is not None else (2, 0, "")
+            )
+            return (type_rank.get(type_name, len(type_rank)), type_name, *kind_rank)
+
+        rows = [
+            (type_name, kind, *(tally[o] for o in OUTCOMES), tally["unanswered"], tally["total"])
+            for (type_name, kind), tally in sorted(counts.items(), key=lambda item: rank(item[0]))
+        ]
+        return _frame(rows, OUTCOMES_DTYPES)
 
 
 # --- commitments ------------------------------------------------------------------------------------
@@ -196,11 +250,21 @@ def commitments(t: Transcript) -> pd.DataFrame:
     >>> commitments(t)[["position", "commitment", "event", "statement"]].astype(object).values.tolist()
     [[0, 'c-1', 'submitted', 'Budget is 150.'], [0, 'c-0', 'released', <NA>], [1, 'c-1', 'retained', 'Budget is 150.']]
     """
-    statements: dict[tuple[str | None, str], str] = {}
-    rows: list[tuple[Any, ...]] = []
-    for m in t.messages:
+    return _Commitments().over(t)
+
+
+class _Commitments(Tabulation):
+    """:func:`commitments`, a message at a time: its rows, and the latest Statement of each
+    CommitmentID of each dialogue."""
+
+    def __init__(self) -> None:
+        self.statements: dict[tuple[str | None, str], str] = {}
+        self.rows: list[tuple[Any, ...]] = []
+
+    def add(self, m: Message, predictions: list[Prediction] | None) -> None:
         if m.type != "BKN-DAC":
-            continue
+            return
+        statements, rows = self.statements, self.rows
         dialog = m.dialog
         if m.mode == "RQ":
             for item in _list(m.get("Commitments")):
@@ -219,7 +283,9 @@ def commitments(t: Transcript) -> pd.DataFrame:
                 event = _STATUS_EVENTS.get(item["Status"]) if isinstance(item.get("Status"), str) else None
                 if event is not None:
                     rows.append((dialog, m.source, m.position, cid, event, statements.get((dialog, cid))))
-    return _frame(rows, _COMMITMENTS_DTYPES)
+
+    def frame(self) -> pd.DataFrame:
+        return _frame(self.rows, _COMMITMENTS_DTYPES)
 
 
 # --- findings ---------------------------------------------------------------------------------------
@@ -235,8 +301,20 @@ def findings(t: Transcript) -> pd.DataFrame:
     >>> findings(Transcript.from_documents([{"Header": "nope"}]))[["severity", "rule", "path"]].values.tolist()
     [['error', 'header-unknown', '$.Header']]
     """
-    rows = [(f.source, f.dialog, f.type, f.severity, f.rule, f.path, f.message, f.spec) for f in t.findings]
-    return _frame(rows, _FINDINGS_DTYPES)
+    return _Findings().over(t)
+
+
+class _Findings(Tabulation):
+    """:func:`findings`, a finding at a time."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+
+    def note(self, findings: Sequence[TranscriptFinding]) -> None:
+        self.rows += [(f.source, f.dialog, f.type, f.severity, f.rule, f.path, f.message, f.spec) for f in findings]
+
+    def frame(self) -> pd.DataFrame:
+        return _frame(self.rows, _FINDINGS_DTYPES)
 
 
 # Each function is found by the name CATALOG gives it: a new table is declared there, once.
@@ -245,3 +323,32 @@ TABLES: Mapping[str, Callable[[Transcript], pd.DataFrame]] = {
 }
 """Every table by its name on the command line (``pgm-explore table NAME``), in the order of
 :data:`~pgm_explore.analysis.TABLE_CATALOG`, where each is declared; :data:`DTYPES` has the same keys."""
+
+_MADE_BY: Mapping[str, Callable[[], Tabulation]] = {
+    "messages": _Messages,
+    "exchanges": _Exchanges,
+    "feasibility": _Feasibility,
+    "pa_status_counts": _PAStatus,
+    "outcomes": _Outcomes,
+    "commitments": _Commitments,
+    "findings": _Findings,
+}
+"""The :class:`Tabulation` each table function is made by (its function is ``_MADE_BY[name]().over``), by
+the function's name."""
+
+TABULATIONS: Mapping[str, Callable[[], Tabulation]] = {table.name: _MADE_BY[table.function] for table in CATALOG}
+"""How each table of :data:`TABLES` is made, by the same name: what :func:`streamed_table` tells the
+messages of a stream."""
+
+
+def streamed_table(what: str, items: Iterable[Item]) -> pd.DataFrame:
+    """The table ``what`` (a name of :data:`TABLES`) of the transcript whose messages are ``items``
+    (as the readers of :mod:`pgm_explore.io` give them, in order), read as a stream: the frame
+    ``TABLES[what](Transcript.from_items(items))`` is, in the memory of its rows alone.
+
+    >>> from pgm_explore.io import Item
+    >>> request = {"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "q-1", "DialogID": "d"}
+    >>> streamed_table("exchanges", [Item("t#0", None, None, request, None)])[["request", "response"]].values.tolist()
+    [['q-1', <NA>]]
+    """
+    return TABULATIONS[what]().streamed(iter_checked(items))

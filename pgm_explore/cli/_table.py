@@ -1,7 +1,7 @@
 """``pgm-explore table``: one table of a transcript, as CSV or JSON (layer 5, docs/tables.md).
 
-The transcript is held in memory and the table built by :mod:`pgm_explore.analysis` (pandas,
-imported only when the command runs).
+The transcript is read as a stream and the table built by :mod:`pgm_explore.analysis` as its
+messages go by (pandas, imported only when the command runs): what is kept is the table's rows.
 """
 
 from __future__ import annotations
@@ -133,17 +133,16 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         for path in args.paths:
             stdin_notice("table", path, err)
         # Imported here: pandas takes longer to import than validating thousands of messages.
-        from pgm_explore import analysis
-        from pgm_explore.dialogue import Transcript
+        from pgm_explore.analysis._tables import streamed_table
 
         try:
             with progress(input_size(args.paths), "B", stream=err, show=args.progress, what="table") as bar:
-                # Transcript.load(*args.paths), counting the bytes read for the bar.
-                transcript = Transcript.from_items(_counted(args.paths, bar))
+                # Read as a stream, counting the bytes read for the bar: the table's rows are kept,
+                # not the messages, so a log of any length takes the memory of its table.
+                frame = streamed_table(args.what, _counted(args.paths, bar))
         except UnreadablePath as exc:
             return refuse("table", [exc], args.paths, err)
-        frame = analysis.TABLES[args.what](transcript)
-        keep_to_the_end(transcript)  # (every message of the file, in memory: seconds to free for millions)
+        keep_to_the_end(frame)  # (a row a message for some tables: a second or more to free for millions)
     if args.format == "csv":
         text = (formulas_defused(frame) if args.csv_escape else frame).to_csv(index=False, lineterminator="\n")
     else:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pgm_explore import _display
 from pgm_explore._engine import Engine, engine_for
-from pgm_explore.dialogue._checker import TranscriptChecker, TranscriptFinding, older_objects_frozen
+from pgm_explore.dialogue._checker import Found, TranscriptChecker, TranscriptFinding, older_objects_frozen
 from pgm_explore.dialogue._facts import iter_facts
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item, input_kind, iter_documents, iter_stream, report
@@ -24,7 +24,7 @@ from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 from pgm_explore.validation._schema import EXPLAINER
 
-__all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key"]
+__all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key", "iter_checked", "latency"]
 
 
 def dialogue_key(dialog: str, type_name: str) -> tuple[str, str]:
@@ -88,11 +88,19 @@ class Exchange:
     @property
     def latency(self) -> float | None:
         """Seconds from the Request's QueryTime to the Response's, when both can be read."""
-        sent = self.request.clock
-        answered = self.response.clock if self.response is not None else None
-        if sent is None or answered is None or sent[0] != answered[0]:
-            return None
-        return _difference(answered[1], sent[1])
+        return latency(self.request.clock, self.response.clock if self.response is not None else None)
+
+
+def latency(sent: tuple[bool, float] | None, answered: tuple[bool, float] | None) -> float | None:
+    """Seconds from ``sent`` to ``answered`` (:attr:`Message.clock` of a Request and of its
+    Response), None unless both can be read and are on the same epoch.
+
+    >>> latency((True, 1794826200.0), (True, 1794826200.7)), latency((True, 1.0), (False, 2.0))
+    (0.7, None)
+    """
+    if sent is None or answered is None or sent[0] != answered[0]:
+        return None
+    return _difference(answered[1], sent[1])
 
 
 def _difference(later: float, earlier: float) -> float:
@@ -157,18 +165,15 @@ class Transcript:
         documents were made in Python, not read from JSON text (see :meth:`from_documents`).
         """
         transcript = cls()
-        checker = TranscriptChecker()
-        for position, item in enumerate(items):
-            source, document = item.source, item.document
-            reported = report(item, built=built)  # (with what the reader noted: names written twice)
-            found = checker.feed_report(source, document, reported)
+        for message, found in iter_checked(items, built=built):
             transcript.findings += found.findings
+            if message is None:
+                break
             if found.action_context is not None:
-                transcript.action_contexts[position] = found.action_context
+                transcript.action_contexts[message.position] = found.action_context
             if found.predictions is not None:
-                transcript.predictions[position] = found.predictions
-            transcript.messages.append(Message(position, source, document, reported))
-        transcript.findings += checker.finish().findings
+                transcript.predictions[message.position] = found.predictions
+            transcript.messages.append(message)
         return transcript
 
     @property
@@ -239,6 +244,28 @@ class Transcript:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
+
+
+def iter_checked(items: Iterable[Item], *, built: bool = False) -> Iterator[tuple[Message | None, Found]]:
+    """Each message of ``items`` (as :meth:`Transcript.from_items` takes them), in order, with what
+    the transcript checker found at it, then ``(None, found)`` with what only the end of the
+    transcript shows (Requests never answered).
+
+    This is what a :class:`Transcript` keeps, one message at a time: a caller that keeps less (the
+    tables of ``pgm-explore table`` keep their rows, not the messages) reads a transcript of any
+    length in the memory of what it keeps.
+
+    >>> from pgm_explore.io import Item
+    >>> items = [Item("t#0", None, None, {"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "q", "DialogID": "d"}, None)]
+    >>> [(m and m.source, sorted({f.rule for f in found})) for m, found in iter_checked(items, built=True)]
+    [('t#0', ['required']), (None, ['unanswered'])]
+    """
+    checker = TranscriptChecker()
+    for position, item in enumerate(items):
+        source, document = item.source, item.document
+        reported = report(item, built=built)  # (with what the reader noted: names written twice)
+        yield Message(position, source, document, reported), checker.feed_report(source, document, reported)
+    yield None, checker.finish()
 
 
 CHECK_BYTES = 512 * 1024 * 1024

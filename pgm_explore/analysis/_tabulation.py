@@ -1,0 +1,96 @@
+"""A table made as a transcript's messages go by: the one way every table is built.
+
+Each table of :mod:`._tables` and :mod:`._feasibility` is a :class:`Tabulation`: told each message
+in order (:meth:`~Tabulation.add`, with the checker's pre-check of a BKN-DAC Request) and every
+finding (:meth:`~Tabulation.note`), it keeps only what its rows need, and makes its frame at the end.
+A :class:`~pgm_explore.dialogue.Transcript` in memory is told its messages (:meth:`~Tabulation.over`);
+a transcript read as a stream (:func:`~pgm_explore.dialogue.iter_checked`, what ``pgm-explore table``
+reads) is told each message as it is read and checked (:meth:`~Tabulation.streamed`), and no message
+is kept: a table of a log of millions of messages takes the memory of its rows, and a table of counts
+(``pastatus``, ``outcomes``) not much more than the Requests' identifiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pgm_explore.dialogue import Message, Transcript, TranscriptFinding
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from pgm_explore.dialogue._checker import Found
+    from pgm_explore.dialogue.precheck import Prediction
+
+__all__ = ["Pairs", "Tabulation"]
+
+
+class Tabulation:
+    """One table of one transcript, made as its messages go by (see the module)."""
+
+    def add(self, message: Message, predictions: list[Prediction] | None) -> None:
+        """The next message of the transcript; ``predictions``: the checker's HEURISTIC pre-check
+        of its steps (:meth:`Transcript.predicted <pgm_explore.dialogue.Transcript.predicted>`)."""
+
+    def note(self, findings: Sequence[TranscriptFinding]) -> None:
+        """More findings of the transcript, in the order found (any time before :meth:`frame`)."""
+
+    def frame(self) -> pd.DataFrame:
+        """The table of the messages and findings told so far."""
+        raise NotImplementedError
+
+    def over(self, transcript: Transcript) -> pd.DataFrame:
+        """The table of a transcript in memory."""
+        predictions = transcript.predictions
+        for message in transcript.messages:
+            self.add(message, predictions.get(message.position))
+        self.note(transcript.findings)
+        return self.frame()
+
+    def streamed(self, checked: Iterable[tuple[Message | None, Found]]) -> pd.DataFrame:
+        """The table of a transcript read as a stream, as :func:`~pgm_explore.dialogue.iter_checked`
+        gives it: each message is let go once it is told."""
+        for message, found in checked:
+            if found:
+                self.note(found.findings)
+            if message is not None:
+                self.add(message, found.predictions)
+        return self.frame()
+
+
+class Pairs(Tabulation):
+    """Each Request with the first later Response that names it, paired as the messages go by as
+    :meth:`Transcript.exchanges <pgm_explore.dialogue.Transcript.exchanges>` pairs them: what a
+    table keeps of a Request (:meth:`request`) and of its Response (:meth:`response`), in
+    :attr:`pairs`, in the order of the Requests. ``types``: only the Requests of those data types
+    (None: all)."""
+
+    def __init__(self, types: frozenset[str] | None = None) -> None:
+        self.pairs: dict[tuple[str, str, str], list[Any]] = {}
+        """(data type, DialogID, QueryID) -> [what is kept of the Request, of its Response or None]."""
+        self.types = types
+
+    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+        """What is kept of a Request that opens an exchange."""
+        return m
+
+    def response(self, m: Message, request: Any) -> Any:
+        """What is kept of the Response that answers the Request kept as ``request`` (never None)."""
+        return m
+
+    def add(self, m: Message, predictions: list[Prediction] | None) -> None:
+        dialog, kind = m.dialog, m.type
+        if not dialog or not kind or (self.types is not None and kind not in self.types):
+            return
+        mode = m.mode
+        if mode == "RQ":
+            query = m.get("QueryID")
+            if isinstance(query, str) and (kind, dialog, query) not in self.pairs:
+                self.pairs[kind, dialog, query] = [self.request(m, predictions), None]
+        elif mode == "RS":
+            answered = m.get("RequestID")
+            if isinstance(answered, str):
+                pair = self.pairs.get((kind, dialog, answered))
+                if pair is not None and pair[1] is None:
+                    pair[1] = self.response(m, pair[0])
