@@ -9,14 +9,14 @@ printed before. This module sits below every layer: it knows nothing of messages
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-__all__ = ["DELAY", "Progress", "progress"]
+__all__ = ["DELAY", "Progress", "input_size", "progress"]
 
 DELAY = 2.0
 """Seconds of work before a bar appears (quick work shows none)."""
@@ -132,3 +132,16 @@ def _can_import(name: str) -> bool:
     from importlib.util import find_spec
 
     return find_spec(name) is not None
+
+
+def input_size(paths: Sequence[str]) -> int | None:
+    """The bytes of the files to read, for a progress bar (None when unknown: standard input)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path) if path != "-" else 0
+        except OSError:
+            return None
+        if path == "-" or not os.path.isfile(path):
+            return None  # a pipe's size says nothing
+    return total

@@ -532,11 +532,27 @@ def _documents_as_items(documents: list[Any]) -> list[Any]:
 @pytest.mark.parametrize("name", list(TABLES))
 @pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: str(p.relative_to(ROOT / "data")))
 def test_a_table_read_as_a_stream_is_the_table_of_the_transcript(name: str, path: Path) -> None:
-    from pgm_explore.analysis._tables import streamed_table
+    """From the readers' items, and from the file on the bulk path (each message's document only
+    the members the table reads: one it reads and does not declare would be missing here)."""
+    from pgm_explore.analysis._tables import path_table, streamed_table
     from pgm_explore.io import iter_documents
 
     expected = TABLES[name](Transcript.load(str(path)))
     pd.testing.assert_frame_equal(streamed_table(name, iter_documents(str(path))), expected)
+    pd.testing.assert_frame_equal(path_table(name, [str(path)]), expected)
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_a_table_of_several_files_in_many_partitions_is_the_table_of_the_transcript(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One transcript in several files, each cut into partitions of a few lines on the bulk path."""
+    from pgm_explore.analysis._tables import path_table
+
+    monkeypatch.setenv("PGM_EXPLORE_PARTITION_BYTES", "3000")
+    paths = [str(ROOT / "data/transcripts/long-deliberation.jsonl"), str(ROOT / "data/transcripts/full-session.jsonl")]
+    expected = TABLES[name](Transcript.load(*paths))
+    pd.testing.assert_frame_equal(path_table(name, paths), expected)
 
 
 @pytest.mark.parametrize("name", list(TABLES))

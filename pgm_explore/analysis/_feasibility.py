@@ -89,6 +89,8 @@ class _Feasibility(Pairs):
     the Request came: the ones behind its ``precheck-differs`` warnings.
     """
 
+    members = Pairs.members | {"Kind", "ProcessActions", "Feasibility"}
+
     def __init__(self) -> None:
         super().__init__(frozenset({"BKN-DAC"}))
         self.requests: list[_FeasibilityRequest] = []

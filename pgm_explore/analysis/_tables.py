@@ -18,6 +18,8 @@ from typing import Any
 
 import pandas as pd
 
+from pgm_explore._engine import Engine
+from pgm_explore._progress import Progress
 from pgm_explore.analysis._catalog import CATALOG
 from pgm_explore.analysis._columns import (
     _COMMITMENTS_DTYPES,
@@ -33,8 +35,9 @@ from pgm_explore.analysis._columns import (
     _utc,
 )
 from pgm_explore.analysis._feasibility import _Feasibility, _PAStatus, feasibility, pa_status_counts  # noqa: F401 - tables, by name
-from pgm_explore.analysis._tabulation import Pairs, Tabulation
+from pgm_explore.analysis._tabulation import CLOCK, Pairs, Tabulation
 from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, iter_checked
+from pgm_explore.dialogue._stream import iter_checked_paths
 from pgm_explore.dialogue._transcript import latency
 from pgm_explore.dialogue.precheck import Prediction
 from pgm_explore.io import Item
@@ -73,6 +76,11 @@ def messages(t: Transcript) -> pd.DataFrame:
 class _Messages(Tabulation):
     """:func:`messages`, a message at a time: each row is made as its message goes by, and its
     counts of errors and warnings added at the end (an unanswered Request's finding comes last)."""
+
+    members = (
+        frozenset({"DialogID", "SessionID", "PCPromptID", "QueryID", "RequestID", "TurnIndex", "Kind", "Outcome"})
+        | CLOCK
+    )
 
     def __init__(self) -> None:
         self.rows: list[tuple[Any, ...]] = []
@@ -136,6 +144,8 @@ def exchanges(t: Transcript) -> pd.DataFrame:
 class _Exchanges(Pairs):
     """:func:`exchanges`, a message at a time."""
 
+    members = Pairs.members | {"TurnIndex", "Kind", "Outcome"} | CLOCK
+
     def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
         return (m.type, m.dialog, _int(m.get("TurnIndex")), _str(m.get("Kind")), m.get("QueryID"), m.source, m.clock)
 
@@ -197,6 +207,8 @@ class _Outcomes(Pairs):
     """:func:`outcomes`, a message at a time: of each exchange, its type and Kind, and its
     Response's Outcome."""
 
+    members = Pairs.members | {"Kind", "Outcome"}
+
     def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
         return (m.type, _str(m.get("Kind")))
 
@@ -256,6 +268,8 @@ def commitments(t: Transcript) -> pd.DataFrame:
 class _Commitments(Tabulation):
     """:func:`commitments`, a message at a time: its rows, and the latest Statement of each
     CommitmentID of each dialogue."""
+
+    members = frozenset({"DialogID", "Commitments", "ReleasedCommitmentIDs", "CommitmentStatus"})
 
     def __init__(self) -> None:
         self.statements: dict[tuple[str | None, str], str] = {}
@@ -352,3 +366,18 @@ def streamed_table(what: str, items: Iterable[Item]) -> pd.DataFrame:
     [['q-1', <NA>]]
     """
     return TABULATIONS[what]().streamed(iter_checked(items))
+
+
+def path_table(
+    what: str,
+    paths: Sequence[str],
+    *,
+    engine: Engine | None = None,
+    bar: Progress | None = None,
+) -> pd.DataFrame:
+    """:func:`streamed_table` of the transcript in the files ``paths`` (one transcript, in order),
+    read on the bulk path as ``check`` reads them (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`),
+    where ``engine`` works (None: this process); ``bar`` is told the bytes done.
+    Raises ``UnreadablePath`` as a reader does."""
+    tabulation = TABULATIONS[what]()
+    return tabulation.streamed(iter_checked_paths(paths, tabulation.members, engine=engine, bar=bar))

@@ -13,7 +13,7 @@ is kept: a table of a log of millions of messages takes the memory of its rows, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pgm_explore.dialogue import Message, Transcript, TranscriptFinding
 
@@ -23,11 +23,19 @@ if TYPE_CHECKING:
     from pgm_explore.dialogue._checker import Found
     from pgm_explore.dialogue.precheck import Prediction
 
-__all__ = ["Pairs", "Tabulation"]
+__all__ = ["CLOCK", "Pairs", "Tabulation"]
+
+CLOCK = frozenset({"QueryTime", "PCPromptTime"})
+"""The members :attr:`Message.clock <pgm_explore.dialogue.Message.clock>` reads."""
 
 
 class Tabulation:
     """One table of one transcript, made as its messages go by (see the module)."""
+
+    members: ClassVar[frozenset[str]] = frozenset()
+    """The members of a message's document it reads (``get``, ``dialog``, ``clock``): a transcript
+    read on the bulk path makes no others of a message into plain values
+    (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`)."""
 
     def add(self, message: Message, predictions: list[Prediction] | None) -> None:
         """The next message of the transcript; ``predictions``: the checker's HEURISTIC pre-check
@@ -65,6 +73,8 @@ class Pairs(Tabulation):
     table keeps of a Request (:meth:`request`) and of its Response (:meth:`response`), in
     :attr:`pairs`, in the order of the Requests. ``types``: only the Requests of those data types
     (None: all)."""
+
+    members = frozenset({"DialogID", "QueryID", "RequestID"})
 
     def __init__(self, types: frozenset[str] | None = None) -> None:
         self.pairs: dict[tuple[str, str, str], list[Any]] = {}

@@ -10,9 +10,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, NamedTuple, Protocol, cast
+
+from pgm_explore._progress import input_size
 
 if TYPE_CHECKING:
     from pgm_explore._progress import Progress
@@ -199,19 +201,6 @@ def silence(stream: IO[str]) -> None:
 
 
 # --- progress -----------------------------------------------------------------------------
-
-
-def input_size(paths: Sequence[str]) -> int | None:
-    """The bytes of the files to read, for a progress bar (None when unknown: standard input)."""
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path) if path != "-" else 0
-        except OSError:
-            return None
-        if path == "-" or not os.path.isfile(path):
-            return None  # a pipe's size says nothing
-    return total
 
 
 class _Shared:

@@ -9,16 +9,15 @@ from __future__ import annotations
 import argparse
 import math
 import textwrap
-from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from pgm_explore._progress import Progress, progress
+from pgm_explore._progress import progress
 from pgm_explore.analysis import TABLE_CATALOG, Table
 from pgm_explore.cli._check import refuse, unreadable
 from pgm_explore.cli._options import Command, add_corpus_options, add_engine_options
 from pgm_explore.cli._output import EXIT_OK, EXIT_USAGE, PROG, clean, encode, input_size, stdin_notice, write_text
 from pgm_explore.cli._process import keep_to_the_end
-from pgm_explore.io import Item, UnreadablePath, iter_documents
+from pgm_explore.io import UnreadablePath
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,13 +132,13 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         for path in args.paths:
             stdin_notice("table", path, err)
         # Imported here: pandas takes longer to import than validating thousands of messages.
-        from pgm_explore.analysis._tables import streamed_table
+        from pgm_explore.analysis._tables import path_table
 
         try:
             with progress(input_size(args.paths), "B", stream=err, show=args.progress, what="table") as bar:
-                # Read as a stream, counting the bytes read for the bar: the table's rows are kept,
-                # not the messages, so a log of any length takes the memory of its table.
-                frame = streamed_table(args.what, _counted(args.paths, bar))
+                # Read as a stream on the bulk path, as check reads: the table's rows are kept, not
+                # the messages, so a log of any length takes the memory of its table.
+                frame = path_table(args.what, args.paths, bar=bar)
         except UnreadablePath as exc:
             return refuse("table", [exc], args.paths, err)
         keep_to_the_end(frame)  # (a row a message for some tables: a second or more to free for millions)
@@ -152,20 +151,6 @@ def run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     for start in range(0, len(text), _CHUNK):
         write_text(out, text[start : start + _CHUNK])
     return EXIT_OK
-
-
-def _counted(paths: Sequence[str], bar: Progress) -> Iterator[Item]:
-    """The messages of ``paths``, in order, telling ``bar`` how far into each file they are."""
-    for path in paths:
-        done = 0
-        for item in iter_documents(path):
-            if item.offset is not None and item.offset > done:  # JSON Lines know where they start
-                bar.update(item.offset - done)
-                done = item.offset
-            yield item
-        size = input_size([path])
-        if size is not None and size > done:
-            bar.update(size - done)
 
 
 def corpus_frame(args: argparse.Namespace, err: IO[str]) -> pd.DataFrame | None:
