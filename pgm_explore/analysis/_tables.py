@@ -18,7 +18,6 @@ from typing import Any
 
 import pandas as pd
 
-from pgm_explore._engine import Engine
 from pgm_explore._progress import Progress
 from pgm_explore.analysis._catalog import CATALOG
 from pgm_explore.analysis._columns import (
@@ -372,12 +371,11 @@ def path_table(
     what: str,
     paths: Sequence[str],
     *,
-    engine: Engine | None = None,
     bar: Progress | None = None,
 ) -> pd.DataFrame:
     """:func:`streamed_table` of the transcript in the files ``paths`` (one transcript, in order),
-    read on the bulk path as ``check`` reads them (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`),
-    where ``engine`` works (None: this process); ``bar`` is told the bytes done.
+    read in this process on the bulk path, as ``check`` reads them
+    (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`); ``bar`` is told the bytes done.
     Raises ``UnreadablePath`` as a reader does."""
     tabulation = TABULATIONS[what]()
-    return tabulation.streamed(iter_checked_paths(paths, tabulation.members, engine=engine, bar=bar))
+    return tabulation.streamed(iter_checked_paths(paths, tabulation.members, bar=bar))

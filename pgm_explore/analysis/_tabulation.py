@@ -12,6 +12,7 @@ is kept: a table of a log of millions of messages takes the memory of its rows, 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -29,7 +30,7 @@ CLOCK = frozenset({"QueryTime", "PCPromptTime"})
 """The members :attr:`Message.clock <pgm_explore.dialogue.Message.clock>` reads."""
 
 
-class Tabulation:
+class Tabulation(ABC):
     """One table of one transcript, made as its messages go by (see the module)."""
 
     members: ClassVar[frozenset[str]] = frozenset()
@@ -37,16 +38,16 @@ class Tabulation:
     read on the bulk path makes no others of a message into plain values
     (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`)."""
 
-    def add(self, message: Message, predictions: list[Prediction] | None) -> None:
+    def add(self, message: Message, predictions: list[Prediction] | None) -> None:  # noqa: B027 - by default, nothing
         """The next message of the transcript; ``predictions``: the checker's HEURISTIC pre-check
         of its steps (:meth:`Transcript.predicted <pgm_explore.dialogue.Transcript.predicted>`)."""
 
-    def note(self, findings: Sequence[TranscriptFinding]) -> None:
+    def note(self, findings: Sequence[TranscriptFinding]) -> None:  # noqa: B027 - by default, nothing
         """More findings of the transcript, in the order found (any time before :meth:`frame`)."""
 
+    @abstractmethod
     def frame(self) -> pd.DataFrame:
         """The table of the messages and findings told so far."""
-        raise NotImplementedError
 
     def over(self, transcript: Transcript) -> pd.DataFrame:
         """The table of a transcript in memory."""
@@ -81,13 +82,14 @@ class Pairs(Tabulation):
         """(data type, DialogID, QueryID) -> [what is kept of the Request, of its Response or None]."""
         self.types = types
 
+    @abstractmethod
     def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
-        """What is kept of a Request that opens an exchange."""
-        return m
+        """What is kept of a Request that opens an exchange (what its rows need: not the message,
+        which a stream lets go)."""
 
+    @abstractmethod
     def response(self, m: Message, request: Any) -> Any:
         """What is kept of the Response that answers the Request kept as ``request`` (never None)."""
-        return m
 
     def add(self, m: Message, predictions: list[Prediction] | None) -> None:
         dialog, kind = m.dialog, m.type

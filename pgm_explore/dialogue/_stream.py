@@ -17,7 +17,6 @@ from typing import Any, cast
 
 import msgspec
 
-from pgm_explore._engine import Engine
 from pgm_explore._progress import Progress, input_size
 from pgm_explore.dialogue._checker import Found, TranscriptChecker
 from pgm_explore.dialogue._facts import Facts, _facts_of, struct_facts
@@ -86,13 +85,11 @@ def iter_checked_paths(
     paths: Sequence[str],
     members: frozenset[str],
     *,
-    engine: Engine | None = None,
     bar: Progress | None = None,
 ) -> Iterator[tuple[Message | None, Found]]:
     """:func:`~pgm_explore.dialogue.iter_checked` of the files ``paths``, one transcript in order, read
-    on the bulk path (see the module): each message's document holds only ``members`` (those of
-    them it has). ``engine`` works on big files (None: this process); ``bar`` is told the bytes
-    done.
+    on the bulk path in this process (see the module): each message's document holds only
+    ``members`` (those of them it has). ``bar`` is told the bytes done.
 
     >>> from pgm_explore.io import iter_documents
     >>> from pgm_explore.dialogue import iter_checked
@@ -109,9 +106,7 @@ def iter_checked_paths(
     for path in paths:
         head = f"{path}:"
         before = bar.done if bar is not None else 0
-        for got in iter_batched(
-            path, work, Pushed(partial(_Records, members)), engine=engine, progress=counted, shrink=True
-        ):
+        for got in iter_batched(path, work, Pushed(partial(_Records, members)), progress=counted):
             if type(got) is Batch:
                 base = got.base
                 for number, fields, facts, kept in got.value:
