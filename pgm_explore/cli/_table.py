@@ -43,8 +43,9 @@ EPILOG = (
     + """
 inputs:
   As for 'pgm-explore check': all PATHs form one transcript, read in order; - is
-  standard input. The transcript is held in memory. Findings never change the exit
-  status: 'pgm-explore check' is the command for that.
+  standard input. It is read as check reads it, in this process, and the table
+  keeps its rows, not the messages. Findings never change the exit status:
+  'pgm-explore check' is the command for that.
 
 corpus (--corpus):
   Each file is a transcript of its own, read as 'pgm-explore check --corpus' reads
