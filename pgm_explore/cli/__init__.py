@@ -10,7 +10,7 @@ as it is).
 
 - ``validate`` (:mod:`._validate`): each message on its own (layer 3);
 - ``check`` (:mod:`._check`): the messages as one transcript, streamed (layer 4);
-- ``table`` (:mod:`._table`): a table of a transcript, in memory (layer 5, pandas);
+- ``table`` (:mod:`._table`): a table of a transcript, made as it streams (layer 5, pandas);
 - ``dialogue`` (:mod:`._dialogue`, the script format in :mod:`._script`): deliberate
   with the MCP reference partners and record the transcript (layer 6, the ``mcp`` extra);
 - ``probe`` (:mod:`._probe`): PGM-AUA conformance checks of someone else's partner

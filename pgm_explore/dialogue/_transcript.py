@@ -1,7 +1,8 @@
 """Transcripts in memory: messages, dialogues and exchanges, for notebooks and tables.
 
 ``pgm-explore check`` streams through :func:`check_paths`; a :class:`Transcript` keeps
-every message, which is what tables and plots need.
+every message, which is what plots and a notebook's exploring need; :func:`iter_checked` gives
+the messages one at a time with what was found at each, which is all a table needs.
 """
 
 from __future__ import annotations
