@@ -120,7 +120,7 @@ class _Feasibility(Pairs):
                 steps.append((step, statement, _action(statement), queue.popleft() if queue else None))
         return _FeasibilityRequest(m.dialog, _str(m.get("QueryID")), steps)
 
-    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+    def request(self, m: Message) -> Any:
         return self._asked  # (a Request of another Kind holds its exchange, its Response unread)
 
     def response(self, m: Message, request: Any) -> Any:

@@ -13,7 +13,7 @@ exact Python ints, in that table only: never a wrong value, never an exception (
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -35,11 +35,10 @@ from pgm_explore.analysis._columns import (
 )
 from pgm_explore.analysis._feasibility import _Feasibility, _PAStatus, feasibility, pa_status_counts  # noqa: F401 - tables, by name
 from pgm_explore.analysis._tabulation import CLOCK, Pairs, Tabulation
-from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, iter_checked
+from pgm_explore.dialogue import Message, Transcript, TranscriptFinding
 from pgm_explore.dialogue._stream import iter_checked_paths
 from pgm_explore.dialogue._transcript import latency
 from pgm_explore.dialogue.precheck import Prediction
-from pgm_explore.io import Item
 from pgm_explore.spec import DATA_TYPES, OUTCOMES, data_type
 
 __all__ = ["TABLES", "commitments", "exchanges", "findings", "messages", "outcomes"]
@@ -145,7 +144,7 @@ class _Exchanges(Pairs):
 
     members = Pairs.members | {"TurnIndex", "Kind", "Outcome"} | CLOCK
 
-    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+    def request(self, m: Message) -> Any:
         return (m.type, m.dialog, _int(m.get("TurnIndex")), _str(m.get("Kind")), m.get("QueryID"), m.source, m.clock)
 
     def response(self, m: Message, request: Any) -> Any:
@@ -208,7 +207,7 @@ class _Outcomes(Pairs):
 
     members = Pairs.members | {"Kind", "Outcome"}
 
-    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
+    def request(self, m: Message) -> Any:
         return (m.type, _str(m.get("Kind")))
 
     def response(self, m: Message, request: Any) -> Any:
@@ -350,21 +349,8 @@ _MADE_BY: Mapping[str, Callable[[], Tabulation]] = {
 the function's name."""
 
 TABULATIONS: Mapping[str, Callable[[], Tabulation]] = {table.name: _MADE_BY[table.function] for table in CATALOG}
-"""How each table of :data:`TABLES` is made, by the same name: what :func:`streamed_table` tells the
-messages of a stream."""
-
-
-def streamed_table(what: str, items: Iterable[Item]) -> pd.DataFrame:
-    """The table ``what`` (a name of :data:`TABLES`) of the transcript whose messages are ``items``
-    (as the readers of :mod:`pgm_explore.io` give them, in order), read as a stream: the frame
-    ``TABLES[what](Transcript.from_items(items))`` is, in the memory of its rows alone.
-
-    >>> from pgm_explore.io import Item
-    >>> request = {"Header": "PGM-KPA-V1.0", "Mode": "RQ", "QueryID": "q-1", "DialogID": "d"}
-    >>> streamed_table("exchanges", [Item("t#0", None, None, request, None)])[["request", "response"]].values.tolist()
-    [['q-1', <NA>]]
-    """
-    return TABULATIONS[what]().streamed(iter_checked(items))
+"""How each table of :data:`TABLES` is made, by the same name: what :func:`path_table` (and each
+transcript of a corpus) tells the messages of a stream."""
 
 
 def path_table(
@@ -373,8 +359,8 @@ def path_table(
     *,
     bar: Progress | None = None,
 ) -> pd.DataFrame:
-    """:func:`streamed_table` of the transcript in the files ``paths`` (one transcript, in order),
-    read in this process on the bulk path, as ``check`` reads them
+    """The table ``what`` (a name of :data:`TABLES`) of the transcript in the files ``paths`` (one
+    transcript, in order), made as it is read in this process on the bulk path, as ``check`` reads them
     (:func:`~pgm_explore.dialogue._stream.iter_checked_paths`); ``bar`` is told the bytes done.
     Raises ``UnreadablePath`` as a reader does."""
     tabulation = TABULATIONS[what]()

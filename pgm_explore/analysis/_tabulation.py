@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pgm_explore.dialogue import Message, Transcript, TranscriptFinding
+from pgm_explore.dialogue._transcript import Pairing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,41 +69,21 @@ class Tabulation(ABC):
         return self.frame()
 
 
-class Pairs(Tabulation):
-    """Each Request with the first later Response that names it, paired as the messages go by as
-    :meth:`Transcript.exchanges <pgm_explore.dialogue.Transcript.exchanges>` pairs them: what a
-    table keeps of a Request (:meth:`request`) and of its Response (:meth:`response`), in
-    :attr:`pairs`, in the order of the Requests. ``types``: only the Requests of those data types
-    (None: all)."""
+class Pairs(Pairing, Tabulation):
+    """A table of exchanges: each Request with the first later Response that names it, paired as
+    :class:`~pgm_explore.dialogue._transcript.Pairing` pairs them (as :meth:`Transcript.exchanges
+    <pgm_explore.dialogue.Transcript.exchanges>` lists them), keeping of each what the table's rows
+    need (:meth:`request`, :meth:`response`) and never the message, which a stream lets go."""
 
     members = frozenset({"DialogID", "QueryID", "RequestID"})
 
-    def __init__(self, types: frozenset[str] | None = None) -> None:
-        self.pairs: dict[tuple[str, str, str], list[Any]] = {}
-        """(data type, DialogID, QueryID) -> [what is kept of the Request, of its Response or None]."""
-        self.types = types
+    def add(self, message: Message, predictions: list[Prediction] | None) -> None:
+        self.pair(message)
 
     @abstractmethod
-    def request(self, m: Message, predictions: list[Prediction] | None) -> Any:
-        """What is kept of a Request that opens an exchange (what its rows need: not the message,
-        which a stream lets go)."""
+    def request(self, m: Message) -> Any:
+        """What is kept of a Request that opens an exchange."""
 
     @abstractmethod
     def response(self, m: Message, request: Any) -> Any:
         """What is kept of the Response that answers the Request kept as ``request`` (never None)."""
-
-    def add(self, m: Message, predictions: list[Prediction] | None) -> None:
-        dialog, kind = m.dialog, m.type
-        if not dialog or not kind or (self.types is not None and kind not in self.types):
-            return
-        mode = m.mode
-        if mode == "RQ":
-            query = m.get("QueryID")
-            if isinstance(query, str) and (kind, dialog, query) not in self.pairs:
-                self.pairs[kind, dialog, query] = [self.request(m, predictions), None]
-        elif mode == "RS":
-            answered = m.get("RequestID")
-            if isinstance(answered, str):
-                pair = self.pairs.get((kind, dialog, answered))
-                if pair is not None and pair[1] is None:
-                    pair[1] = self.response(m, pair[0])

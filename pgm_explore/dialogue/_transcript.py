@@ -25,7 +25,7 @@ from pgm_explore.spec import simple_time_seconds
 from pgm_explore.validation import Report
 from pgm_explore.validation._schema import EXPLAINER
 
-__all__ = ["Exchange", "Message", "Transcript", "check_paths", "dialogue_key", "iter_checked", "latency"]
+__all__ = ["Exchange", "Message", "Pairing", "Transcript", "check_paths", "dialogue_key", "iter_checked", "latency"]
 
 
 def dialogue_key(dialog: str, type_name: str) -> tuple[str, str]:
@@ -210,18 +210,13 @@ class Transcript:
         A Response that comes before any Request it could answer stays unpaired, as the
         checker's ``request-unknown`` says.
         """
-        requests: dict[tuple[str, str, str], Exchange] = {}
+        pairing = Pairing()
         for message in self.messages:
-            dialog, kind = message.dialog, message.type
-            if not dialog or not kind:
-                continue
-            if message.mode == "RQ" and isinstance(query := message.get("QueryID"), str):
-                requests.setdefault((kind, dialog, query), Exchange(kind, dialog, message, None))
-            elif message.mode == "RS" and isinstance(answered := message.get("RequestID"), str):
-                exchange = requests.get((kind, dialog, answered))
-                if exchange is not None and exchange.response is None:
-                    requests[(kind, dialog, answered)] = Exchange(kind, dialog, exchange.request, message)
-        return list(requests.values())
+            pairing.pair(message)
+        return [
+            Exchange(kind, dialog, request, response)
+            for (kind, dialog, _), (request, response) in pairing.pairs.items()
+        ]
 
     def __str__(self) -> str:
         count = _display.count
@@ -245,6 +240,45 @@ class Transcript:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
         return _display.mimebundle(self, self.__str__, self._html, include, exclude)
+
+
+class Pairing:
+    """Each Request with the first later Response that names it, paired as the messages go by
+    (:meth:`Transcript.exchanges` lists them): a Request opens an exchange when no earlier one of its
+    data type, DialogID and QueryID did, and a Response answers the exchange its RequestID names
+    while that has no Response yet. What is kept of each is :meth:`request`'s and :meth:`response`'s
+    (the messages themselves, unless a subclass keeps less), in :attr:`pairs`, in the order of the
+    Requests. ``types``: only the messages of those data types (None: all)."""
+
+    def __init__(self, types: frozenset[str] | None = None) -> None:
+        self.pairs: dict[tuple[str, str, str], list[Any]] = {}
+        """(data type, DialogID, QueryID) -> [what is kept of the Request, of its Response or None]."""
+        self.types = types
+
+    def request(self, m: Message) -> Any:
+        """What is kept of a Request that opens an exchange."""
+        return m
+
+    def response(self, m: Message, request: Any) -> Any:
+        """What is kept of the Response that answers the Request kept as ``request`` (never None)."""
+        return m
+
+    def pair(self, m: Message) -> None:
+        """Take the next message of the transcript."""
+        dialog, kind = m.dialog, m.type
+        if not dialog or not kind or (self.types is not None and kind not in self.types):
+            return
+        mode = m.mode
+        if mode == "RQ":
+            query = m.get("QueryID")
+            if isinstance(query, str) and (kind, dialog, query) not in self.pairs:
+                self.pairs[kind, dialog, query] = [self.request(m), None]
+        elif mode == "RS":
+            answered = m.get("RequestID")
+            if isinstance(answered, str):
+                pair = self.pairs.get((kind, dialog, answered))
+                if pair is not None and pair[1] is None:
+                    pair[1] = self.response(m, pair[0])
 
 
 def iter_checked(items: Iterable[Item], *, built: bool = False) -> Iterator[tuple[Message | None, Found]]:
