@@ -15,6 +15,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import EXAMPLES, ROOT, load
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pgm_explore import analysis
 from pgm_explore.analysis import (
@@ -715,6 +717,33 @@ def test_times_read_as_iso_8601_utc_beside_exact_seconds_without_float_noise() -
     table = exchanges(t)
     assert table["latency"].tolist()[0] == 0.237 and table["latency_ms"].tolist()[0] == 237.0
     assert math.isnan(table["latency_ms"].tolist()[1])  # q-3: unanswered
+
+
+_LAST = 253_402_300_799  # 9999-12-31T23:59:59 on the epoch
+_FIRST = -62_135_596_800  # 0001-01-01T00:00:00
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.floats(allow_nan=True, allow_infinity=True)
+    | st.floats(min_value=_FIRST - 2, max_value=_LAST + 2)
+    | st.integers(min_value=_FIRST - 2, max_value=_LAST + 2)
+    # (times as messages write them: whole seconds and up to seven decimals, the edges of the years)
+    | st.builds(
+        lambda whole, digits, places: float(f"{whole}.{digits:0{places}d}"[: len(str(whole)) + 1 + places]),
+        st.integers(min_value=_FIRST - 1, max_value=_LAST + 1) | st.sampled_from([0, 1, _LAST, _LAST + 1, -1]),
+        st.integers(min_value=0, max_value=9_999_999),
+        st.integers(min_value=1, max_value=7),
+    )
+)
+def test_a_time_is_read_from_its_digits_as_exactly_as_by_decimal(seconds: float) -> None:
+    from pgm_explore.analysis._columns import _exact_utc, _utc
+
+    expected = _exact_utc(repr(seconds)) if math.isfinite(seconds) else None
+    assert _utc((True, seconds)) == expected
+    assert _utc((False, seconds)) is None
+    if expected is not None:
+        assert len(expected) in (24, 27) and expected.endswith("Z")
 
 
 @pytest.mark.slow  # (the command run twice in a process of its own, as a person runs it)

@@ -929,13 +929,29 @@ def test_no_csv_cell_starts_a_formula(texts: list[str]) -> None:
     from pgm_explore.cli._table import FORMULA_START as _FORMULA_START
     from pgm_explore.cli._table import formulas_defused as _formulas_defused
 
-    frame = pd.DataFrame({"text": pd.Series(texts, dtype="string"), "number": range(-len(texts), 0)})
+    # (A missing cell every third, and an object column of texts among other values, as tables have.)
+    cells_in = [None if i % 3 == 2 else text for i, text in enumerate(texts)]
+    mixed = [text if i % 2 else i - 1 for i, text in enumerate(cells_in)]
+    frame = pd.DataFrame(
+        {
+            "text": pd.Series(cells_in, dtype="string"),
+            "mixed": pd.Series(mixed, dtype=object),
+            "number": range(-len(texts), 0),
+        }
+    )
+    before = frame.to_csv(index=False)
     defused = _formulas_defused(frame)
-    cells = list(defused["text"])
-    assert cells == [("'" + text if text.startswith(_FORMULA_START) else text) for text in texts]
-    assert not any(cell.startswith(_FORMULA_START) for cell in cells)
+
+    def expected(value: object) -> object:
+        return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+    cells = [None if value is pd.NA else value for value in defused["text"]]
+    assert cells == [expected(text) for text in cells_in]
+    assert not any(isinstance(cell, str) and cell.startswith(_FORMULA_START) for cell in cells)
+    assert list(defused["mixed"]) == [expected(value) for value in mixed]
     assert list(defused["number"]) == list(frame["number"])  # numbers are no formulas
     assert (defused.dtypes == frame.dtypes).all()
+    assert frame.to_csv(index=False) == before  # the table itself is left as it was
 
 
 # --- lone surrogates: one verdict everywhere (issue 11) -------------------------------------------

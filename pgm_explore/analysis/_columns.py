@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
@@ -149,6 +150,8 @@ def _int(value: Any) -> int | None:
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_LAST_SECOND = 253_402_300_799
+"""The last whole second of the year 9999 on the epoch, the last that :func:`_utc` writes."""
 
 
 def _utc(clock: tuple[bool, float] | None) -> str | None:
@@ -160,12 +163,30 @@ def _utc(clock: tuple[bool, float] | None) -> str | None:
 
     >>> _utc((True, 1796518920.997)), _utc((True, 1794826200.0)), _utc((True, 0.000123))
     ('2026-12-06T01:02:00.997Z', '2026-11-16T10:50:00.000Z', '1970-01-01T00:00:00.000123Z')
-    >>> _utc((False, 12.5)), _utc(None), _utc((True, 1e300))
-    (None, None, None)
+    >>> _utc((False, 12.5)), _utc(None), _utc((True, 1e300)), _utc((True, -0.5))
+    (None, None, None, '1969-12-31T23:59:59.500Z')
     """
-    if clock is None or not clock[0] or not math.isfinite(clock[1]):
+    if clock is None or not clock[0]:
         return None
-    exact = Decimal(repr(clock[1]))
+    seconds = clock[1]
+    text = repr(seconds)
+    whole_digits, _, fraction = text.partition(".")
+    # (A time on or after the epoch written with at most six decimals, as messages write them, is
+    # read from its digits: the Decimal and the datetime of the exact way took about 6 µs, the
+    # largest part of a row of the table of messages. Any other time goes the exact way.)
+    if whole_digits.isdigit() and len(fraction) <= 6 and (not fraction or fraction.isdigit()):
+        whole = int(whole_digits)
+        if whole <= _LAST_SECOND:
+            micro = fraction.ljust(6, "0")  # (the microseconds' digits)
+            return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)) + (
+                micro[:3] + "Z" if micro.endswith("000") else micro + "Z"
+            )
+    return _exact_utc(text) if math.isfinite(seconds) else None
+
+
+def _exact_utc(text: str) -> str | None:
+    """:func:`_utc` of the seconds whose shortest decimals are ``text``, whatever they are."""
+    exact = Decimal(text)
     whole = int(exact.to_integral_value(rounding=ROUND_FLOOR))
     micro = int(((exact - whole) * 1_000_000).to_integral_value())
     try:

@@ -198,13 +198,22 @@ def formulas_defused(frame: pd.DataFrame) -> pd.DataFrame:
     ,3
     """
 
-    def defused(value: Any) -> Any:
-        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+    def formula(value: Any) -> bool:
+        return isinstance(value, str) and value.startswith(FORMULA_START)
 
-    out = frame.copy()
+    out = frame.copy(deep=False)  # (copy on write: a column is copied only if a cell of it changes)
     for name in out.columns:
-        if out[name].dtype == "string" or out[name].dtype == object:
-            out[name] = out[name].map(defused).astype(out[name].dtype)
+        column = out[name]
+        if column.dtype == "string":
+            # (Looked at by Arrow, and only the few cells that need it changed: mapping a Python
+            # function over every cell took as long as writing the CSV.)
+            risky = column.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)
+        elif column.dtype == object:
+            risky = column.map(formula).to_numpy(dtype=bool)
+        else:
+            continue
+        if risky.any():
+            out.loc[risky, name] = "'" + column[risky]
     return out
 
 
