@@ -746,6 +746,19 @@ def test_a_time_is_read_from_its_digits_as_exactly_as_by_decimal(seconds: float)
         assert len(expected) in (24, 27) and expected.endswith("Z")
 
 
+def test_a_time_a_c_library_cannot_break_down_is_read_the_exact_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' gmtime, say, stops at the year 3000: the exact way writes the time all the same."""
+    import time as clock
+
+    from pgm_explore.analysis import _columns
+
+    def refuses(seconds: float) -> clock.struct_time:
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(_columns.time, "gmtime", refuses)
+    assert _columns._utc((True, 32503680000.25)) == "3000-01-01T00:00:00.250Z"
+
+
 @pytest.mark.slow  # (the command run twice in a process of its own, as a person runs it)
 def test_the_csv_and_json_of_a_table_keep_exact_seconds_and_readable_times(tmp_path: Path) -> None:
     path = tmp_path / "timed.jsonl"

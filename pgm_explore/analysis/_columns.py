@@ -178,9 +178,11 @@ def _utc(clock: tuple[bool, float] | None) -> str | None:
         whole = int(whole_digits)
         if whole <= _LAST_SECOND:
             micro = fraction.ljust(6, "0")  # (the microseconds' digits)
-            return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole)) + (
-                micro[:3] + "Z" if micro.endswith("000") else micro + "Z"
-            )
+            try:
+                day_and_time = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(whole))
+            except (OverflowError, OSError, ValueError):  # (a C library whose gmtime stops earlier)
+                return _exact_utc(text)
+            return day_and_time + (micro[:3] + "Z" if micro.endswith("000") else micro + "Z")
     return _exact_utc(text) if math.isfinite(seconds) else None
 
 
