@@ -7,8 +7,8 @@ system takes back at once when the process ends. After a check of a million mess
 workers that second part took 0.15-0.23 s, after a small command about 0.03 s
 (docs/performance.md, "The end of a check"). :func:`end` does the first part and ends the
 process there, as mypy ends its own (``mypy.util.hard_exit``), and :func:`keep_to_the_end` lets
-the command leave unfreed what it kept of a long transcript (a check's checker, a table's
-messages) too.
+the command leave unfreed what it kept of a long transcript (a check's checker, a table's rows)
+too.
 
 Only the command's own process ends this way (the ``pgm-explore`` script and ``python -m
 pgm_explore``, through :func:`pgm_explore.cli.command`): :func:`pgm_explore.cli.main` called by
@@ -36,9 +36,9 @@ def ends_itself() -> None:
 
 def keep_to_the_end(value: object) -> None:
     """Keep ``value`` (what a check kept of its transcript: hundreds of thousands of objects after
-    a million messages, 0.14 s to free; a table's messages, about 2.5 µs each) until the process
-    ends, when it ends by :func:`end`; elsewhere nothing is kept, and ``value`` is freed when its
-    last user lets it go."""
+    a million messages, 0.14 s to free; a table's rows, one a message for some tables) until the
+    process ends, when it ends by :func:`end`; elsewhere nothing is kept, and ``value`` is freed when
+    its last user lets it go."""
     if _ending:
         _kept.append(value)
 
