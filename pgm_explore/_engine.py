@@ -27,8 +27,10 @@ import contextlib
 import gc
 import logging
 import os
+import signal
 import socket
 import stat
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -122,6 +124,7 @@ class _DaskEngine(Engine):
     def __init__(self, client: Client, *, own_cluster: bool) -> None:
         self._client = client
         self._own = own_cluster
+        self._closed = False
         n = len(client.scheduler_info(n_workers=-1).get("workers", {})) or 1
         self._workers = n
         self.window = 2 * n + 2
@@ -147,15 +150,23 @@ class _DaskEngine(Engine):
             while pending:
                 yield pending.popleft().result()
         finally:
-            # Stopped early (an exception, a closed output): what is left is not wanted.
-            if pending:
+            # Stopped early (an exception, a closed output): what is left is not wanted. (Once the
+            # engine is closed, nothing is: a generator interrupted while it waited at a yield is
+            # finished only after the `with` that closed the engine, when it is collected.)
+            if pending and not self._closed:
                 self._client.cancel(list(pending))
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         cluster = self._client.cluster if self._own else None
-        self._client.close()
-        if cluster is not None:
-            cluster.close()
+        # (Ctrl-C again while closing waits for the close: a cluster closed half way was left to
+        # distributed's hook at exit, which printed a traceback.)
+        with _interrupts_deferred():
+            self._client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 @contextmanager
@@ -235,14 +246,27 @@ def engine(
                 # first bytes of its answer for the length of a message and tries to allocate it.
                 raise OSError("what answers there is not a Dask scheduler") from None
             return _DaskEngine(client, own_cluster=False)
-        cluster = _local_cluster(workers or cores(), timeout)
-        # direct_to_workers: the client fetches a result from its worker itself. By default it
-        # asks the scheduler, which (living in this process) takes the result in from the worker
-        # and hands it on to the client over a connection of its own, in pickle's protocol 4:
-        # 0.1 µs a message of a check more for this process's event loop, and the chunks of
-        # packed facts copied into the pickle (see PackedFacts). (A cluster at --scheduler may
-        # have workers this process cannot reach: there the scheduler stays the go-between.)
-        return _DaskEngine(Client(cluster, timeout=timeout, direct_to_workers=True), own_cluster=True)
+        # Ctrl-C while the workers start waits until they have (a second or less, as a rule), and
+        # stops them again: interrupted half way, the cluster was left to distributed's own hook
+        # at exit, which failed on a worker still starting and printed its traceback, as did the
+        # worker, forked for a process that had gone.
+        with _interrupts_deferred() as interrupted:
+            cluster = _local_cluster(workers or cores(), timeout)
+            try:
+                # direct_to_workers: the client fetches a result from its worker itself. By default
+                # it asks the scheduler, which (living in this process) takes the result in from the
+                # worker and hands it on to the client over a connection of its own, in pickle's
+                # protocol 4: 0.1 µs a message of a check more for this process's event loop, and the
+                # chunks of packed facts copied into the pickle (see PackedFacts). (A cluster at
+                # --scheduler may have workers this process cannot reach: there the scheduler stays
+                # the go-between.)
+                local = _DaskEngine(Client(cluster, timeout=timeout, direct_to_workers=True), own_cluster=True)
+            except BaseException:
+                cluster.close()
+                raise
+            if interrupted:
+                local.close()  # (and leaving the block raises the KeyboardInterrupt held back)
+        return local
     except (OSError, TimeoutError, RuntimeError) as exc:
         # (RuntimeError: distributed's "Nanny failed to start", as when a script without
         # `if __name__ == "__main__":` is imported again by the spawned workers.)
@@ -275,8 +299,64 @@ def _start_forkserver(preload: Iterable[str]) -> None:
         return
     # Only the first list counts: a running forkserver keeps what it imported.
     multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", *preload])
-    with contextlib.suppress(OSError):  # (starting the cluster tries again, and says why it fails)
+    # (An error here is left to starting the cluster, which tries again and says why it fails.)
+    with _interrupts_ignored(), contextlib.suppress(OSError):
         forkserver.ensure_running()
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[list[int]]:
+    """Hold back SIGINT (Ctrl-C) until the block ends, then raise it as it came: the block gets
+    the list of the signals held back (empty unless one came), to undo what it did before the
+    KeyboardInterrupt is raised on leaving it. Only the main thread is interrupted (and may set a
+    handler); elsewhere, and where Python does not handle SIGINT, the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT"):
+        yield []
+        return
+    caught: list[int] = []
+    before = signal.getsignal(signal.SIGINT)
+    if before is None:  # (a handler not set from Python: it could not be put back)
+        yield caught
+        return
+    signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
+@contextmanager
+def _interrupts_ignored() -> Iterator[None]:
+    """SIGINT ignored by the processes this block starts (the forkserver, and multiprocessing's
+    resource tracker), and by every worker forked from the forkserver: an ignored signal stays
+    ignored across ``fork`` and ``exec``.
+
+    Ctrl-C at a terminal signals every process of the command's process group. Otherwise the
+    forkserver, interrupted while it imports what the workers run, and each worker, interrupted in
+    its event loop, printed a traceback of their own, and a worker that died so had its nanny restart
+    it while the cluster closed (4 s). The workers are this process's helpers: it is interrupted, and
+    closes the cluster (:class:`_DaskEngine`), which ends them.
+
+    This thread blocks the signal meanwhile, so that one sent to this process in the few
+    milliseconds of the block waits for its end, and is raised then (Linux queues a blocked signal
+    even when it is ignored); only the main thread may set a signal's handler, and elsewhere the
+    block does nothing."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is None:  # (a handler not set from Python: it could not be put back)
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)  # (the handler first: a signal held back goes to it)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _local_cluster(workers: int, timeout: float) -> LocalCluster:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -137,6 +138,50 @@ def test_an_exception_comes_at_its_partition() -> None:
         for n in e.map(fails_at_three, range(8)):
             got.append(n)
     assert got == [0, 1, 2]
+
+
+@pytest.mark.slow
+def test_work_still_pending_when_the_engine_closed_is_let_go_quietly() -> None:
+    # What Ctrl-C does to a command that was writing a result out, outside the generator: the
+    # `with` closes the engine, and the generator, still at a yield with partitions pending, is
+    # finished later, when it is collected (it asked the closed client to cancel them, and raised).
+    e = engine(1)
+    results = e.map(slow_square, range(10))
+    assert next(results)[0] == 0
+    e.close()
+    results.close()
+    e.close()  # (again: nothing)
+
+
+def test_an_interrupt_in_a_deferred_block_is_raised_as_it_ends() -> None:
+    from pgm_explore._engine import _interrupts_deferred
+
+    handler = signal.getsignal(signal.SIGINT)
+    done = []
+    with pytest.raises(KeyboardInterrupt), _interrupts_deferred() as interrupted:
+        signal.raise_signal(signal.SIGINT)
+        done.append(list(interrupted))  # (still running: the block can undo what it did)
+    assert done == [[signal.SIGINT]]
+    assert signal.getsignal(signal.SIGINT) is handler
+    with _interrupts_deferred() as interrupted:
+        pass
+    assert interrupted == []
+
+
+def test_a_deferred_block_off_the_main_thread_runs_as_it_is() -> None:
+    # (Only the main thread is interrupted, and only it may set a handler.)
+    from pgm_explore._engine import _interrupts_deferred
+
+    seen: list[object] = []
+
+    def block() -> None:
+        with _interrupts_deferred() as interrupted:
+            seen.append((interrupted, signal.getsignal(signal.SIGINT)))
+
+    thread = threading.Thread(target=block)
+    thread.start()
+    thread.join()
+    assert seen == [([], signal.getsignal(signal.SIGINT))]
 
 
 WORKER_STATE = """

@@ -1,0 +1,210 @@
+"""Ctrl-C at a terminal: a command working on local workers stops at once, says nothing, and leaves
+no process behind (pgm_explore._engine).
+
+A terminal's Ctrl-C signals every process of the command's process group: the command, the
+forkserver its workers are forked from, and the workers. Each test starts the command as a shell
+does (a process group of its own, SIGINT handled as Python does by default), waits for a moment of
+its work, and signals the group as the terminal would.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+
+from pgm_explore.cli import EXIT_INTERRUPTED
+
+ROOT = Path(__file__).resolve().parents[1]
+MESSAGES = 300_000
+"""Enough for two workers to be at work for seconds on any machine this runs on."""
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not hasattr(os, "killpg"), reason="no process groups on this system"),
+]
+
+Moment = Callable[[psutil.Process], bool]
+
+
+@pytest.fixture(scope="module")
+def transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean transcript of the benchmarks' short mix (its generator, as tests/test_cli_check.py uses it)."""
+    spec = importlib.util.spec_from_file_location("bench_check", ROOT / "benchmarks" / "bench_check.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["bench_check"] = bench  # (dataclasses look their module up)
+    dont_write = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # (no __pycache__ inside benchmarks/)
+    try:
+        spec.loader.exec_module(bench)
+        path = tmp_path_factory.mktemp("interrupt") / "short.jsonl"
+        bench.generate(path, MESSAGES, "short")
+    finally:
+        sys.dont_write_bytecode = dont_write
+        del sys.modules["bench_check"]
+    return path
+
+
+def _helpers(command: psutil.Process) -> list[psutil.Process]:
+    """The command's children (the forkserver) and theirs (the workers), those still running."""
+    try:
+        found = command.children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    return [p for p in found if _running(p)]
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def forkserver_importing(command: psutil.Process) -> bool:
+    """The forkserver imports what the workers run: it has spent a tenth of a second and more of
+    CPU (before, the interpreter is still starting, and Python's handling of SIGINT is not set
+    up), and forked no worker yet."""
+    helpers = _helpers(command)
+    return not any(p.ppid() != command.pid for p in helpers) and any(_importing(p) for p in helpers)
+
+
+def _importing(process: psutil.Process) -> bool:
+    try:
+        return "multiprocessing.forkserver" in " ".join(process.cmdline()) and process.cpu_times().user >= 0.15
+    except psutil.NoSuchProcess:
+        return False
+
+
+def workers_starting(command: psutil.Process) -> bool:
+    """A worker has been forked: the cluster is starting."""
+    return any(p.ppid() != command.pid for p in _helpers(command))
+
+
+def workers_at_work(command: psutil.Process) -> bool:
+    """A worker has spent half a second of CPU: partitions are being read."""
+    for process in _helpers(command):
+        if process.ppid() != command.pid:
+            try:
+                if process.cpu_times().user >= 0.5:
+                    return True
+            except psutil.NoSuchProcess:
+                continue
+    return False
+
+
+def _interrupted(argv: list[str], moment: Moment) -> tuple[int, bytes, float, list[str]]:
+    """Run ``pgm-explore ARGV`` in a process group of its own, signal the group with SIGINT at
+    ``moment``; return its exit status, its standard error, the seconds it took to end after the
+    signal, and the processes of its group left running a few seconds after it ended."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pgm_explore", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        # (as a shell starts a command: Python's own handling of SIGINT, whatever this process's is)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    command = psutil.Process(process.pid)
+    try:
+        deadline = time.monotonic() + 120
+        while not moment(command):
+            assert process.poll() is None, "the command ended before the moment came"
+            assert time.monotonic() < deadline, "the moment never came"
+            time.sleep(0.005)
+        os.killpg(process.pid, signal.SIGINT)
+        signalled = time.monotonic()
+        _, err = process.communicate(timeout=60)
+        took = time.monotonic() - signalled
+        left: list[psutil.Process] = []
+        for _ in range(100):  # (the forkserver ends when it sees the command gone)
+            left = [p for p in psutil.process_iter() if _in_group(p, process.pid) and _running(p)]
+            if not left:
+                break
+            time.sleep(0.05)
+        return process.returncode, err, took, [" ".join(p.cmdline()) for p in left]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _in_group(process: psutil.Process, group: int) -> bool:
+    try:
+        return os.getpgid(process.pid) == group
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+@pytest.mark.parametrize(
+    ("command", "moment"),
+    [
+        ("check", forkserver_importing),
+        ("validate", workers_starting),
+        ("check", workers_starting),
+        ("validate", workers_at_work),
+        ("check", workers_at_work),
+    ],
+    ids=lambda value: value if isinstance(value, str) else value.__name__,
+)
+def test_ctrl_c_stops_the_command_quietly_and_leaves_no_process(command: str, moment: Moment, transcript: Path) -> None:
+    status, err, took, left = _interrupted([command, "--workers", "2", "--format", "json", str(transcript)], moment)
+    assert err.decode(errors="replace") == ""  # (no traceback of the command, the forkserver or a worker)
+    assert status == EXIT_INTERRUPTED
+    assert took < 15, f"{took:.1f} s to stop"  # (about 0.3 s; while the workers start, until they have)
+    assert left == []
+
+
+def test_interrupting_a_kernel_stops_its_workers_quietly(transcript: Path, tmp_path: Path) -> None:
+    """Jupyter's Interrupt (jupyter_client signals the kernel's process group, as a terminal does):
+    `check_paths` on local workers stops with KeyboardInterrupt, its workers end, nothing is printed
+    to the kernel's stderr (the server's terminal), and the kernel goes on."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    logged = tmp_path / "kernel.err"
+    km = manager.KernelManager(kernel_name="python3")
+    with logged.open("wb") as log:
+        km.start_kernel(stdout=log, stderr=log)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=120)
+        code = f"""
+from pgm_explore.dialogue import check_paths
+for finding in check_paths([{str(transcript)!r}], workers=2):
+    pass
+"""
+        asked = kc.execute(code)
+        kernel = psutil.Process(km.provisioner.process.pid)
+        deadline = time.monotonic() + 120
+        while not workers_at_work(kernel):
+            assert time.monotonic() < deadline, "the workers never got to work"
+            time.sleep(0.005)
+        workers = [p for p in _helpers(kernel) if p.ppid() != kernel.pid]
+        km.interrupt_kernel()
+        interrupted = time.monotonic()
+        while (reply := kc.get_shell_msg(timeout=60))["parent_header"].get("msg_id") != asked:
+            pass
+        took = time.monotonic() - interrupted
+        assert (reply["content"]["status"], reply["content"].get("ename")) == ("error", "KeyboardInterrupt")
+        assert took < 15, f"{took:.1f} s to stop"
+        for _ in range(100):
+            if not any(_running(p) for p in workers):
+                break
+            time.sleep(0.05)
+        assert not any(_running(p) for p in workers)
+        again = kc.execute_interactive("print(1 + 1)", timeout=60)
+        assert again["content"]["status"] == "ok"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    shown = logged.read_text(errors="replace")
+    assert "Traceback" not in shown and "Error" not in shown, shown
