@@ -306,25 +306,32 @@ def _start_forkserver(preload: Iterable[str]) -> None:
 
 @contextmanager
 def _interrupts_deferred() -> Iterator[list[int]]:
-    """Hold back SIGINT (Ctrl-C) until the block ends, then raise it as it came: the block gets
-    the list of the signals held back (empty unless one came), to undo what it did before the
-    KeyboardInterrupt is raised on leaving it. Only the main thread is interrupted (and may set a
-    handler); elsewhere, and where Python does not handle SIGINT, the block runs as it is."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT"):
-        yield []
-        return
+    """Hold back SIGINT (Ctrl-C) and SIGTERM until the block ends, then raise the first that came:
+    the block gets the list of the signals held back (empty unless one came), to undo what it did
+    before the exception is raised on leaving it. Only a signal whose handler is Python's or the
+    program's is held back (SIGINT's by default; SIGTERM's where the command set one: by default it
+    ends the process, and that is left as it is). Only the main thread gets a signal's exception
+    (and may set a handler); elsewhere the block runs as it is."""
     caught: list[int] = []
-    before = signal.getsignal(signal.SIGINT)
-    if before is None:  # (a handler not set from Python: it could not be put back)
+    if threading.current_thread() is not threading.main_thread():
         yield caught
         return
-    signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    handlers = {}
+    for number in _DEFERRED:
+        handler = signal.getsignal(number)
+        if callable(handler):
+            handlers[number] = handler
+            signal.signal(number, lambda number, frame: caught.append(number))
     try:
         yield caught
     finally:
-        signal.signal(signal.SIGINT, before)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
         if caught:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(caught[0])
+
+
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 
 
 @contextmanager

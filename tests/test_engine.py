@@ -168,6 +168,32 @@ def test_an_interrupt_in_a_deferred_block_is_raised_as_it_ends() -> None:
     assert interrupted == []
 
 
+def test_a_sigterm_is_held_back_only_where_the_program_handles_it() -> None:
+    # (SIGTERM's default ends the process: a block must not turn it into something else. The
+    # command sets a handler, and then its SIGTERM waits for the block as Ctrl-C does.)
+    from pgm_explore._engine import _interrupts_deferred
+
+    class Stop(Exception):
+        pass
+
+    def stop(number: int, frame: object) -> None:
+        raise Stop
+
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        with _interrupts_deferred():
+            assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        signal.signal(signal.SIGTERM, stop)
+        done = []
+        with pytest.raises(Stop), _interrupts_deferred() as interrupted:
+            signal.raise_signal(signal.SIGTERM)
+            done.append(list(interrupted))
+        assert done == [[signal.SIGTERM]]
+        assert signal.getsignal(signal.SIGTERM) is stop
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_a_deferred_block_off_the_main_thread_runs_as_it_is() -> None:
     # (Only the main thread is interrupted, and only it may set a handler.)
     from pgm_explore._engine import _interrupts_deferred

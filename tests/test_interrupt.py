@@ -1,10 +1,10 @@
-"""Ctrl-C at a terminal: a command working on local workers stops at once, says nothing, and leaves
-no process behind (pgm_explore._engine).
+"""Ctrl-C at a terminal, or `kill` and `timeout`: a command working on local workers stops at once,
+says nothing, and leaves no process behind (pgm_explore._engine, pgm_explore.cli._process).
 
 A terminal's Ctrl-C signals every process of the command's process group: the command, the
-forkserver its workers are forked from, and the workers. Each test starts the command as a shell
-does (a process group of its own, SIGINT handled as Python does by default), waits for a moment of
-its work, and signals the group as the terminal would.
+forkserver its workers are forked from, and the workers; `kill` and `timeout` send SIGTERM to the
+command alone. Each test starts the command as a shell does (a process group of its own, SIGINT
+handled as Python does by default), waits for a moment of its work, and sends the signal so.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from pgm_explore.cli import EXIT_INTERRUPTED
+from pgm_explore.cli._output import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 ROOT = Path(__file__).resolve().parents[1]
 MESSAGES = 300_000
@@ -102,10 +102,13 @@ def workers_at_work(command: psutil.Process) -> bool:
     return False
 
 
-def _interrupted(argv: list[str], moment: Moment) -> tuple[int, bytes, float, list[str]]:
-    """Run ``pgm-explore ARGV`` in a process group of its own, signal the group with SIGINT at
-    ``moment``; return its exit status, its standard error, the seconds it took to end after the
-    signal, and the processes of its group left running a few seconds after it ended."""
+def _interrupted(
+    argv: list[str], moment: Moment, number: int = signal.SIGINT, *, group: bool = True
+) -> tuple[int, bytes, float, list[str]]:
+    """Run ``pgm-explore ARGV`` in a process group of its own and send it the signal ``number`` at
+    ``moment``, to the whole group (a terminal's Ctrl-C) or to the command alone (`kill`); return
+    its exit status, its standard error, the seconds it took to end after the signal, and the
+    processes of its group left running a few seconds after it ended."""
     process = subprocess.Popen(
         [sys.executable, "-m", "pgm_explore", *argv],
         stdout=subprocess.DEVNULL,
@@ -121,7 +124,10 @@ def _interrupted(argv: list[str], moment: Moment) -> tuple[int, bytes, float, li
             assert process.poll() is None, "the command ended before the moment came"
             assert time.monotonic() < deadline, "the moment never came"
             time.sleep(0.005)
-        os.killpg(process.pid, signal.SIGINT)
+        if group:
+            os.killpg(process.pid, number)
+        else:
+            process.send_signal(number)
         signalled = time.monotonic()
         _, err = process.communicate(timeout=60)
         took = time.monotonic() - signalled
@@ -161,6 +167,18 @@ def test_ctrl_c_stops_the_command_quietly_and_leaves_no_process(command: str, mo
     assert err.decode(errors="replace") == ""  # (no traceback of the command, the forkserver or a worker)
     assert status == EXIT_INTERRUPTED
     assert took < 15, f"{took:.1f} s to stop"  # (about 0.3 s; while the workers start, until they have)
+    assert left == []
+
+
+@pytest.mark.parametrize("moment", [workers_starting, workers_at_work], ids=lambda moment: moment.__name__)
+def test_sigterm_stops_the_command_as_ctrl_c_does(moment: Moment, transcript: Path) -> None:
+    # (`timeout 60 pgm-explore check ...`: the command alone is signalled. By default the process
+    # ended at once, and multiprocessing's resource tracker warned of the semaphores left behind.)
+    argv = ["check", "--workers", "2", "--format", "json", str(transcript)]
+    status, err, took, left = _interrupted(argv, moment, signal.SIGTERM, group=False)
+    assert err.decode(errors="replace") == ""
+    assert status == EXIT_TERMINATED
+    assert took < 15, f"{took:.1f} s to stop"
     assert left == []
 
 

@@ -4,10 +4,17 @@ and a program that calls ``main`` keeps nothing."""
 
 from __future__ import annotations
 
+import json
 import os
+import select
+import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from pgm_explore.cli._output import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPT = ROOT / "data" / "transcripts" / "market-wallet-limit.jsonl"
@@ -122,3 +129,43 @@ def test_the_script_and_python_m_end_through_command() -> None:
         assert [line for line in done.stdout.splitlines() if '"rule":"turn-gap"' in line]
         assert done.stdout.endswith("\n")
         assert done.stdout.splitlines()[-1] == "ends itself: True"
+
+
+ORPHAN = {"Header": "PGM-KPA-V1.0", "Mode": "RS", "RequestID": "q-9", "DialogID": "d"}
+"""A Response to no Request, without most of what a Response has: findings as soon as it is read."""
+
+
+@pytest.mark.parametrize(
+    ("number", "status"),
+    [(signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_TERMINATED)],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_signal_ends_the_command_with_its_status_and_nothing_on_stderr(number: int, status: int) -> None:
+    # `tail -f log | pgm-explore check -`, stopped by Ctrl-C or `kill`: the command is at work
+    # (its first finding is out) when the signal comes.
+    with subprocess.Popen(
+        [sys.executable, "-m", "pgm_explore", "check", "--format", "json", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # (Python's own handling of SIGINT, whatever this process's is: a background job ignores it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ) as process:
+        assert process.stdin and process.stdout and process.stderr
+        process.stdin.write((json.dumps(ORPHAN) + "\n" + json.dumps(ORPHAN | {"RequestID": "q-8"}) + "\n").encode())
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "no finding"
+        assert json.loads(process.stdout.readline())["source"] == "-:1"
+        process.send_signal(number)
+        assert process.wait(timeout=60) == status
+        assert process.stderr.read() == b""
+
+
+def test_sigterm_is_left_as_it_is_in_a_program_that_calls_main() -> None:
+    # (Only the command's own process makes SIGTERM stop it as Ctrl-C does; a program's is its own.)
+    done = _python(
+        "import signal\nfrom pgm_explore.cli import main\nmain(['--version'])\n"
+        "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)"
+    )
+    assert done.stdout.splitlines()[-1] == "True", done.stderr

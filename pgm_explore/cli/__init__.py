@@ -36,8 +36,16 @@ from typing import NoReturn
 
 from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
 from pgm_explore.cli._options import Command, Version
-from pgm_explore.cli._output import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Runner, silence
-from pgm_explore.cli._process import end, ends_itself
+from pgm_explore.cli._output import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    PROG,
+    Runner,
+    silence,
+)
+from pgm_explore.cli._process import Terminated, end, ends_itself
 from pgm_explore.cli._script import ScriptError, load_script
 from pgm_explore.validation._schema import own_process
 
@@ -85,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         silence(out)
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     return status
 
 

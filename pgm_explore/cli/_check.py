@@ -126,7 +126,9 @@ exit status:
   0    no error-level finding (warnings allowed)
   1    at least one error-level finding
   2    usage error, or a PATH (with --corpus: a transcript) could not be read
+  130  interrupted (Ctrl-C)
   141  the output was closed early (e.g. piped into head)
+  143  stopped by SIGTERM (kill, timeout)
 
 examples:
   pgm-explore check session.jsonl

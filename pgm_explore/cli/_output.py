@@ -23,6 +23,7 @@ __all__ = [
     "ANSI",
     "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "EXIT_NONCONFORMING",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -50,6 +51,7 @@ EXIT_OK = 0
 EXIT_NONCONFORMING = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a command that `kill` or `timeout` ended
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as `yes | head -1` reports it
 
 Runner = Callable[[argparse.Namespace, IO[str], IO[str]], int]

@@ -20,18 +20,37 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
+from types import FrameType
 from typing import NoReturn
 
 _kept: list[object] = []
 _ending = False
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``) reached the command's own process: the command stops as it
+    does for Ctrl-C (what it started is stopped: local workers, a server), and its process ends
+    with status 143 (:data:`~._output.EXIT_TERMINATED`)."""
+
+
+def _terminated(number: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
 def ends_itself() -> None:
-    """Say that this process will end by :func:`end` once the command is done."""
+    """Say that this process will end by :func:`end` once the command is done; SIGTERM stops the
+    command as Ctrl-C does (:class:`Terminated`).
+
+    By default SIGTERM ends a process at once: a check's local workers and their forkserver then
+    went on their own, and multiprocessing's resource tracker warned on stderr of the semaphores
+    left behind. (A SIGTERM that whoever started the command ignores stays ignored.)"""
     global _ending
     _ending = True
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
 
 
 def keep_to_the_end(value: object) -> None:
