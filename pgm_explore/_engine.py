@@ -13,7 +13,8 @@ run:
   the work and closed after it, its workers forked from a process that has imported
   distributed and the work's modules once (:func:`_start_forkserver`);
 - on an existing Dask cluster (``scheduler="tcp://host:8786"``), whose workers must import
-  ``pgm_explore`` and read the same paths.
+  ``pgm_explore`` and see the same files (the readers send them a relative path made absolute,
+  or the caller's folder: :func:`pgm_explore.io._read.reading_from`).
 
 The function given to :meth:`Engine.map` must be defined at the top of a module (workers
 import it by name, as pickle does) and so must its arguments' types. Dask is imported only

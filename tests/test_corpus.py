@@ -6,6 +6,7 @@ started with the ``dask`` command line; and the :class:`pgm_explore.analysis.Cor
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -264,12 +265,19 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def cluster(corpus: Path) -> Iterator[str]:
-    """A Dask scheduler and two workers started with the ``dask`` command line, in the corpus's folder."""
+def cluster(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Dask scheduler and two workers started with the ``dask`` command line in a folder of their
+    own, as a cluster is: not the corpus's, which the tests' commands run in and name relatively."""
+    with _cluster(tmp_path_factory.mktemp("elsewhere")) as address:
+        yield address
+
+
+@contextlib.contextmanager
+def _cluster(folder: Path) -> Iterator[str]:
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": corpus}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": folder}
     # (--dashboard-address: the scheduler's HTTP server for health, on the loopback and a free port)
     listen = ["--host", "127.0.0.1", "--port", str(port), "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
     procs = [
@@ -297,6 +305,8 @@ def cluster(corpus: Path) -> Iterator[str]:
 def test_an_existing_cluster_gives_the_same_bytes(
     cluster: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # (Its workers, in a folder of their own, read "logs/b.jsonl" from the command's, and the
+    # output names it as given: they said "no such file" of each, once.)
     here = run(capsys, "check", "--corpus", "--format", "json", *GIVEN)
     there = run(capsys, "check", "--corpus", "--format", "json", "--scheduler", cluster, *GIVEN)
     assert there == here and here[1]
@@ -312,6 +322,11 @@ def test_an_existing_cluster_gives_the_same_bytes(
         here = run(capsys, command, "--format", "json", "--workers", "0", str(joined))
         there = run(capsys, command, "--format", "json", "--scheduler", cluster, str(joined))
         assert there == here and here[1].count("\n") > 30, command
+    from distributed import Client
+
+    with Client(cluster, timeout=60):  # (a corpus's dask DataFrame computed on that cluster)
+        lazy = Corpus(*GIVEN).findings(lazy=True).compute()
+    pd.testing.assert_frame_equal(lazy.reset_index(drop=True), Corpus(*GIVEN, workers=0).findings())
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,7 +25,7 @@ from pgm_explore.analysis._tabulation import Tabulation
 from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, corpus_files, dialogue_key, iter_checked
 from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
 from pgm_explore.io import UnreadablePath, iter_documents
-from pgm_explore.io._read import one_producer
+from pgm_explore.io._read import one_producer, reading_from
 from pgm_explore.validation._schema import EXPLAINER
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ _SHOWN = 20  # files listed by the notebook display
 class _Job(NamedTuple):
     what: str
     paths: tuple[str, ...]  # a batch of transcripts, each tabulated on its own
+    directory: str | None = None  # where relative paths are read from (a Dask cluster's workers: the caller's)
 
 
 class _Done(NamedTuple):
@@ -119,7 +120,7 @@ def _tabulate_batch(job: _Job) -> _Partition:
     The files of a corpus come from one producer, as far as the reader's fast path knows
     (``one_producer``)."""
     frames: list[pd.DataFrame] = []
-    with one_producer():
+    with one_producer(), reading_from(job.directory):
         for path in job.paths:
             done = _tabulate(job.what, path)
             if done.frame is None:
@@ -128,9 +129,12 @@ def _tabulate_batch(job: _Job) -> _Partition:
     return _Partition(len(frames), corpus_table(job.what, frames) if frames else None, None)
 
 
-def _partition(path: str, what: str) -> pd.DataFrame:
-    """A partition of a dask DataFrame: one transcript's table (raises if it cannot be read)."""
-    done = _tabulate(what, path)
+def _partition(path: str, what: str, directory: str | None = None) -> pd.DataFrame:
+    """A partition of a dask DataFrame: one transcript's table (raises if it cannot be read),
+    ``path`` read from ``directory`` when relative (the caller's: the DataFrame may be computed on
+    any Dask cluster)."""
+    with reading_from(directory):
+        done = _tabulate(what, path)
     if done.frame is None:
         raise UnreadablePath(path, done.problem or "it could not be read")
     return done.frame
@@ -202,7 +206,9 @@ class Corpus:
                     f"dask DataFrames need pyarrow: pip install 'pgm-explore[notebook]' ({exc})"
                 ) from None
 
-            return dd.from_map(_partition, self.files, what=what, meta=_empty(what), enforce_metadata=False)
+            return dd.from_map(
+                _partition, self.files, what=what, directory=os.getcwd(), meta=_empty(what), enforce_metadata=False
+            )
         return self._frame(what)
 
     def _frame(self, what: str, stream: IO[str] | None = None) -> pd.DataFrame:
@@ -222,7 +228,8 @@ class Corpus:
         ):
             # Batches save round trips to workers; here, one file at a time keeps the bar exact.
             cut = [(name,) for name in self.files] if work.in_process else batches(self.files, work.workers)
-            for part in work.map(_tabulate_batch, [_Job(what, b) for b in cut]):
+            directory = None if work.in_process else os.getcwd()
+            for part in work.map(_tabulate_batch, [_Job(what, b, directory) for b in cut]):
                 if part.unreadable is not None:
                     done = part.unreadable
                     raise UnreadablePath(done.path, done.problem or "it could not be read")

@@ -33,6 +33,7 @@ from pgm_explore.cli._output import (
 )
 from pgm_explore.cli._process import keep_to_the_end
 from pgm_explore.io import UnreadablePath, iter_documents
+from pgm_explore.io._read import located
 
 if TYPE_CHECKING:
     from pgm_explore._engine import Engine
@@ -75,7 +76,8 @@ where the work runs:
   them and their first work takes seconds), smaller ones, standard input
   and pipes in this process. --workers N says how many local workers (0: this process only);
   --scheduler ADDRESS sends the work to an existing Dask cluster (dask.distributed:
-  'dask scheduler' and 'dask worker'), whose workers must read the same PATHs.
+  'dask scheduler' and 'dask worker'), whose workers must see the same files (a
+  relative PATH is read from this command's folder, and named as given).
   PGM_EXPLORE_PARALLEL=0 in the environment means --workers 0. The findings
   are the same bytes wherever the work runs.
 
@@ -194,7 +196,8 @@ def unreadable(paths: Sequence[str]) -> list[UnreadablePath]:
     """
     found = []
     for path in dict.fromkeys(paths):  # a path given twice is reported once
-        if path == "-" or (os.path.exists(path) and not os.path.isdir(path) and os.access(path, os.R_OK)):
+        where = located(path)
+        if path == "-" or (os.path.exists(where) and not os.path.isdir(where) and os.access(where, os.R_OK)):
             continue
         try:
             items = iter_documents(path)
@@ -373,6 +376,9 @@ class FileCheck(NamedTuple):
     paths: tuple[str, ...]
     form: str
     palette: Palette
+    directory: str | None = None
+    """Where the relative paths are read from (:func:`~pgm_explore.io._read.reading_from`): the
+    command's directory, for workers of a Dask cluster, whose own may be any; None: where they run."""
 
 
 class FileChecked(NamedTuple):
@@ -424,12 +430,12 @@ def check_files(job: FileCheck) -> BatchChecked:
     """:func:`check_file` of each transcript of a batch, in order, on whichever worker runs
     it (top-level, so workers find it by name). The files of a corpus come from one producer,
     as far as the reader's fast path knows (``one_producer``)."""
-    from pgm_explore.io._read import one_producer
+    from pgm_explore.io._read import one_producer, reading_from
 
     tally = CorpusTally()
     written: list[tuple[str, str]] = []
     out: list[str] = []
-    with one_producer():
+    with one_producer(), reading_from(job.directory):
         for path in job.paths:
             done = check_file(path, job.form, job.palette)
             tally.add(done)
@@ -533,7 +539,8 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     # Batches save round trips to workers; here, one file at a time keeps the bar exact (and
     # the files are one producer's all the same).
     cut = [(name,) for name in files] if work.in_process else batches(files, work.workers)
-    jobs = [FileCheck(batch, args.format, palette) for batch in cut]
+    directory = None if work.in_process else os.getcwd()
+    jobs = [FileCheck(batch, args.format, palette, directory) for batch in cut]
     with work, one_producer(), progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
         for done in work.map(check_files, jobs):

@@ -104,7 +104,8 @@ def add_engine_options(
     workers_help: str = "read, decode and validate big files on N local worker processes (0: in this "
     "process only; default: one per core for big regular files, see below)",
     scheduler_help: str = "do that work on the existing Dask cluster whose scheduler is at ADDRESS "
-    "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+    "(e.g. tcp://10.0.0.5:8786); its workers must see the same files (relative paths are read from "
+    "this folder)",
 ) -> None:
     """``--workers N`` and ``--scheduler ADDRESS``: where the work on big files runs (pgm_explore._engine)."""
     parser.add_argument("--workers", type=_count, default=None, metavar="N", help=workers_help)

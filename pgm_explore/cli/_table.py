@@ -117,7 +117,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "with --corpus: build the transcripts' tables on N local worker processes (0: in this process; "
         "default: this process for a small corpus, one worker per core from 512 MiB on)",
         "with --corpus: build them on the existing Dask cluster whose scheduler is at ADDRESS "
-        "(e.g. tcp://10.0.0.5:8786); its workers must read the same paths",
+        "(e.g. tcp://10.0.0.5:8786); its workers must see the same files (relative paths are read from "
+        "this folder)",
     )
 
 

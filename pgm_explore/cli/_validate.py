@@ -103,7 +103,8 @@ where the work runs:
   seconds), smaller ones, standard input and pipes in this process. --workers N
   says how many local workers (0: this process only); --scheduler ADDRESS sends the
   work to an existing Dask cluster (dask.distributed: 'dask scheduler' and 'dask
-  worker'), whose workers must read the same PATHs. PGM_EXPLORE_PARALLEL=0 in the
+  worker'), whose workers must see the same files (a relative PATH is read from
+  this command's folder, and named as given). PGM_EXPLORE_PARALLEL=0 in the
   environment means --workers 0. The reports are the same bytes wherever the work
   runs.
 

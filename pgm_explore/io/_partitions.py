@@ -53,6 +53,7 @@ from pgm_explore.io._read import (
     _shared,
     decoded,
     iter_documents,
+    located,
     report_fields,
 )
 from pgm_explore.validation import ReportFields, Way, clean_fields
@@ -290,7 +291,7 @@ def work_on_partition(
     in place). ``batch`` is given the items of a run (source ``""``, ``line`` counted from 1
     within the partition) and must read them all; or it is :class:`Pushed`, and told them.
     Runs on a worker."""
-    with open(partition.path, "rb") as file:
+    with open(located(partition.path), "rb") as file:
         first = _first_line(file, partition.start, partition.end) if partition.start else 0
         if first is None:
             return 0, []
@@ -417,15 +418,19 @@ def iter_partitioned(
     the client words. A read error is raised as :class:`UnreadablePath` after what the
     partitions before it made. ``progress`` is told the bytes of each partition whose messages
     are about to come."""
+    where = located(path)
+    if not engine.in_process:
+        # (Workers, in a directory of their own, open the file this process would: the names stay as given.)
+        where = os.path.join(os.getcwd(), where)
     try:
-        size = os.stat(path).st_size
+        size = os.stat(where).st_size
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     prefix = f"{path}:"
     growth, top = (largest, largest.largest) if isinstance(largest, Growth) else (None, largest)
     # (In this process, one partition after the other, there is no end to even out.)
     least = PARTITION_BYTES if shrink and not engine.in_process else None
-    cut = partitions(path, start, size, step, top, engine.workers, least)
+    cut = partitions(where, start, size, step, top, engine.workers, least)
     if progress is not None or growth is not None:  # (the bytes of each partition, taken as its result comes, in order)
         cut, sizes = _sized(cut, size)
     results = engine.map(partial(work_on_partition, batch), cut)
@@ -647,7 +652,7 @@ def _step(path: str, workers: int, largest: int) -> int:
     if not workers or largest <= PARTITION_BYTES:
         return PARTITION_BYTES
     try:
-        size = os.stat(path).st_size
+        size = os.stat(located(path)).st_size
     except OSError:
         return PARTITION_BYTES
     return max(PARTITION_BYTES, min(largest, size // (8 * workers)))
@@ -655,7 +660,7 @@ def _step(path: str, workers: int, largest: int) -> int:
 
 def _regular(path: str) -> bool:
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)
+        return stat.S_ISREG(os.stat(located(path)).st_mode)
     except OSError:
         return False
 

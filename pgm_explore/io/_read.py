@@ -72,7 +72,9 @@ __all__ = [
     "iter_documents",
     "decoded",
     "iter_stream",
+    "located",
     "one_producer",
+    "reading_from",
     "report",
     "report_fields",
 ]
@@ -176,9 +178,10 @@ def iter_documents(
             raise UnreadablePath(path, "standard input is not available here")
         return _guarded(iter_stream(buffer, STDIN, kind, typed=typed), path)
     try:
-        if os.path.isdir(path):  # Windows would report a directory as PermissionError
+        where = located(path)
+        if os.path.isdir(where):  # Windows would report a directory as PermissionError
             raise IsADirectoryError(path)
-        stream = open(path, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
+        stream = open(where, "rb")  # noqa: SIM115 -- closed by _owned when the iterator ends
     except OSError as exc:
         raise UnreadablePath(path, _reason(exc)) from None
     return _guarded(_owned(stream, iter_stream(stream, path, kind, typed=typed)), path)
@@ -295,6 +298,38 @@ def one_producer() -> Iterator[None]:
         yield
     finally:
         _producer.reset(token)
+
+
+_base: ContextVar[str | None] = ContextVar("_base", default=None)
+
+
+@contextmanager
+def reading_from(directory: str | None) -> Iterator[None]:
+    """Within, a relative path is read from ``directory`` (None: the current directory), and named
+    as it is given: sources, findings and messages are the same as where it was given.
+
+    Work sent to a Dask cluster runs in the workers' directory, not the caller's: the caller's is
+    sent with it (a corpus's transcripts), or its paths made absolute (:func:`located`), so that
+    workers that see the caller's files read the same ones."""
+    token = _base.set(directory)
+    try:
+        yield
+    finally:
+        _base.reset(token)
+
+
+def located(path: str) -> str:
+    """Where ``path`` is opened (see :func:`reading_from`): as it is, or from the directory given.
+
+    >>> with reading_from("/srv/logs"):
+    ...     located("day1/a.jsonl"), located("/tmp/b.jsonl"), located("-")
+    ('/srv/logs/day1/a.jsonl', '/tmp/b.jsonl', '-')
+    >>> located("day1/a.jsonl")
+    'day1/a.jsonl'
+    """
+    base = _base.get()
+    # (Joined, not normalised: "a/../b" is for the system to resolve, through a link at "a" too.)
+    return path if base is None or path == STDIN else os.path.join(base, path)
 
 
 class _Clean(tuple):
