@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, KINDS, example_files, minimal_message
+from conftest import EXAMPLES, KINDS, ROOT, example_files, minimal_message
 
 from pgm_explore.cli import main
 from pgm_explore.io import validate_file
@@ -380,6 +380,27 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         assert process.wait(timeout=60) == 141  # 128 + SIGPIPE, as its --help says
     assert json.loads(first)["source"] == f"{path}:1"
     assert err == b"", err.decode(errors="replace")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full, the disk that is always full")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "--format", "json", "data/transcripts/full-session.jsonl"],
+        ["check", "data/transcripts/defective/turn-gap.jsonl"],
+        ["check", "--corpus", "--format", "json", "data/transcripts"],
+        ["table", "messages", "data/transcripts/full-session.jsonl"],
+    ],
+    ids=lambda argv: "-".join(a for a in argv if not a.startswith(("-", "data"))),
+)
+def test_a_full_disk_is_said_plainly_with_status_2(argv: list[str]) -> None:
+    # (`pgm-explore check big.jsonl > findings.jsonl` with the disk full: a traceback before)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "pgm_explore", *argv], stdout=full, stderr=subprocess.PIPE, cwd=ROOT, timeout=300
+        )
+    assert done.stderr.decode() == f"pgm-explore {argv[0]}: cannot write the output: No space left on device\n"
+    assert done.returncode == 2
 
 
 # --- the examples of the repository ----------------------------------------------------------

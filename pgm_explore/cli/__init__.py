@@ -30,6 +30,7 @@ Jupyter.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -44,6 +45,7 @@ from pgm_explore.cli._output import (
     PROG,
     Runner,
     silence,
+    unwritable,
 )
 from pgm_explore.cli._process import Terminated, end, ends_itself
 from pgm_explore.cli._script import ScriptError, load_script
@@ -95,6 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    except OSError as exc:
+        if not unwritable(exc):
+            raise
+        # (`> findings.jsonl` on a full disk: what was written stays; the rest, held in the
+        # stream's buffer, would fail again at exit.)
+        silence(out)
+        with contextlib.suppress(OSError):  # (stderr on the same full disk)
+            err.write(f"{PROG} {args.command}: cannot write the output: {exc.strerror or exc}\n")
+            err.flush()
+        return EXIT_USAGE
     return status
 
 

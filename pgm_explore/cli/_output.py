@@ -7,6 +7,7 @@ epilogs of ``--help``): other tools parse them, so they are written in one place
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -41,6 +42,7 @@ __all__ = [
     "palette_for",
     "shared",
     "silence",
+    "unwritable",
     "stdin_notice",
     "write_text",
 ]
@@ -200,6 +202,22 @@ def silence(stream: IO[str]) -> None:
         os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+def unwritable(exc: OSError) -> bool:
+    """Whether ``exc`` says that what the command writes cannot be written: the disk (or the
+    user's quota) is full, or the file would grow beyond what the system allows. Reading gives
+    none of these, and an input that cannot be read comes up as ``UnreadablePath`` anyway.
+
+    >>> unwritable(OSError(errno.ENOSPC, "No space left on device")), unwritable(OSError(errno.ENOENT, "x"))
+    (True, False)
+    """
+    return exc.errno in _FULL
+
+
+_FULL = frozenset(
+    number for name in ("ENOSPC", "EDQUOT", "EFBIG") if (number := getattr(errno, name, None)) is not None
+)
 
 
 # --- progress -----------------------------------------------------------------------------

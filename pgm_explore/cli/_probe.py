@@ -53,8 +53,8 @@ exit status:
   0    no check failed (with --baseline: no new failure, no stale entry)
   1    at least one check failed (with --baseline: a new failure or a stale entry)
   2    usage error, a partner that cannot be reached (with the reason), a baseline
-       that cannot be read, or the mcp extra is not installed
-       (pip install "pgm-explore[mcp]")
+       that cannot be read, the mcp extra is not installed
+       (pip install "pgm-explore[mcp]"), or the output could not be written
 
 examples:
   pgm-explore probe --partner dac=http://127.0.0.1:8000/mcp

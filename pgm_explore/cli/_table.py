@@ -74,7 +74,7 @@ output:
 exit status:
   0    the table was written
   2    usage error, or a PATH (with --corpus: a transcript) could not be read
-       (nothing is written)
+       (nothing is written), or the output could not be written (a full disk)
   130  interrupted (Ctrl-C)
   141  the output was closed early (e.g. piped into head)
   143  stopped by SIGTERM (kill, timeout)
