@@ -58,6 +58,10 @@ PROBE_TIMEOUT = 5.0
 retries a refused connection until :data:`START_TIMEOUT`, so a mistyped address or a
 scheduler not started yet would keep the user waiting a minute for its error."""
 
+WORKERS_TIMEOUT = 30.0
+"""Seconds to wait for a worker to join a Dask cluster that has none (one started with the work,
+its workers still coming up)."""
+
 HANDSHAKE_TIMEOUT = 15.0
 """Seconds to wait for what accepts the connection to say its first word (a Dask scheduler sends
 its handshake at once; a loaded machine may delay it a little)."""
@@ -246,6 +250,17 @@ def engine(
                 # What answers is no Dask scheduler (a web server, a proxy): the client takes the
                 # first bytes of its answer for the length of a message and tries to allocate it.
                 raise OSError("what answers there is not a Dask scheduler") from None
+            try:
+                # Work sent to a cluster with no worker would wait for one for ever, without a word.
+                client.wait_for_workers(1, timeout=min(timeout, WORKERS_TIMEOUT))
+            except BaseException as exc:
+                client.close()
+                if isinstance(exc, TimeoutError):
+                    raise OSError(
+                        f"no worker has joined it within {min(timeout, WORKERS_TIMEOUT):g} s "
+                        "(are its workers started, and can they reach the scheduler?)"
+                    ) from None
+                raise
             return _DaskEngine(client, own_cluster=False)
         # Ctrl-C while the workers start waits until they have (a second or less, as a rule), and
         # stops them again: interrupted half way, the cluster was left to distributed's own hook

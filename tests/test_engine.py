@@ -318,6 +318,55 @@ def test_an_unreachable_scheduler_is_a_plain_error() -> None:
         engine(scheduler=f"tcp://127.0.0.1:{port}", timeout=2)
 
 
+@pytest.mark.slow
+def test_a_cluster_without_workers_is_a_plain_error_and_one_that_gets_one_is_used(tmp_path) -> None:
+    # (Work sent to a scheduler whose workers were not started, or cannot reach it, waited for
+    # them for ever, without a word.)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    here = os.path.dirname(os.path.abspath(__file__))
+    quiet = {
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+        "cwd": tmp_path,
+        "env": {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))},
+    }
+    procs = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)
+    ]
+    joining: threading.Timer | None = None
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # (the scheduler up: it answers the probe)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        began = time.monotonic()
+        with pytest.raises(EngineUnavailable) as raised:
+            engine(scheduler=address, timeout=2)
+        assert time.monotonic() - began < 20
+        assert str(raised.value) == (
+            f"could not start work on the Dask scheduler at {address}: no worker has joined it within 2 s "
+            "(are its workers started, and can they reach the scheduler?)"
+        )
+        # A worker that joins while the work waits for one: the work goes on with it.
+        worker = [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"]
+        joining = threading.Timer(1.0, lambda: procs.append(subprocess.Popen(worker, **quiet)))
+        joining.start()
+        with engine(scheduler=address) as e:
+            assert [n for n, _ in e.map(slow_square, range(3))] == [0, 1, 2]
+    finally:
+        if joining is not None:
+            joining.join()
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(30)
+
+
 def test_an_unreachable_scheduler_fails_fast() -> None:
     # With the client's own minute to start (START_TIMEOUT), a refused connection is said at
     # once rather than retried for that minute (the bound leaves a loaded machine plenty).
