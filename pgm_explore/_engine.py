@@ -32,10 +32,11 @@ import signal
 import socket
 import stat
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pgm_explore.errors import PgmExploreError
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
     from distributed import Client, Future, LocalCluster
 
-__all__ = ["Engine", "EngineUnavailable", "cores", "engine", "engine_for", "older_objects_frozen"]
+__all__ = ["Engine", "EngineUnavailable", "WorkersLost", "cores", "engine", "engine_for", "older_objects_frozen"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -60,7 +61,10 @@ scheduler not started yet would keep the user waiting a minute for its error."""
 
 WORKERS_TIMEOUT = 30.0
 """Seconds to wait for a worker to join a Dask cluster that has none (one started with the work,
-its workers still coming up)."""
+its workers still coming up; or one whose workers all left while it worked)."""
+
+_LOOK_EVERY = 5.0
+"""Seconds between looks at a cluster's workers while a result is awaited."""
 
 HANDSHAKE_TIMEOUT = 15.0
 """Seconds to wait for what accepts the connection to say its first word (a Dask scheduler sends
@@ -69,6 +73,11 @@ its handshake at once; a loaded machine may delay it a little)."""
 
 class EngineUnavailable(PgmExploreError):
     """The Dask cluster asked for cannot be reached, or local workers cannot start."""
+
+
+class WorkersLost(EngineUnavailable):
+    """The work stopped half way: its workers died while working on it (out of memory, killed), or
+    a cluster's workers all left it. What came before is given; the rest cannot be."""
 
 
 def cores() -> int:
@@ -151,15 +160,45 @@ class _DaskEngine(Engine):
                 # pure=False: two equal partitions (the same file twice) are two pieces of work.
                 pending.append(self._client.submit(_frozen_work, work, partition, pure=False))
                 if len(pending) >= self.window:
-                    yield pending.popleft().result()
+                    yield self._result(pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield self._result(pending.popleft())
         finally:
             # Stopped early (an exception, a closed output): what is left is not wanted. (Once the
             # engine is closed, nothing is: a generator interrupted while it waited at a yield is
             # finished only after the `with` that closed the engine, when it is collected.)
             if pending and not self._closed:
                 self._client.cancel(list(pending))
+
+    def _result(self, future: Future) -> Any:
+        """The result of ``future``, or :class:`WorkersLost` when no worker will give it: the
+        scheduler gave up after as many workers died running it as Dask allows
+        (``distributed.scheduler.allowed-failures``), or the cluster has had no worker for
+        :data:`WORKERS_TIMEOUT` seconds (a cluster whose workers all left keeps the work
+        waiting for new ones, for ever)."""
+        from distributed import KilledWorker
+
+        alone_since = None
+        while True:
+            try:
+                return future.result(timeout=_LOOK_EVERY)
+            except KilledWorker:
+                raise WorkersLost(
+                    f"the work stopped on {self.where}: the workers given a part of it died while working on it, "
+                    "one after the other (out of memory? killed?)"
+                ) from None
+            except TimeoutError:
+                if future.done():
+                    return future.result()  # (a TimeoutError of the work's own)
+            if self._client.scheduler_info(n_workers=-1).get("workers"):
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since >= WORKERS_TIMEOUT:
+                raise WorkersLost(
+                    f"the work stopped on {self.where}: it has had no worker for {WORKERS_TIMEOUT:g} s "
+                    "(they all left, or died)"
+                )
 
     def close(self) -> None:
         if self._closed:
@@ -429,7 +468,10 @@ def _local_cluster(workers: int, timeout: float) -> LocalCluster:
             # default, 8787 on every interface, is taken by the first cluster of the
             # machine, and the next ones warn.
             scheduler_kwargs={"dashboard_address": "127.0.0.1:0", "dashboard": False},
-            silence_logs=logging.ERROR,
+            # (As the workers: what goes wrong comes back to the work's caller, who says it plainly
+            # (WorkersLost); the scheduler's "Task ... marked as failed because 4 workers died"
+            # printed before it.)
+            silence_logs=logging.CRITICAL,
             timeout=timeout,
         )
 

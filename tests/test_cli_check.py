@@ -243,6 +243,23 @@ def test_a_path_that_fails_later_stops_the_check_there(tmp_path: Path, capsys: p
     assert err == f"pgm-explore check: cannot read {target}: No such device or address; checking stopped there\n"
 
 
+def test_workers_lost_half_way_are_said_plainly_with_status_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (How the engine stops when the workers die under the work: tests/test_engine.py.)
+    from pgm_explore._engine import WorkersLost
+    from pgm_explore.cli import _check
+
+    def half_way(paths: Any, form: Any, palette: Any, out: Any, *args: Any, **kwargs: Any) -> Any:
+        out.write("the findings before\n")
+        raise WorkersLost("the work stopped on 2 local worker processes: ...")
+
+    monkeypatch.setattr(_check, "check_transcript", half_way)
+    status, out, err = run(capsys, "check", str(MARKET))
+    assert (status, out) == (2, "the findings before\n")
+    assert err == "pgm-explore check: the work stopped on 2 local worker processes: ...\n"
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every file")
 def test_exit_2_for_a_file_without_read_permission(tmp_path: Path) -> None:
     path = tmp_path / "secret.jsonl"

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from pgm_explore._engine import Engine, EngineUnavailable, cores, engine
+from pgm_explore._engine import Engine, EngineUnavailable, WorkersLost, cores, engine
 
 
 def slow_square(n: int) -> tuple[int, int]:
@@ -31,6 +31,18 @@ def freeze_count(n: int) -> tuple[int, int]:
 def fails_at_three(n: int) -> int:
     if n == 3:
         raise ValueError("partition 3 is bad")
+    return n
+
+
+def dies_at_one(n: int) -> int:
+    """The worker dies under partition 1, as one the system kills for its memory does."""
+    if n == 1:
+        os._exit(9)
+    return n
+
+
+def slowly(n: int) -> int:
+    time.sleep(0.5)
     return n
 
 
@@ -210,6 +222,19 @@ def test_a_deferred_block_off_the_main_thread_runs_as_it_is() -> None:
     assert seen == [([], signal.getsignal(signal.SIGINT))]
 
 
+@pytest.mark.slow
+def test_workers_that_die_under_the_work_are_a_plain_error_after_what_came_before() -> None:
+    got: list[int] = []
+    with engine(2) as e, pytest.raises(WorkersLost) as raised:
+        for n in e.map(dies_at_one, range(4)):
+            got.append(n)
+    assert got == [0]
+    assert str(raised.value) == (
+        "the work stopped on 2 local worker processes: the workers given a part of it died while working "
+        "on it, one after the other (out of memory? killed?)"
+    )
+
+
 WORKER_STATE = """
 import json, os, sys
 from pgm_explore._engine import engine
@@ -319,9 +344,14 @@ def test_an_unreachable_scheduler_is_a_plain_error() -> None:
 
 
 @pytest.mark.slow
-def test_a_cluster_without_workers_is_a_plain_error_and_one_that_gets_one_is_used(tmp_path) -> None:
+def test_a_cluster_without_workers_is_a_plain_error_and_one_that_gets_one_is_used(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # (Work sent to a scheduler whose workers were not started, or cannot reach it, waited for
-    # them for ever, without a word.)
+    # them for ever, without a word; so did work whose workers all left the cluster.)
+    import pgm_explore._engine as engine_module
+
+    monkeypatch.setattr(engine_module, "_LOOK_EVERY", 0.5)
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
@@ -359,6 +389,20 @@ def test_a_cluster_without_workers_is_a_plain_error_and_one_that_gets_one_is_use
         joining.start()
         with engine(scheduler=address) as e:
             assert [n for n, _ in e.map(slow_square, range(3))] == [0, 1, 2]
+            # Its worker leaves while the work goes on: the work stops, said plainly.
+            monkeypatch.setattr(engine_module, "WORKERS_TIMEOUT", 2.0)
+            results = e.map(slowly, range(20))
+            assert next(results) == 0
+            procs[-1].terminate()
+            procs[-1].wait(30)
+            left = time.monotonic()
+            with pytest.raises(WorkersLost) as lost:
+                list(results)
+            assert time.monotonic() - left < 30
+            assert str(lost.value) == (
+                f"the work stopped on the Dask cluster at {address}: it has had no worker for 2 s "
+                "(they all left, or died)"
+            )
     finally:
         if joining is not None:
             joining.join()

@@ -35,6 +35,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from pgm_explore._engine import WorkersLost
 from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
 from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import (
@@ -97,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as exc:
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    except WorkersLost as exc:
+        # (The workers died under the work: what came before is written; the rest cannot be.)
+        err.write(f"{PROG} {args.command}: {exc}\n")
+        return EXIT_USAGE
     except OSError as exc:
         if not unwritable(exc):
             raise

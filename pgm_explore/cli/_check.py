@@ -127,8 +127,9 @@ output:
 exit status:
   0    no error-level finding (warnings allowed)
   1    at least one error-level finding
-  2    usage error, or a PATH (with --corpus: a transcript) could not be read, or
-       the output could not be written (a full disk)
+  2    usage error, a PATH (with --corpus: a transcript) that could not be read,
+       the output that could not be written (a full disk), workers that died under
+       the work, or a cluster with no worker
   130  interrupted (Ctrl-C)
   141  the output was closed early (e.g. piped into head)
   143  stopped by SIGTERM (kill, timeout)

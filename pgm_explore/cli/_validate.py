@@ -126,8 +126,9 @@ progress:
 exit status:
   0    every message conforms
   1    at least one message does not conform
-  2    usage error, or a PATH could not be read (the other PATHs are still validated),
-       or the output could not be written (a full disk)
+  2    usage error, a PATH that could not be read (the other PATHs are still
+       validated), the output that could not be written (a full disk), workers
+       that died under the work, or a cluster with no worker
   130  interrupted (Ctrl-C)
   141  the output was closed early (e.g. piped into head)
   143  stopped by SIGTERM (kill, timeout)
