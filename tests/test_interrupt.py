@@ -54,13 +54,26 @@ def transcript(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _helpers(command: psutil.Process) -> list[psutil.Process]:
-    """The command's children (the forkserver) and theirs (the workers), those still running."""
+def _helpers(command: psutil.Process) -> list[tuple[psutil.Process, int]]:
+    """The command's children (the forkserver) and theirs (the workers) still running, each with its
+    parent's pid (a process may end between two looks: it is left out)."""
     try:
         found = command.children(recursive=True)
     except psutil.NoSuchProcess:
         return []
-    return [p for p in found if _running(p)]
+    helpers = []
+    for process in found:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                helpers.append((process, process.ppid()))
+        except psutil.NoSuchProcess:
+            continue
+    return helpers
+
+
+def _workers(command: psutil.Process) -> list[psutil.Process]:
+    """The helpers that the command did not start itself: the workers, forked from the forkserver."""
+    return [process for process, parent in _helpers(command) if parent != command.pid]
 
 
 def _running(process: psutil.Process) -> bool:
@@ -70,36 +83,35 @@ def _running(process: psutil.Process) -> bool:
         return False
 
 
+def _user_cpu(process: psutil.Process) -> float:
+    try:
+        return float(process.cpu_times().user)
+    except psutil.NoSuchProcess:
+        return 0.0
+
+
 def forkserver_importing(command: psutil.Process) -> bool:
     """The forkserver imports what the workers run: it has spent a tenth of a second and more of
     CPU (before, the interpreter is still starting, and Python's handling of SIGINT is not set
     up), and forked no worker yet."""
-    helpers = _helpers(command)
-    return not any(p.ppid() != command.pid for p in helpers) and any(_importing(p) for p in helpers)
+    return not _workers(command) and any(_importing(process) for process, _ in _helpers(command))
 
 
 def _importing(process: psutil.Process) -> bool:
     try:
-        return "multiprocessing.forkserver" in " ".join(process.cmdline()) and process.cpu_times().user >= 0.15
+        return "multiprocessing.forkserver" in " ".join(process.cmdline()) and _user_cpu(process) >= 0.15
     except psutil.NoSuchProcess:
         return False
 
 
 def workers_starting(command: psutil.Process) -> bool:
     """A worker has been forked: the cluster is starting."""
-    return any(p.ppid() != command.pid for p in _helpers(command))
+    return bool(_workers(command))
 
 
 def workers_at_work(command: psutil.Process) -> bool:
     """A worker has spent half a second of CPU: partitions are being read."""
-    for process in _helpers(command):
-        if process.ppid() != command.pid:
-            try:
-                if process.cpu_times().user >= 0.5:
-                    return True
-            except psutil.NoSuchProcess:
-                continue
-    return False
+    return any(_user_cpu(worker) >= 0.5 for worker in _workers(command))
 
 
 def _interrupted(
@@ -108,42 +120,45 @@ def _interrupted(
     """Run ``pgm-explore ARGV`` in a process group of its own and send it the signal ``number`` at
     ``moment``, to the whole group (a terminal's Ctrl-C) or to the command alone (`kill`); return
     its exit status, its standard error, the seconds it took to end after the signal, and the
-    processes of its group left running a few seconds after it ended."""
-    process = subprocess.Popen(
+    processes of its group still running once they have had the time to end."""
+    with subprocess.Popen(
         [sys.executable, "-m", "pgm_explore", *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
         # (as a shell starts a command: Python's own handling of SIGINT, whatever this process's is)
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    command = psutil.Process(process.pid)
-    try:
-        deadline = time.monotonic() + 120
-        while not moment(command):
-            assert process.poll() is None, "the command ended before the moment came"
-            assert time.monotonic() < deadline, "the moment never came"
-            time.sleep(0.005)
-        if group:
-            os.killpg(process.pid, number)
-        else:
-            process.send_signal(number)
-        signalled = time.monotonic()
-        _, err = process.communicate(timeout=60)
-        took = time.monotonic() - signalled
-        left: list[psutil.Process] = []
-        for _ in range(
-            600
-        ):  # (the forkserver ends when it sees the command gone: at once, or a loaded machine's while)
-            left = [p for p in psutil.process_iter() if _in_group(p, process.pid) and _running(p)]
-            if not left:
-                break
-            time.sleep(0.05)
-        return process.returncode, err, took, [" ".join(p.cmdline()) for p in left]
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    ) as process:
+        command = psutil.Process(process.pid)
+        try:
+            deadline = time.monotonic() + 120
+            while not moment(command):
+                assert process.poll() is None, "the command ended before the moment came"
+                assert time.monotonic() < deadline, "the moment never came"
+                time.sleep(0.005)
+            if group:
+                os.killpg(process.pid, number)
+            else:
+                process.send_signal(number)
+            signalled = time.monotonic()
+            _, err = process.communicate(timeout=60)
+            took = time.monotonic() - signalled
+            # (The forkserver ends when it sees the command gone: at once, or a loaded machine's while.)
+            left = _left_in_group(process.pid)
+            return process.returncode, err, took, [" ".join(p.cmdline()) for p in left]
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def _left_in_group(group: int, patience: float = 30.0) -> list[psutil.Process]:
+    """The processes of the process group ``group`` still running after up to ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = [p for p in psutil.process_iter() if _in_group(p, group) and _running(p)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
 
 
 def _in_group(process: psutil.Process, group: int) -> bool:
@@ -208,7 +223,7 @@ for finding in check_paths([{str(transcript)!r}], workers=2):
         while not workers_at_work(kernel):
             assert time.monotonic() < deadline, "the workers never got to work"
             time.sleep(0.005)
-        workers = [p for p in _helpers(kernel) if p.ppid() != kernel.pid]
+        workers = _workers(kernel)
         km.interrupt_kernel()
         interrupted = time.monotonic()
         while (reply := kc.get_shell_msg(timeout=60))["parent_header"].get("msg_id") != asked:
@@ -216,12 +231,15 @@ for finding in check_paths([{str(transcript)!r}], workers=2):
         took = time.monotonic() - interrupted
         assert (reply["content"]["status"], reply["content"].get("ename")) == ("error", "KeyboardInterrupt")
         assert took < 30, f"{took:.1f} s to stop"
-        for _ in range(600):  # (at once, or a loaded machine's while)
-            if not any(_running(p) for p in workers):
-                break
+        deadline = time.monotonic() + 30  # (at once, or a loaded machine's while)
+        while any(_running(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(_running(p) for p in workers)
-        again = kc.execute_interactive("print(1 + 1)", timeout=60)
+        for _ in range(20):  # (the kernel aborts what was asked right after an error: ask again)
+            again = kc.execute_interactive("print(1 + 1)", timeout=60)
+            if again["content"]["status"] != "aborted":
+                break
+            time.sleep(0.5)
         assert again["content"]["status"] == "ok"
     finally:
         kc.stop_channels()
