@@ -289,14 +289,15 @@ def engine(
                 # What answers is no Dask scheduler (a web server, a proxy): the client takes the
                 # first bytes of its answer for the length of a message and tries to allocate it.
                 raise OSError("what answers there is not a Dask scheduler") from None
+            wait = min(timeout, WORKERS_TIMEOUT)
             try:
                 # Work sent to a cluster with no worker would wait for one for ever, without a word.
-                client.wait_for_workers(1, timeout=min(timeout, WORKERS_TIMEOUT))
+                client.wait_for_workers(1, timeout=wait)
             except BaseException as exc:
                 client.close()
                 if isinstance(exc, TimeoutError):
                     raise OSError(
-                        f"no worker has joined it within {min(timeout, WORKERS_TIMEOUT):g} s "
+                        f"no worker has joined it within {wait:g} s "
                         "(are its workers started, and can they reach the scheduler?)"
                     ) from None
                 raise

@@ -25,6 +25,7 @@ from pgm_explore.analysis._tabulation import Tabulation
 from pgm_explore.dialogue import Message, Transcript, TranscriptFinding, corpus_files, dialogue_key, iter_checked
 from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches, corpus_size
 from pgm_explore.io import UnreadablePath, iter_documents
+from pgm_explore.io._partitions import sent_from
 from pgm_explore.io._read import one_producer, reading_from
 from pgm_explore.validation._schema import EXPLAINER
 
@@ -228,8 +229,8 @@ class Corpus:
         ):
             # Batches save round trips to workers; here, one file at a time keeps the bar exact.
             cut = [(name,) for name in self.files] if work.in_process else batches(self.files, work.workers)
-            directory = None if work.in_process else os.getcwd()
-            for part in work.map(_tabulate_batch, [_Job(what, b, directory) for b in cut]):
+            home = sent_from(work)
+            for part in work.map(_tabulate_batch, [_Job(what, b, home) for b in cut]):
                 if part.unreadable is not None:
                     done = part.unreadable
                     raise UnreadablePath(done.path, done.problem or "it could not be read")

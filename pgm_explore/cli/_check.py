@@ -511,6 +511,7 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from pgm_explore._engine import EngineUnavailable, engine_for
     from pgm_explore.dialogue import corpus_files
     from pgm_explore.dialogue._corpus import LOCAL_WORKERS_FROM, batches
+    from pgm_explore.io._partitions import sent_from
     from pgm_explore.io._read import one_producer
     from pgm_explore.validation._schema import EXPLAINER
 
@@ -541,8 +542,8 @@ def run_corpus(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     # Batches save round trips to workers; here, one file at a time keeps the bar exact (and
     # the files are one producer's all the same).
     cut = [(name,) for name in files] if work.in_process else batches(files, work.workers)
-    directory = None if work.in_process else os.getcwd()
-    jobs = [FileCheck(batch, args.format, palette, directory) for batch in cut]
+    home = sent_from(work)
+    jobs = [FileCheck(batch, args.format, palette, home) for batch in cut]
     with work, one_producer(), progress(len(files), "files", stream=err, show=args.progress, what="check") as bar:
         to_out = shared(out, bar)
         for done in work.map(check_files, jobs):

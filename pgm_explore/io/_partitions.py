@@ -419,9 +419,9 @@ def iter_partitioned(
     partitions before it made. ``progress`` is told the bytes of each partition whose messages
     are about to come."""
     where = located(path)
-    if not engine.in_process:
-        # (Workers, in a directory of their own, open the file this process would: the names stay as given.)
-        where = os.path.join(os.getcwd(), where)
+    home = sent_from(engine)
+    if home is not None:  # (the workers open the file this process would: the names stay as given)
+        where = os.path.join(home, where)
     try:
         size = os.stat(where).st_size
     except OSError as exc:
@@ -462,6 +462,13 @@ def iter_partitioned(
             else:
                 yield source, work(_long_line(path, number, left.offset))
         base += lines
+
+
+def sent_from(engine: Engine) -> str | None:
+    """The folder that work ``engine`` runs reads a relative path from (see
+    :func:`~pgm_explore.io._read.reading_from`): this process's, when the work leaves it (the
+    workers of a Dask cluster run in a folder of their own); None when it runs here."""
+    return None if engine.in_process else os.getcwd()
 
 
 def _sized(cut: Iterator[Partition], size: int) -> tuple[Iterator[Partition], deque[int]]:
