@@ -356,8 +356,32 @@ def _start_forkserver(preload: Iterable[str]) -> None:
     # Only the first list counts: a running forkserver keeps what it imported.
     multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", *preload])
     # (An error here is left to starting the cluster, which tries again and says why it fails.)
-    with _interrupts_ignored(), contextlib.suppress(OSError):
+    with _interrupts_ignored(), _environment(ONE_THREAD_NUMERICS), contextlib.suppress(OSError):
         forkserver.ensure_running()
+
+
+ONE_THREAD_NUMERICS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+"""What Dask sets before it spawns a worker process (``distributed.nanny.pre-spawn-environ``): one
+thread for the numerical libraries, which the work never calls. The forkserver is where local
+workers come from, so it starts with them. ``distributed`` imports numpy, whose OpenBLAS otherwise
+starts a thread for each other core as it loads, and that thread spins for some 0.16 s of CPU
+before it sleeps: in the forkserver and the command's own process
+(:func:`pgm_explore.cli.main`), 0.14 s of the CPU of a small check on two workers, in its first
+second (docs/performance.md, "A command's start and numpy's threads")."""
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in ``os.environ`` while the block runs (processes it starts inherit them), where
+    the environment has no value of its own; then as it was. The caller's process keeps its
+    own: a notebook that imports numpy later keeps its threads."""
+    added = {name: value for name, value in values.items() if name not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 @contextmanager

@@ -278,6 +278,43 @@ def test_local_workers_start_with_the_works_modules_imported(tmp_path) -> None:
     assert got["here"] is False
 
 
+FORKSERVER = """
+import json, os, sys, time
+import psutil
+from pgm_explore._engine import _start_forkserver
+
+_start_forkserver([])
+[server] = [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+# Once the forkserver has loaded numpy (with distributed), and before a worker is forked from it
+# (OpenBLAS ends its threads before a fork):
+deadline = time.monotonic() + 120
+while not any("openblas" in m.path.lower() for m in server.memory_maps()) and time.monotonic() < deadline:
+    time.sleep(0.02)
+time.sleep(0.3)
+names = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+print(json.dumps({
+    "server": {name: server.environ().get(name) for name in names},
+    "here": {name: os.environ.get(name) for name in names},
+    "threads": server.num_threads(),
+}))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a forkserver whose memory maps psutil reads")
+def test_the_forkserver_starts_as_dask_starts_a_worker_one_thread_for_numerics() -> None:
+    # What Dask sets before it spawns a worker (distributed.nanny.pre-spawn-environ), unless the
+    # environment says otherwise; numpy's OpenBLAS then starts no thread to spin in the forkserver.
+    env = {name: value for name, value in os.environ.items() if not name.endswith("_NUM_THREADS")}
+    env["OMP_NUM_THREADS"] = "3"
+    run = subprocess.run([sys.executable, "-c", FORKSERVER], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["server"] == {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # This process's own environment is as it was: a notebook's numpy keeps its threads.
+    assert got["here"] == {"OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": None, "OPENBLAS_NUM_THREADS": None}
+    assert got["threads"] == 1
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

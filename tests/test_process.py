@@ -169,3 +169,49 @@ def test_sigterm_is_left_as_it_is_in_a_program_that_calls_main() -> None:
         "print(signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)"
     )
     assert done.stdout.splitlines()[-1] == "True", done.stderr
+
+
+_NUMERICS = """
+import json, os, sys
+from pgm_explore.cli import main
+argv = ["table", "messages", sys.argv[2]]
+if sys.argv[1] == "own":
+    sys.argv = ["pgm-explore", *argv]
+    argv = None
+sys.stdout, out = open(os.devnull, "w"), sys.stdout
+status = main(argv)
+out.write(json.dumps({
+    "status": status,
+    "environ": {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
+    "threads": len(os.listdir("/proc/self/task")),
+}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads counted in /proc")
+def test_a_command_that_may_start_workers_keeps_numpy_to_one_thread_in_its_own_process_only() -> None:
+    # table imports pandas, and so numpy, whose OpenBLAS starts a thread for each other core as it
+    # loads, to spin for some 0.16 s of CPU before it sleeps: the command calls no numerical library.
+    # (Without the variables of whoever runs the tests: Dask's nannies leave them in this process.)
+    env = {name: value for name, value in os.environ.items() if not name.endswith("_NUM_THREADS")}
+
+    def run(who: str) -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", _NUMERICS, who, str(TRANSCRIPT)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            cwd=ROOT,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    own, called = run("own"), run("called")
+    assert own["status"] == called["status"] == 0
+    assert own["environ"] == {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # main called by a program (a notebook) leaves its process's numpy as it would be.
+    assert called["environ"] == {"OMP_NUM_THREADS": None, "MKL_NUM_THREADS": None, "OPENBLAS_NUM_THREADS": None}
+    if (os.cpu_count() or 1) > 1:
+        assert own["threads"] < called["threads"]

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from pgm_explore._engine import WorkersLost
+from pgm_explore._engine import ONE_THREAD_NUMERICS, WorkersLost
 from pgm_explore.cli import _app, _check, _dialogue, _lab, _probe, _table, _validate
 from pgm_explore.cli._options import Command, Version
 from pgm_explore.cli._output import (
@@ -88,6 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if argv is None and hasattr(args, "workers"):
+        # A command that may start workers, in its own process, which calls no numerical
+        # library: numpy (imported with distributed) starts no thread to spin (ONE_THREAD_NUMERICS).
+        for name, value in ONE_THREAD_NUMERICS.items():
+            os.environ.setdefault(name, value)
     out, err = sys.stdout, sys.stderr
     run: Runner = args.run
     try:
