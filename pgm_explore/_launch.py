@@ -34,14 +34,11 @@ import html
 import importlib.util
 import os
 import re
-import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
@@ -166,6 +163,8 @@ _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252})")
 
 def _access(command: str, args: argparse.Namespace, err: IO[str]) -> tuple[str, list[str]] | None:
     """The token and the host names of a server, or None once a bad option is said on ``err``."""
+    import secrets  # (here: the module is imported by every command, and this costs some 4 ms)
+
     token = args.token if args.token is not None else os.environ.get("JUPYTER_TOKEN") or secrets.token_hex(24)
     if not token.strip():
         err.write(f"pgm-explore {command}: --token is empty; a server of pgm-explore always has a secret token\n")
@@ -296,6 +295,10 @@ def _open_browser(url: str) -> Callable[[], None]:
 
 
 def _answers(url: str) -> Callable[[], bool]:
+    # (Imported here: this module is imported by every command, and urllib.request costs some 9 ms.)
+    import urllib.error
+    import urllib.request
+
     def ready() -> bool:
         try:
             with urllib.request.urlopen(url, timeout=2) as response:

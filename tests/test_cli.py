@@ -451,3 +451,18 @@ def test_every_type_and_mode_through_jsonl(
     path = write(tmp_path / "m.jsonl", line(doc))
     status, out, _ = run(capsys, "validate", "--format", "json", path)
     assert (status, objects(out)) == (0, [validate(doc, source=f"{path}:1").to_dict()])
+
+
+def test_validate_and_check_of_a_small_file_import_no_web_client() -> None:
+    # Every command imports the launcher of lab and app (pgm_explore._launch): what it needs to
+    # wait for a server (urllib.request, and with it http.client and ssl) and to make a token
+    # (secrets) it imports where it does so: 8% of the instructions of `pgm-explore validate FILE`.
+    transcript = ROOT / "data" / "transcripts" / "market-wallet-limit.jsonl"
+    code = (
+        "import contextlib, io, sys; from pgm_explore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['validate', {str(transcript)!r}]); main(['check', {str(transcript)!r}])\n"
+        "print(sorted(m for m in ('urllib.request', 'http.client', 'ssl', 'secrets') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]"
