@@ -935,3 +935,52 @@ def test_threads_writing_back_at_once() -> None:
 
     _in_threads(read, 4)
     assert not failures, failures[:1]
+
+
+# (A Data Exchange Metadata's DataType, the one string of the schemas with a pattern, as producers
+# write it and otherwise: the spec's codes, another code the pattern takes, and what it does not.)
+_DATA_TYPES = (
+    *HEADERS,
+    "PGM-KDA-V1.1",
+    "ABC-DEF-V12.34",
+    "ABC-DEF-V1.0\n",  # (the pattern's $: JSON Schema's, an ECMA-262 end; a line break after is no end)
+    "pgm-kda-v1.0",
+    "ABC-DEF-V123.4",
+    "ABC-DEF-V1.",
+    "",
+)
+
+
+def test_a_datatype_the_spec_does_not_name_is_read_as_exactly_as_its_own() -> None:
+    """The readers read a line with a fast type, where the DataType is one of the spec's codes (a
+    table msgspec looks up, not its pattern matched each time), and with the exact type when it
+    refuses: whatever the DataType, a line is taken exactly when its message is clean, and read as
+    today's reader reads it, in the schema's order and in a taught one, compact and spaced."""
+    bases = [base for base in clean_bases() if isinstance(base.get("DataXMData"), dict)]
+    assert len(bases) == len(all_clean_types())  # (every data type and Mode has one)
+    fast = typed = refused = 0
+    for base in bases:
+        for order in (None, _reordered):
+            typed_module._decoders.cache_clear()
+            if order is not None:
+                for written in (_compact, _spaced):
+                    typed_module.learn_order(written(order(base)), order(base))
+            for value in _DATA_TYPES:
+                document = copy.deepcopy(base)
+                document["DataXMData"]["DataType"] = value
+                dt, mode = _typed(document)  # type: ignore[misc]
+                clean = _advisory.is_clean(dt, document)
+                assert is_clean_typed(dt, mode, document) is clean, value
+                for written in (_compact, _spaced):
+                    raw = written(order(document) if order else document)
+                    assert _assert_reads_as_today(raw, f"DataType {value!r}") is clean, value
+                    got = read_clean_typed(raw)
+                    way = typed_module._beginning(raw)
+                    if got is None:
+                        refused += 1
+                    elif way is not None and way.exact is None:
+                        fast += 1
+                    else:
+                        typed += 1
+    # The spec's codes went the fast way, the other clean ones the exact way, the others neither.
+    assert fast and typed and refused
