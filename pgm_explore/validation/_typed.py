@@ -240,11 +240,13 @@ def _other_layout(way: Way, raw: bytes) -> tuple[Way, Any] | None:
         sample, decode = first
         try:
             value = decode(raw)
-        except _MSGSPEC_ERRORS:
+        except msgspec.ValidationError:
             try:
                 value = _ordered_decoder(way.dt, way.mode, sample, fast=False)(raw)
             except _MSGSPEC_ERRORS:
                 continue
+        except _MSGSPEC_ERRORS:
+            continue
         written = _encode(value)
         if way.spaced:
             written = _format(written, indent=0)
@@ -369,8 +371,9 @@ def read_clean_typed(raw: bytes) -> tuple[Way, Any] | None:
         decode = way.decode = _schema_decoder(way.dt, way.mode, True)
     try:
         value = decode(raw)
-    except _MSGSPEC_ERRORS:
-        # (What the fast type refuses, the exact one may take: another DataType, say.)
+    except msgspec.ValidationError:
+        # (A value the fast type refuses, the exact one may take: another DataType, say. Text that
+        # is not JSON, or too deep, neither takes.)
         exact = way.exact
         if exact is None:
             exact = way.exact = _ordered_decoder(way.dt, way.mode, way.sample, fast=False)
@@ -378,6 +381,8 @@ def read_clean_typed(raw: bytes) -> tuple[Way, Any] | None:
             value = exact(raw)
         except _MSGSPEC_ERRORS:
             return _other_layout(way, raw) if way.layouts else None
+    except _MSGSPEC_ERRORS:
+        return _other_layout(way, raw) if way.layouts else None
     # (Written into this thread's buffer, used again line after line: a message's text is larger
     # than the small objects Python keeps at hand, and a new one cost 20% of the write-back.)
     try:
