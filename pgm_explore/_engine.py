@@ -365,9 +365,9 @@ ONE_THREAD_NUMERICS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS
 thread for the numerical libraries, which the work never calls. The forkserver is where local
 workers come from, so it starts with them. ``distributed`` imports numpy, whose OpenBLAS otherwise
 starts a thread for each other core as it loads, and that thread spins for some 0.16 s of CPU
-before it sleeps: in the forkserver and the command's own process
-(:func:`pgm_explore.cli.main`), 0.14 s of the CPU of a small check on two workers, in its first
-second (docs/performance.md, "A command's start and numpy's threads")."""
+before it sleeps, in the forkserver and in the command's own process (:func:`pgm_explore.cli.main`):
+a small check on two workers took 1.68 s of CPU with it, 1.32 s without, in its first second or so
+(docs/performance.md, "A command's start and numpy's threads")."""
 
 
 @contextmanager

@@ -730,7 +730,7 @@ def _codes(pattern: str, least: int, most: int | None) -> tuple[str, ...]:
     and those bounds of its length accepts, by the very test msgspec makes (``re.search``)."""
     search = re.compile(pattern).search
     return tuple(
-        code for code in HEADERS if search(code) and least <= len(code) <= (most if most is not None else len(code))
+        code for code in HEADERS if search(code) and least <= len(code) and (most is None or len(code) <= most)
     )
 
 
