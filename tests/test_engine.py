@@ -279,12 +279,26 @@ def test_local_workers_start_with_the_works_modules_imported(tmp_path) -> None:
 
 
 FORKSERVER = """
-import json, os, sys, time
+import contextlib, json, os, sys, time
 import psutil
 from pgm_explore._engine import _start_forkserver
 
 _start_forkserver([])
-[server] = [p for p in psutil.Process().children() if "forkserver" in " ".join(p.cmdline())]
+
+
+def forkserver():
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error):
+            if "forkserver" in " ".join(child.cmdline()):
+                return child
+    return None
+
+
+# (A child just started may not show its command line yet, on a loaded machine.)
+deadline = time.monotonic() + 120
+while (server := forkserver()) is None and time.monotonic() < deadline:
+    time.sleep(0.02)
+assert server is not None, "no forkserver"
 # Once the forkserver has loaded numpy (with distributed), and before a worker is forked from it
 # (OpenBLAS ends its threads before a fork):
 deadline = time.monotonic() + 120
