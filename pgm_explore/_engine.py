@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pgm_explore._signals import interrupts_deferred
 from pgm_explore.errors import PgmExploreError
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ class _DaskEngine(Engine):
         cluster = self._client.cluster if self._own else None
         # (Ctrl-C again while closing waits for the close: a cluster closed half way was left to
         # distributed's hook at exit, which printed a traceback.)
-        with _interrupts_deferred():
+        with interrupts_deferred():
             self._client.close()
             if cluster is not None:
                 cluster.close()
@@ -306,7 +307,7 @@ def engine(
         # stops them again: interrupted half way, the cluster was left to distributed's own hook
         # at exit, which failed on a worker still starting and printed its traceback, as did the
         # worker, forked for a process that had gone.
-        with _interrupts_deferred() as interrupted:
+        with interrupts_deferred() as interrupted:
             cluster = _local_cluster(workers or cores(), timeout)
             try:
                 # direct_to_workers: the client fetches a result from its worker itself. By default
@@ -382,36 +383,6 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
     finally:
         for name in added:
             os.environ.pop(name, None)
-
-
-@contextmanager
-def _interrupts_deferred() -> Iterator[list[int]]:
-    """Hold back SIGINT (Ctrl-C) and SIGTERM until the block ends, then raise the first that came:
-    the block gets the list of the signals held back (empty unless one came), to undo what it did
-    before the exception is raised on leaving it. Only a signal whose handler is Python's or the
-    program's is held back (SIGINT's by default; SIGTERM's where the command set one: by default it
-    ends the process, and that is left as it is). Only the main thread gets a signal's exception
-    (and may set a handler); elsewhere the block runs as it is."""
-    caught: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield caught
-        return
-    handlers = {}
-    for number in _DEFERRED:
-        handler = signal.getsignal(number)
-        if callable(handler):
-            handlers[number] = handler
-            signal.signal(number, lambda number, frame: caught.append(number))
-    try:
-        yield caught
-    finally:
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-        if caught:
-            signal.raise_signal(caught[0])
-
-
-_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name))
 
 
 @contextmanager

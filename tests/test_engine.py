@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -163,63 +162,6 @@ def test_work_still_pending_when_the_engine_closed_is_let_go_quietly() -> None:
     e.close()
     results.close()
     e.close()  # (again: nothing)
-
-
-def test_an_interrupt_in_a_deferred_block_is_raised_as_it_ends() -> None:
-    from pgm_explore._engine import _interrupts_deferred
-
-    handler = signal.getsignal(signal.SIGINT)
-    done = []
-    with pytest.raises(KeyboardInterrupt), _interrupts_deferred() as interrupted:
-        signal.raise_signal(signal.SIGINT)
-        done.append(list(interrupted))  # (still running: the block can undo what it did)
-    assert done == [[signal.SIGINT]]
-    assert signal.getsignal(signal.SIGINT) is handler
-    with _interrupts_deferred() as interrupted:
-        pass
-    assert interrupted == []
-
-
-def test_a_sigterm_is_held_back_only_where_the_program_handles_it() -> None:
-    # (SIGTERM's default ends the process: a block must not turn it into something else. The
-    # command sets a handler, and then its SIGTERM waits for the block as Ctrl-C does.)
-    from pgm_explore._engine import _interrupts_deferred
-
-    class Stop(Exception):
-        pass
-
-    def stop(number: int, frame: object) -> None:
-        raise Stop
-
-    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        with _interrupts_deferred():
-            assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-        signal.signal(signal.SIGTERM, stop)
-        done = []
-        with pytest.raises(Stop), _interrupts_deferred() as interrupted:
-            signal.raise_signal(signal.SIGTERM)
-            done.append(list(interrupted))
-        assert done == [[signal.SIGTERM]]
-        assert signal.getsignal(signal.SIGTERM) is stop
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def test_a_deferred_block_off_the_main_thread_runs_as_it_is() -> None:
-    # (Only the main thread is interrupted, and only it may set a handler.)
-    from pgm_explore._engine import _interrupts_deferred
-
-    seen: list[object] = []
-
-    def block() -> None:
-        with _interrupts_deferred() as interrupted:
-            seen.append((interrupted, signal.getsignal(signal.SIGINT)))
-
-    thread = threading.Thread(target=block)
-    thread.start()
-    thread.join()
-    assert seen == [([], signal.getsignal(signal.SIGINT))]
 
 
 @pytest.mark.slow

@@ -48,11 +48,29 @@ def test_public_names_are_not_documented_in_private_modules(module_name: str) ->
 
 
 def test_import_is_light() -> None:
-    """`import pgm_explore` must not pull in pandas, python-jsonschema, pydantic or ipywidgets."""
+    """`import pgm_explore` imports none of its layers and no engine (each name and layer comes on
+    first use): the command holds Ctrl-C from its own first step on (pgm_explore/__main__.py)."""
     import subprocess
     import sys
 
-    heavy = "('pandas', 'jsonschema', 'pydantic', 'ipywidgets')"
+    heavy = (
+        "('pandas', 'jsonschema', 'pydantic', 'ipywidgets', 'msgspec', 'jsonschema_rs', 'typing', "
+        "'pgm_explore.spec', 'pgm_explore.validation', 'pgm_explore.cli')"
+    )
     code = f"import sys, pgm_explore; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_layers_are_attributes_of_the_package_on_first_use() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import pgm_explore\n"
+        "print(pgm_explore.spec.DATA_TYPES is pgm_explore.DATA_TYPES, pgm_explore.validation.validate is pgm_explore.validate)\n"
+        "print(sorted(dir(pgm_explore)) == sorted(pgm_explore.__all__))\n"
+        "try:\n    pgm_explore.nothing\nexcept AttributeError as exc:\n    print(exc)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["True True", "True", "module 'pgm_explore' has no attribute 'nothing'"]

@@ -115,14 +115,19 @@ def workers_at_work(command: psutil.Process) -> bool:
 
 
 def _interrupted(
-    argv: list[str], moment: Moment, number: int = signal.SIGINT, *, group: bool = True
+    argv: list[str],
+    moment: Moment,
+    number: int = signal.SIGINT,
+    *,
+    group: bool = True,
+    program: tuple[str, ...] = (sys.executable, "-m", "pgm_explore"),
 ) -> tuple[int, bytes, float, list[str]]:
-    """Run ``pgm-explore ARGV`` in a process group of its own and send it the signal ``number`` at
-    ``moment``, to the whole group (a terminal's Ctrl-C) or to the command alone (`kill`); return
-    its exit status, its standard error, the seconds it took to end after the signal, and the
-    processes of its group still running once they have had the time to end."""
+    """Run ``pgm-explore ARGV`` (by ``program``) in a process group of its own and send it the signal
+    ``number`` at ``moment``, to the whole group (a terminal's Ctrl-C) or to the command alone
+    (`kill`); return its exit status, its standard error, the seconds it took to end after the
+    signal, and the processes of its group still running once they have had the time to end."""
     with subprocess.Popen(
-        [sys.executable, "-m", "pgm_explore", *argv],
+        [*program, *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -135,7 +140,7 @@ def _interrupted(
             while not moment(command):
                 assert process.poll() is None, "the command ended before the moment came"
                 assert time.monotonic() < deadline, "the moment never came"
-                time.sleep(0.005)
+                time.sleep(0.001)
             if group:
                 os.killpg(process.pid, number)
             else:
@@ -246,3 +251,59 @@ for finding in check_paths([{str(transcript)!r}], workers=2):
         km.shutdown_kernel(now=True)
     shown = logged.read_text(errors="replace")
     assert "Traceback" not in shown and "KeyboardInterrupt" not in shown, shown
+
+
+def importing(delay: float) -> Moment:
+    """``delay`` seconds after msgspec's compiled module is loaded: the command is importing its own
+    modules (for about a fifth of a second), then builds its parser and starts reading. (Before
+    that module is loaded the interpreter is starting, or pip's script: Python's own moments.)"""
+    loaded: list[float] = []
+
+    def moment(command: psutil.Process) -> bool:
+        if not loaded:
+            try:
+                maps = Path(f"/proc/{command.pid}/maps").read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return False
+            if "msgspec/_core" not in maps:
+                return False
+            loaded.append(time.monotonic())
+        return time.monotonic() - loaded[0] >= delay
+
+    moment.__name__ = f"importing+{delay:.2f}s"
+    return moment
+
+
+SCRIPT = Path(sys.executable).with_name("pgm-explore")
+"""The ``pgm-explore`` script pip wrote beside this interpreter."""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc to see what a process has loaded")
+@pytest.mark.parametrize("program", [(str(SCRIPT),), (sys.executable, "-m", "pgm_explore")], ids=["script", "python-m"])
+def test_ctrl_c_as_the_command_starts_stops_it_quietly(program: tuple[str, ...], transcript: Path) -> None:
+    # Ctrl-C as soon as a wrong file name is seen in the command line: while the command imports
+    # its modules it printed the traceback of whatever import it stopped; while msgspec imported
+    # datetime, the interrupt was lost and the command crashed later (SIGSEGV, pgm_explore/__init__.py).
+    argv = ["validate", "--workers", "0", "--format", "json", str(transcript)]
+    for step in range(16):
+        status, err, _, _ = _interrupted(argv, importing(step * 0.02), program=program)
+        assert (status, err.decode(errors="replace")) == (EXIT_INTERRUPTED, ""), f"Ctrl-C {step * 0.02:.2f} s in"
+
+
+@pytest.mark.parametrize(
+    "module", ["pgm_explore.cli", "pgm_explore.io", "pgm_explore.validation", "pgm_explore.dialogue"]
+)
+def test_msgspec_finds_datetime_imported(module: str) -> None:
+    """msgspec's init imports datetime's C API without looking at the result: imported before,
+    that import runs no Python code that Ctrl-C could stop (pgm_explore/__init__.py)."""
+    code = f"""
+import sys
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "msgspec._core":
+            print("datetime" in sys.modules)
+sys.meta_path.insert(0, Spy())
+import {module}
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout == "True\n"

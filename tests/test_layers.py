@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pgm_explore"
 
 # Position in the data flow; a module may import from its own position or earlier ones.
-# `_display` (display helpers), `_engine` (where bulk work runs: this process or Dask), `_progress` (progress bars), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
+# `_display` (display helpers), `_signals` (Ctrl-C held back), `_engine` (where bulk work runs: this process or Dask), `_progress` (progress bars), `_files` (safe writes), `_workfolder` (names in a work folder) and `errors` (the exception base) sit below
 # every layer, `io` (reading and validating in bulk, cut into partitions for `_engine`) sits with
 # validation; the command line sits on top.
 LAYERS = {
@@ -20,6 +20,7 @@ LAYERS = {
     "_workfolder": 0,
     "errors": 0,
     "_version": 0,
+    "_signals": 0,
     "_engine": 0,
     "_progress": 0,
     "spec": 1,

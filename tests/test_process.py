@@ -116,11 +116,18 @@ runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
 """
 
 
+def test_the_scripts_first_step_ends_an_interrupt_with_the_commands_statuses() -> None:
+    # (pgm_explore/__main__.py holds Ctrl-C before it can import pgm_explore.cli._output)
+    from pgm_explore import __main__ as first_step
+
+    assert (first_step.EXIT_INTERRUPTED, first_step.EXIT_TERMINATED) == (EXIT_INTERRUPTED, EXIT_TERMINATED)
+
+
 def test_the_script_and_python_m_end_through_command() -> None:
     import tomllib
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["pgm-explore"] == "pgm_explore.cli:command"
+    assert scripts["pgm-explore"] == "pgm_explore.__main__:command"
     transcript = str(ROOT / "data/transcripts/defective/turn-gap.jsonl")
     for module in ("pgm_explore", "pgm_explore.cli"):
         done = _python(_ENTRY.replace("MODULE", repr(module)), module, "check", "--format", "json", transcript)

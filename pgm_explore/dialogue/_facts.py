@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, NamedTuple, SupportsIndex, Union, ca
 import msgspec
 
 from pgm_explore._engine import Engine
+from pgm_explore._signals import interrupts_deferred
 from pgm_explore.io import Batch, Item, Pushed, iter_batched, report_fields
 from pgm_explore.spec import PAYLOAD_FOR_KIND, simple_time_seconds
 from pgm_explore.spec._simple_time import _DIVISOR, segment_seconds
@@ -968,7 +969,8 @@ def item_facts(item: Item) -> Facts:
 
 
 _encode_facts = msgspec.msgpack.Encoder().encode
-_decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
+with interrupts_deferred():  # (as the typed reader's decoders are built: pgm_explore._signals)
+    _decode_facts = msgspec.msgpack.Decoder(list[Facts]).decode
 _replace = msgspec.structs.replace
 
 

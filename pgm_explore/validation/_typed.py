@@ -57,6 +57,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from pgm_explore._signals import interrupts_deferred
 from pgm_explore.spec import HEADERS, DataType, resolve
 from pgm_explore.validation._advisory import _advisory
 from pgm_explore.validation._schema import _ecma_dollars
@@ -88,7 +89,10 @@ def clean_type(dt: DataType, mode: str | None) -> Any:
     return _clean_type(dt, mode if dt.modes else None)
 
 
+# (Ctrl-C held back while msgspec builds a type or its decoder: it drops an exception raised
+# as it hashes a type's parts, so an interrupt then was lost: pgm_explore._signals)
 @cache
+@interrupts_deferred()
 def _clean_type(dt: DataType, mode: str | None, fast: bool = False) -> Any:
     schema = dt.schema
     advice = _advisory(dict(schema), schema)
@@ -96,6 +100,7 @@ def _clean_type(dt: DataType, mode: str | None, fast: bool = False) -> Any:
 
 
 @cache
+@interrupts_deferred()
 def _schema_decoder(dt: DataType, mode: str | None, fast: bool) -> Any:
     """The typed decoder of :func:`clean_type` (``fast``: of its fast type, see :class:`_Compiler`)."""
     return msgspec.json.Decoder(_clean_type(dt, mode, fast)).decode
@@ -117,7 +122,9 @@ def _ordered_decoder(dt: DataType, mode: str | None, sample: Any, fast: bool = T
     if decode is None:
         schema = dt.schema
         advice = _advisory(dict(schema), schema)
-        decode = msgspec.json.Decoder(_Compiler(dt, fast).object_type(schema, schema, advice, "", mode, sample)).decode
+        with interrupts_deferred():
+            typed = _Compiler(dt, fast).object_type(schema, schema, advice, "", mode, sample)
+            decode = msgspec.json.Decoder(typed).decode
         if len(_ORDERED) >= _ORDERED_MAX:
             del _ORDERED[next(iter(_ORDERED))]
         _ORDERED[layout] = decode
