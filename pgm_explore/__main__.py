@@ -33,16 +33,29 @@ def command() -> NoReturn:
         from pgm_explore.cli import command as run
 
         run()
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        interrupt = _interrupt(exc)
+        if interrupt is None:
+            raise
         # (Only SIGTERM's handler raises Terminated, and its module is imported before it is set.)
         process = sys.modules.get("pgm_explore.cli._process")
-        terminated = process is not None and isinstance(exc, process.Terminated)
+        terminated = process is not None and isinstance(interrupt, process.Terminated)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
         # (As the command ends: without the interpreter's teardown. What it had started it
         # stops itself, and nothing had started before its own handling of Ctrl-C.)
         os._exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+
+
+def _interrupt(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The interrupt ``exc`` is, or stands for: Python 3.11 raises a RuntimeError from an exception
+    raised as a class is made (``__set_name__``, which every dataclass field has), so Ctrl-C while a
+    module of dataclasses was imported (distributed's, as a check starts its workers) came out as
+    "RuntimeError: Error calling __set_name__ ..." and its traceback."""
+    while isinstance(exc, RuntimeError):
+        exc = exc.__cause__
+    return exc if isinstance(exc, KeyboardInterrupt) else None
 
 
 # Guarded: pytest's --doctest-modules imports every module of the package.

@@ -123,6 +123,31 @@ def test_the_scripts_first_step_ends_an_interrupt_with_the_commands_statuses() -
     assert (first_step.EXIT_INTERRUPTED, first_step.EXIT_TERMINATED) == (EXIT_INTERRUPTED, EXIT_TERMINATED)
 
 
+_MADE_INTERRUPTED = """
+import sys, pgm_explore.cli
+class Part:
+    def __set_name__(self, owner, name):
+        raise {exception}
+def command():
+    # (Ctrl-C as a class is made, as when a module of dataclasses is imported: Python 3.11 raises
+    # a RuntimeError from it)
+    class Made:
+        part = Part()
+pgm_explore.cli.command = command
+from pgm_explore.__main__ import command as first_step
+first_step()
+"""
+
+
+def test_an_interrupt_as_a_class_is_made_ends_the_command_quietly() -> None:
+    done = _python(_MADE_INTERRUPTED.format(exception="KeyboardInterrupt"))
+    assert (done.returncode, done.stderr) == (EXIT_INTERRUPTED, "")
+    # (any other error as before: Python's traceback)
+    done = _python(_MADE_INTERRUPTED.format(exception="ValueError('a bug')"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("Traceback") and "ValueError: a bug" in done.stderr
+
+
 def test_the_script_and_python_m_end_through_command() -> None:
     import tomllib
 
