@@ -9,6 +9,7 @@ printed before. This module sits below every layer: it knows nothing of messages
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any
@@ -105,7 +106,23 @@ def progress(total: int | None, unit: str, *, stream: IO[str] | None, show: bool
         return Progress()
     from tqdm import tqdm
 
-    return Progress(tqdm(file=stream, dynamic_ncols=True, **options))
+    if 0 in _size(stream):
+        # A terminal that says it is 0 wide or 0 high (a pseudo-terminal nobody sized: `script`,
+        # `docker exec -t` before its resize): tqdm draws nothing on it, a bar "below the screen".
+        # The size the environment gives instead (COLUMNS and LINES, else 80 x 24), and kept.
+        columns, lines = shutil.get_terminal_size()
+        options.update(ncols=columns, nrows=lines)
+    else:
+        options.update(dynamic_ncols=True)
+    return Progress(tqdm(file=stream, **options))
+
+
+def _size(stream: IO[str]) -> tuple[int, int]:
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return (0, 0)
+    return size.columns, size.lines
 
 
 def _stderr() -> IO[str]:

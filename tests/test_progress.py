@@ -69,8 +69,11 @@ def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield folder
 
 
-def run(argv: list[str], *, terminal: bool, fifo: Path | None, data: bytes = b"") -> tuple[int, bytes, bytes]:
-    """``pgm-explore ARGV`` in its own process: (status, stdout, what stderr showed)."""
+def run(
+    argv: list[str], *, terminal: bool, fifo: Path | None, data: bytes = b"", size: tuple[int, int] = (24, 100)
+) -> tuple[int, bytes, bytes]:
+    """``pgm-explore ARGV`` in its own process, its stderr a terminal of ``size`` (lines,
+    columns) or not: (status, stdout, what stderr showed)."""
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "100"}
     env.pop("NO_COLOR", None)
     filler = _fill_later(fifo, data) if fifo is not None else None
@@ -81,7 +84,7 @@ def run(argv: list[str], *, terminal: bool, fifo: Path | None, data: bytes = b""
             filler.join(30)
         return done.returncode, done.stdout, done.stderr
     controller, terminal_end = pty.openpty()
-    fcntl.ioctl(terminal_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    fcntl.ioctl(terminal_end, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=terminal_end, env=env)
     os.close(terminal_end)
     shown = bytearray()
@@ -149,6 +152,16 @@ def test_validate_shows_a_bar_too(logs: Path) -> None:
     data = (TRANSCRIPTS / "full-session.jsonl").read_bytes()
     argv = ["validate", "--format", "json", "logs/a-slow.jsonl", "logs/c.jsonl"]
     status, out, shown = run(argv, terminal=True, fifo=logs / "a-slow.jsonl", data=data)
+    assert b"validate:" in shown and re.search(rb"[\d.]+[kM]?B/s", shown), shown
+    assert run(argv, terminal=False, fifo=logs / "a-slow.jsonl", data=data) == (status, out, b"")
+
+
+def test_a_terminal_nobody_sized_shows_the_bar_too(logs: Path) -> None:
+    # (0 lines and 0 columns, as `script` or `docker exec -t` give before a size is set: tqdm drew
+    # nothing there, its bar below a screen of no lines)
+    data = (TRANSCRIPTS / "full-session.jsonl").read_bytes()
+    argv = ["validate", "--format", "json", "logs/a-slow.jsonl", "logs/c.jsonl"]
+    status, out, shown = run(argv, terminal=True, fifo=logs / "a-slow.jsonl", data=data, size=(0, 0))
     assert b"validate:" in shown and re.search(rb"[\d.]+[kM]?B/s", shown), shown
     assert run(argv, terminal=False, fifo=logs / "a-slow.jsonl", data=data) == (status, out, b"")
 
