@@ -31,8 +31,8 @@ from importlib import import_module
 from pgm_explore._version import __version__
 from pgm_explore.errors import PgmExploreError
 
-# (typing alone is a sixth of what the command's first step would import; type checkers read
-# this name as typing's)
+# (typing would be most of what the command's first step imports before it holds Ctrl-C: some
+# 16 of 20 ms; type checkers read this name as typing's)
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:

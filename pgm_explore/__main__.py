@@ -6,8 +6,8 @@ line does, ended the process with the traceback of whatever import it stopped. S
 enters here (``import pgm_explore`` imports nothing heavy), and the command is imported and run
 inside one ``try``: an interrupt before the command's own handling
 (:func:`pgm_explore.cli.main`) ends it as Ctrl-C ends it later, quietly with status 130 (143 for
-SIGTERM once the command has set its handler). Only the interpreter's own start, before this
-module runs, is left to Python.
+SIGTERM once the command has set its handler). Only what runs before this module is left to
+Python: the interpreter's start and pip's script (its ``import re`` and ``re.sub``).
 """
 
 from __future__ import annotations
